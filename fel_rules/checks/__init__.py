@@ -1,0 +1,21 @@
+"""Check kinds: the Python vocabulary that YAML rules compose.
+
+Built-in kinds: ``expression``, ``required``, ``nit``, ``cui``. Third parties register more
+through the entry-point group ``fel_rules.checks``.
+"""
+
+from .base import CheckError, CheckInput, CheckKind, Finding, KindParams, RuleEnv
+from .registry import ENTRY_POINT_GROUP, check_kind, get_check_kind, registered_kinds
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "CheckError",
+    "CheckInput",
+    "CheckKind",
+    "Finding",
+    "KindParams",
+    "RuleEnv",
+    "check_kind",
+    "get_check_kind",
+    "registered_kinds",
+]

@@ -1,0 +1,75 @@
+"""The contract between the engine and check kinds: what a check receives and what it yields."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from typing import ClassVar, Protocol
+
+from lxml import etree
+from pydantic import BaseModel, ConfigDict
+
+from ..config import Config
+from ..expressions import Evaluator
+from ..facts import Anulacion, Documento
+
+__all__ = ["CheckError", "CheckInput", "CheckKind", "Finding", "KindParams", "RuleEnv"]
+
+
+class KindParams(BaseModel):
+    """Base of every check kind's params model: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+@dataclass(frozen=True)
+class RuleEnv:
+    """What a check kind may use while it prepares itself at load time."""
+
+    rule_id: str
+    namespaces: Mapping[str, str]
+
+
+@dataclass
+class CheckInput:
+    """One document as check kinds see it: the XML tree, its typed facts and the configuration."""
+
+    root: etree._Element
+    facts: Documento | Anulacion
+    config: Config
+    evaluator: Evaluator
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A rule violation found by a check; the engine turns it into an issue."""
+
+    xpath: str | None = None
+    line: int | None = None
+    item: int | None = None
+    field: str | None = None
+    values: Mapping[str, str] = dataclass_field(default_factory=dict)
+    expected: str | None = None
+    actual: str | None = None
+    difference: str | None = None
+
+
+class CheckError(Exception):
+    """A check could not evaluate a document (reported as a stage-``engine`` issue, never a pass)."""
+
+
+class CheckKind(Protocol):
+    """A named, parameterised check. Built once per rule at load time, then run on many documents.
+
+    Implementations set ``name`` and ``Params`` (a :class:`KindParams` subclass), accept
+    ``(params, env)`` in ``__init__`` (raise ``ValueError`` there for params that cannot work),
+    and yield :class:`Finding` objects from :meth:`check`.
+    """
+
+    name: ClassVar[str]
+    Params: ClassVar[type[KindParams]]
+
+    def __init__(self, params: KindParams, env: RuleEnv) -> None: ...
+
+    def check(self, doc: CheckInput) -> Iterator[Finding]: ...

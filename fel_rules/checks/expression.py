@@ -1,0 +1,243 @@
+"""The ``expression`` check kind: XPath ``let`` bindings, then ``assert`` or ``expected``/``actual``.
+
+For every node matched by ``context`` the bindings are read (numbers become ``Decimal``), the
+optional ``when`` guard is evaluated, and then:
+
+* ``expected`` and ``actual``: two expressions compared within the configured tolerance
+  (numbers) or exactly (text); the issue reports expected, actual and difference;
+* ``assert``: a boolean expression that must hold.
+
+A binding with no value makes the rule not applicable to that node (another rule reports a
+missing field) unless it declares a ``default``. Everything is compiled when rules load.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from ..expressions import FUNCTION_NAMES, CompiledExpression, compile_expression
+from ..money import decimal_str, parse_decimal
+from .base import CheckError, CheckInput, Finding, KindParams, RuleEnv
+from ._xpath import compile_xpath, item_number, located, referenced_variables
+from .registry import check_kind
+
+__all__ = ["ExpressionCheck", "ExpressionParams", "LetSpec"]
+
+_RESERVED = FUNCTION_NAMES | {"tol", "expected", "actual", "difference", "item", "True", "False", "None"}
+
+
+class LetSpec(KindParams):
+    """A binding: an XPath relative to the context node and how to read it."""
+
+    path: str = Field(description="XPath 1.0, relative to the context node; may use $earlier_binding.")
+    type: Literal["decimal", "text", "int"] = Field(default="decimal", description="How to read the value.")
+    many: bool = Field(default=False, description="Bind the list of all matches (for sum/count).")
+    default: str | None = Field(default=None, description="Value used when nothing matches.")
+
+
+class ExpressionParams(KindParams):
+    """Params of the ``expression`` kind (written at the top level of a rule)."""
+
+    context: str = Field(description="XPath of the nodes the rule checks, one evaluation each.")
+    let: dict[str, str | LetSpec] = Field(default_factory=dict, description="name: XPath (a decimal) or a LetSpec.")
+    when: str | None = Field(default=None, description="Guard expression; the rule is skipped when false.")
+    assert_: str | None = Field(default=None, alias="assert", description="Boolean expression that must hold.")
+    expected: str | None = Field(default=None, description="Expression for the expected value.")
+    actual: str | None = Field(default=None, description="Expression for the value found in the document.")
+    at: str | None = Field(default=None, description="Binding whose node locates the issue (default: context).")
+    tolerance: str | None = Field(
+        default=None, description="Expression for the accepted |actual - expected| (default: tol, from configuration)."
+    )
+
+    @model_validator(mode="after")
+    def _shape(self) -> ExpressionParams:
+        if self.assert_ is None and (self.expected is None or self.actual is None):
+            raise ValueError("se requiere 'assert', o 'expected' junto con 'actual'")
+        if (self.expected is None) != (self.actual is None):
+            raise ValueError("'expected' y 'actual' van juntos")
+        for name in self.let:
+            if not name.isidentifier() or name in _RESERVED:
+                raise ValueError(f"nombre de variable no permitido en 'let': {name!r}")
+        if self.at is not None and self.at not in self.let:
+            raise ValueError(f"'at' debe nombrar una variable de 'let'; '{self.at}' no existe")
+        return self
+
+
+class _Binding:
+    __slots__ = ("name", "spec", "xpath", "needs")
+
+    def __init__(self, name: str, spec: LetSpec, env: RuleEnv, earlier: set[str]) -> None:
+        self.name = name
+        self.spec = spec
+        self.xpath = compile_xpath(spec.path, env.namespaces)
+        self.needs = referenced_variables(spec.path)
+        unknown = self.needs - earlier
+        if unknown:
+            raise ValueError(f"'let.{name}' usa ${', $'.join(sorted(unknown))} antes de definirla(s)")
+
+
+@check_kind("expression")
+class ExpressionCheck:
+    """Arithmetic and logical assertions over XPath bindings (see module docstring)."""
+
+    Params = ExpressionParams
+
+    def __init__(self, params: ExpressionParams, env: RuleEnv) -> None:
+        self.params = params
+        self.context = compile_xpath(params.context, env.namespaces)
+        self.bindings: list[_Binding] = []
+        for name, raw in params.let.items():
+            spec = raw if isinstance(raw, LetSpec) else LetSpec(path=raw)
+            self.bindings.append(_Binding(name, spec, env, {b.name for b in self.bindings}))
+        names = [b.name for b in self.bindings]
+        self.when = self._compile("when", params.when, names)
+        self.assertion = self._compile("assert", params.assert_, names)
+        self.expected = self._compile("expected", params.expected, names)
+        self.actual = self._compile("actual", params.actual, names)
+        self.tolerance = self._compile("tolerance", params.tolerance, names)
+
+    @staticmethod
+    def _compile(key: str, source: str | None, names: list[str]) -> CompiledExpression | None:
+        if source is None:
+            return None
+        try:
+            return compile_expression(source, names)
+        except Exception as exc:  # ExpressionError carries the column; keep the key for the loader
+            exc.args = (f"{key}: {exc}",)
+            exc.key = key  # type: ignore[attr-defined]
+            raise
+
+    def check(self, doc: CheckInput) -> Iterator[Finding]:
+        """Evaluate the rule on every context node of ``doc``."""
+        for node in self.context(doc.root):
+            bound = self._bind(node)
+            if bound is None:
+                continue
+            values, nodes = bound
+            finding = self._judge(doc, node, values, nodes)
+            if finding is not None:
+                yield finding
+
+    def _bind(self, node: object) -> tuple[dict[str, object], dict[str, object]] | None:
+        values: dict[str, object] = {}
+        nodes: dict[str, object] = {}
+        for binding in self.bindings:
+            variables = {name: _as_xpath_variable(values[name]) for name in binding.needs}
+            try:
+                result = binding.xpath(node, **variables)
+            except Exception as exc:  # lxml XPathEvalError and friends
+                raise CheckError(f"XPath de 'let.{binding.name}' falló: {exc}") from exc
+            value, first = _convert(result, binding.spec, binding.name)
+            if value is None and not binding.spec.many:
+                if binding.spec.default is None:
+                    return None
+                value = _read(binding.spec.default, binding.spec.type)
+            values[binding.name] = value
+            nodes[binding.name] = first
+        return values, nodes
+
+    def _judge(self, doc: CheckInput, node: object, values: dict, nodes: dict) -> Finding | None:
+        evaluate = doc.evaluator.evaluate
+        try:
+            if self.when is not None and not evaluate(self.when, values):
+                return None
+            passed = True
+            expected = actual = difference = None
+            if self.expected is not None and self.actual is not None:
+                expected = evaluate(self.expected, values)
+                actual = evaluate(self.actual, values)
+                if expected is None or actual is None:
+                    return None
+                if isinstance(expected, Decimal) and isinstance(actual, Decimal):
+                    difference = actual - expected
+                    limit = doc.config.tolerance if self.tolerance is None else evaluate(self.tolerance, values)
+                    passed = abs(difference) <= limit
+                else:
+                    passed = str(expected) == str(actual)
+            if passed and self.assertion is not None:
+                passed = bool(evaluate(self.assertion, values))
+        except CheckError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - arithmetic on document data must not crash the run
+            raise CheckError(f"{type(exc).__name__}: {exc}") from exc
+        if passed:
+            return None
+        anchor = nodes.get(self.params.at) if self.params.at else None
+        xpath, line, field, owner = located(anchor if anchor is not None else node)
+        number = item_number(owner)
+        texts = {name: _text(value) for name, value in values.items()}
+        texts.update(
+            expected=_text(expected), actual=_text(actual), difference=_text(difference),
+            item="" if number is None else str(number),
+        )
+        return Finding(
+            xpath=xpath,
+            line=line,
+            item=number,
+            field=field if anchor is not None else None,
+            values=texts,
+            expected=_text(expected) if expected is not None else None,
+            actual=_text(actual) if actual is not None else None,
+            difference=_text(difference) if difference is not None else None,
+        )
+
+
+def _convert(result: object, spec: LetSpec, name: str) -> tuple[object, object]:
+    if isinstance(result, list):
+        if spec.many:
+            return [_read(_node_text(n), spec.type) for n in result], (result[0] if result else None)
+        if not result:
+            return None, None
+        return _read(_node_text(result[0]), spec.type), result[0]
+    if isinstance(result, bool):
+        return result, None
+    if isinstance(result, float):
+        if result != result or result in (float("inf"), float("-inf")) or result != int(result):
+            raise CheckError(
+                f"'let.{name}' devolvió un número no entero de XPath ({result!r}); "
+                "use many: true y sum() para sumar importes con Decimal"
+            )
+        return Decimal(int(result)), None
+    if isinstance(result, str):
+        return _read(result, spec.type), result
+    return None, None
+
+
+def _node_text(node: object) -> str:
+    if isinstance(node, str):
+        return node
+    text = getattr(node, "text", None)
+    return text or ""
+
+
+def _read(text: str, kind: str) -> object:
+    if kind == "text":
+        return text.strip()
+    if kind == "int":
+        stripped = text.strip()
+        return int(stripped) if stripped.lstrip("-").isdigit() else None
+    return parse_decimal(text)
+
+
+def _as_xpath_variable(value: object) -> object:
+    if isinstance(value, Decimal):
+        return decimal_str(value)
+    if isinstance(value, list):
+        return ""
+    return "" if value is None else value
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, Decimal):
+        return decimal_str(value) or ""
+    if isinstance(value, list):
+        return ", ".join(_text(v) for v in value)
+    if isinstance(value, bool):
+        return "sí" if value else "no"
+    return str(value)

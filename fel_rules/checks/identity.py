@@ -1,0 +1,103 @@
+"""Check kinds for Guatemalan identifiers: ``nit`` (mod-11 check digit) and ``cui`` (DPI)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Literal
+
+from pydantic import Field
+
+from ..facts import Anulacion, Documento, Text
+from ..identifiers import cui_problem, nit_is_valid
+from .base import CheckInput, Finding, KindParams, RuleEnv
+from .registry import check_kind
+
+__all__ = ["CuiCheck", "CuiParams", "NitCheck", "NitParams"]
+
+Party = Literal["emisor", "receptor", "certificador"]
+
+
+def _party_id(facts: Documento | Anulacion, party: Party) -> tuple[Text | None, Text | None]:
+    """(identifier, TipoEspecial) of a party in either kind of document."""
+    if isinstance(facts, Anulacion):
+        if party == "emisor":
+            return facts.nit_emisor, None
+        if party == "receptor":
+            return facts.id_receptor, None
+    else:
+        if party == "emisor":
+            return (facts.emisor.nit if facts.emisor else None), None
+        if party == "receptor" and facts.receptor:
+            return facts.receptor.id, facts.receptor.tipo_especial
+    if party == "certificador" and facts.certificacion:
+        return facts.certificacion.nit_certificador, None
+    return None, None
+
+
+class NitParams(KindParams):
+    """Which party's NIT to check, and which literal values are accepted as they are."""
+
+    party: Party = Field(description="emisor, receptor or certificador.")
+    allow: list[str] = Field(default_factory=list, description="Values accepted without a check digit (e.g. CF).")
+
+
+@check_kind("nit")
+class NitCheck:
+    """NIT check digit: weights n+1…2 over the body, r = (11 − Σ mod 11) mod 11, ``K`` for 10.
+
+    A receptor identified by ``TipoEspecial`` (CUI or foreign id) is not a NIT and is skipped;
+    an absent or empty value is left to the required-fields rule.
+    """
+
+    Params = NitParams
+
+    def __init__(self, params: NitParams, env: RuleEnv) -> None:
+        self.params = params
+        self.allowed = {value.upper() for value in params.allow}
+
+    def check(self, doc: CheckInput) -> Iterator[Finding]:
+        value, tipo_especial = _party_id(doc.facts, self.params.party)
+        if value is None or not value.value.strip() or tipo_especial is not None:
+            return
+        if value.value.strip().upper() in self.allowed or nit_is_valid(value.value):
+            return
+        yield Finding(
+            xpath=value.xpath, line=value.line, field=value.xpath.rsplit("/", 1)[-1].lstrip("@"),
+            values={"value": value.value},
+        )
+
+
+class CuiParams(KindParams):
+    """Which aspect of the receptor's CUI to check when TipoEspecial is CUI."""
+
+    aspect: Literal["format", "check_digit", "place"] = Field(
+        description="format: 13 digits (RCP307); check_digit: verifier digit (RCP308); "
+        "place: department 01–22 and a municipality that exists in it."
+    )
+
+
+_ASPECT_PROBLEMS = {
+    "format": {"not_numeric", "length"},
+    "check_digit": {"check_digit"},
+    "place": {"department", "municipality"},
+}
+
+
+@check_kind("cui")
+class CuiCheck:
+    """CUI/DPI of a receptor with ``TipoEspecial="CUI"``: 13 digits ``NNNNNNNNV DD MM``,
+    V = Σ dᵢ·(i+2) mod 11 over the first eight digits, DD a department, MM one of its municipalities."""
+
+    Params = CuiParams
+
+    def __init__(self, params: CuiParams, env: RuleEnv) -> None:
+        self.params = params
+        self.problems = _ASPECT_PROBLEMS[params.aspect]
+
+    def check(self, doc: CheckInput) -> Iterator[Finding]:
+        value, tipo_especial = _party_id(doc.facts, "receptor")
+        if value is None or tipo_especial is None or tipo_especial.value != "CUI":
+            return
+        problem = cui_problem(value.value)
+        if problem in self.problems:
+            yield Finding(xpath=value.xpath, line=value.line, field="IDReceptor", values={"value": value.value})

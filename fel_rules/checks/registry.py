@@ -1,0 +1,94 @@
+"""Registry of check kinds: built-ins register with :func:`check_kind`, plug-ins through the
+entry-point group ``fel_rules.checks`` (``name = "package.module:KindClass"``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib.metadata import entry_points
+
+from ..errors import CheckKindError
+from .base import CheckKind, KindParams
+
+__all__ = ["ENTRY_POINT_GROUP", "check_kind", "get_check_kind", "registered_kinds"]
+
+ENTRY_POINT_GROUP = "fel_rules.checks"
+
+_KINDS: dict[str, type[CheckKind]] = {}
+_plugins_loaded = False
+
+
+def check_kind(name: str) -> Callable[[type], type]:
+    """Class decorator registering a check kind under ``name``."""
+
+    def register(cls: type) -> type:
+        _validate(name, cls, source=cls.__module__)
+        existing = _KINDS.get(name)
+        if existing is not None and existing is not cls:
+            raise CheckKindError(
+                f"El tipo de verificación '{name}' ya está registrado por {existing.__module__}",
+                message_en=f"Check kind '{name}' is already registered by {existing.__module__}",
+            )
+        cls.name = name
+        _KINDS[name] = cls
+        return cls
+
+    return register
+
+
+def _validate(name: str, cls: type, *, source: str) -> None:
+    params = getattr(cls, "Params", None)
+    if not (isinstance(params, type) and issubclass(params, KindParams)):
+        raise CheckKindError(
+            f"{source}: el tipo '{name}' debe declarar Params (subclase de KindParams)",
+            message_en=f"{source}: kind '{name}' must declare Params (a KindParams subclass)",
+        )
+    if not callable(getattr(cls, "check", None)):
+        raise CheckKindError(
+            f"{source}: el tipo '{name}' debe definir check(doc)",
+            message_en=f"{source}: kind '{name}' must define check(doc)",
+        )
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name in _KINDS:
+            continue
+        try:
+            cls = entry.load()
+        except Exception as exc:  # noqa: BLE001 - a broken plug-in is reported by name
+            raise CheckKindError(
+                f"No se pudo cargar el complemento '{entry.name}' ({entry.value}): {exc}",
+                message_en=f"Could not load plug-in '{entry.name}' ({entry.value}): {exc}",
+            ) from exc
+        _validate(entry.name, cls, source=entry.value)
+        check_kind(entry.name)(cls)
+
+
+def get_check_kind(name: str) -> type[CheckKind]:
+    """The kind registered as ``name`` (built-in or plug-in)."""
+    _ensure_builtins()
+    if name not in _KINDS:
+        _load_plugins()
+    try:
+        return _KINDS[name]
+    except KeyError:
+        known = ", ".join(sorted(_KINDS))
+        raise CheckKindError(
+            f"Tipo de verificación desconocido '{name}'; disponibles: {known}",
+            message_en=f"Unknown check kind '{name}'; available: {known}",
+        ) from None
+
+
+def registered_kinds() -> dict[str, type[CheckKind]]:
+    """Every known kind (built-ins and installed plug-ins), by name."""
+    _ensure_builtins()
+    _load_plugins()
+    return dict(sorted(_KINDS.items()))
+
+
+def _ensure_builtins() -> None:
+    from . import builtin  # noqa: F401 - importing registers the built-in kinds

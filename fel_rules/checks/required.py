@@ -1,0 +1,70 @@
+"""The ``required`` check kind: fields that must be present (and not blank) in every context node."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pydantic import Field
+
+from ..xmlpath import element_xpath
+from .base import CheckError, CheckInput, Finding, KindParams, RuleEnv
+from ._xpath import compile_xpath, item_number
+from .registry import check_kind
+
+__all__ = ["RequiredCheck", "RequiredParams"]
+
+
+class RequiredParams(KindParams):
+    """Where to look and which fields must be there."""
+
+    context: str = Field(default="/*", description="XPath of the nodes that must hold the fields.")
+    fields: list[str] = Field(min_length=1, description="XPaths relative to the context (elements or @attributes).")
+    non_blank: bool = Field(default=True, description="An empty or whitespace-only value counts as missing.")
+    when: str | None = Field(default=None, description="XPath condition on the context; skip when false.")
+
+
+@check_kind("required")
+class RequiredCheck:
+    """Each field must match at least one node (with non-blank text when ``non_blank``)."""
+
+    Params = RequiredParams
+
+    def __init__(self, params: RequiredParams, env: RuleEnv) -> None:
+        self.params = params
+        self.context = compile_xpath(params.context, env.namespaces)
+        self.when = compile_xpath(params.when, env.namespaces) if params.when else None
+        self.fields = [(path, compile_xpath(path, env.namespaces)) for path in params.fields]
+
+    def check(self, doc: CheckInput) -> Iterator[Finding]:
+        for node in self.context(doc.root):
+            if self.when is not None and not _truthy(self.when(node)):
+                continue
+            base = element_xpath(node)
+            for path, xpath in self.fields:
+                try:
+                    found = xpath(node)
+                except Exception as exc:  # noqa: BLE001
+                    raise CheckError(f"XPath '{path}' falló: {exc}") from exc
+                if _present(found, self.params.non_blank):
+                    continue
+                field = path.rsplit("/", 1)[-1].lstrip("@").split(":")[-1]
+                yield Finding(
+                    xpath=f"{base}/{path}", line=node.sourceline, item=item_number(node), field=field,
+                    values={"field": field},
+                )
+
+
+def _truthy(result: object) -> bool:
+    if isinstance(result, list):
+        return bool(result)
+    return bool(result)
+
+
+def _present(found: object, non_blank: bool) -> bool:
+    if not isinstance(found, list):
+        return bool(found)
+    for node in found:
+        text = node if isinstance(node, str) else "".join(node.itertext())
+        if not non_blank or text.strip():
+            return True
+    return False

@@ -1,0 +1,194 @@
+"""The pipeline: safe parse → schema → facts → rules → :class:`~fel_rules.report.Report`.
+
+A :class:`Validator` loads its rules when created (bad rule files fail at once) and compiles its
+schema set on first use, both once per process. :meth:`Validator.validate_bytes` never raises for
+document content: every problem, including a failing check, becomes an issue.
+"""
+
+from __future__ import annotations
+
+import decimal
+import hashlib
+import time
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+from . import __version__
+from .checks import CheckError, CheckInput
+from .config import Config
+from .errors import InputError
+from .expressions import Evaluator
+from .facts import Anulacion, Documento, extract_facts
+from .messages import engine_issue
+from .money import MONEY_CONTEXT
+from .parse import parse_xml
+from .report import Counts, Issue, Location, Refs, Report, RulesetRef, RunInfo, SchemaInfo, Severity, Stage
+from .ruleset import LoadedRule, RuleCatalog, load_catalog
+from .schema import SchemaSet, builtin_schema_set, check_schema, official_schema_set
+from .summary import document_summary, document_totals
+
+__all__ = ["Validator"]
+
+
+class _Missing(dict):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+class Validator:
+    """Validates FEL documents with one configuration, rule catalogue and schema set."""
+
+    def __init__(self, config: Config | None = None, *, catalog: RuleCatalog | None = None) -> None:
+        self.config = config or Config()
+        self.catalog = catalog or load_catalog(self.config.rules_dir, self.config.profile)
+        self._schema_set: SchemaSet | None = None
+        self._evaluator = Evaluator(
+            tolerance=self.config.tolerance, rounding=self.config.rounding_mode, rates=self.catalog.rates
+        )
+
+    @property
+    def schema_set(self) -> SchemaSet:
+        """The compiled schema set (compiled on first access, cached for the process)."""
+        if self._schema_set is None:
+            directory = self.config.schema_dir
+            self._schema_set = official_schema_set(directory) if directory else builtin_schema_set()
+        return self._schema_set
+
+    def validate_path(self, path: str | Path) -> Report:
+        """Validate the file at ``path`` (refused before reading when larger than the limit)."""
+        file = Path(path)
+        if not file.exists():
+            raise InputError(f"No existe el archivo: {file}", message_en=f"No such file: {file}")
+        if not file.is_file():
+            raise InputError(f"No es un archivo: {file}", message_en=f"Not a file: {file}")
+        size = file.stat().st_size
+        if size > self.config.max_bytes:
+            return self._refused(str(path), size)
+        try:
+            data = file.read_bytes()
+        except OSError as exc:
+            issue = engine_issue("FEL-XML-07", self.config.lang, path=file, detail=exc.strerror or exc)
+            return self._finish(str(path), "", [issue], ["error"], None, time.perf_counter())
+        return self.validate_bytes(data, path=str(path))
+
+    def validate_bytes(self, data: bytes, *, path: str | None = None) -> Report:
+        """Validate one document given as bytes; ``path`` only names it in the report."""
+        started = time.perf_counter()
+        lang = self.config.lang
+        sha256 = hashlib.sha256(data).hexdigest()
+        parsed = parse_xml(data, max_bytes=self.config.max_bytes, lang=lang)
+        issues = list(parsed.issues)
+        if parsed.root is None:
+            return self._finish(path, sha256, issues, [parsed.status], None, started)
+        statuses = [parsed.status]
+        schema = check_schema(self.schema_set, parsed.root, lang)
+        issues += schema.issues
+        statuses.append(schema.status)
+        try:
+            facts = extract_facts(parsed.root)
+        except Exception as exc:  # noqa: BLE001 - never a traceback, never a silent pass
+            issues.append(engine_issue("FEL-ENG-02", lang, stage="facts", detail=f"{type(exc).__name__}: {exc}"))
+            statuses.append("error")
+            return self._finish(path, sha256, issues, statuses, None, started)
+        rule_issues, rules_status = self._run_rules(parsed.root, facts)
+        issues += rule_issues
+        statuses.append(rules_status)
+        return self._finish(path, sha256, issues, statuses, facts, started)
+
+    def _run_rules(self, root, facts: Documento | Anulacion) -> tuple[list[Issue], str]:
+        day = self._as_of(facts)
+        document = facts.kind
+        tipo = facts.datos_generales.tipo.value if isinstance(facts, Documento) and facts.datos_generales and facts.datos_generales.tipo else None
+        doc = CheckInput(root=root, facts=facts, config=self.config, evaluator=self._evaluator)
+        issues: list[Issue] = []
+        status = "passed"
+        with decimal.localcontext(MONEY_CONTEXT):
+            for rule in self.catalog.rules:
+                if not rule.in_force(day) or not rule.applies(document, tipo):
+                    continue
+                enabled, severity, check = rule.resolved(day)
+                if not enabled:
+                    continue
+                try:
+                    findings = list(check.check(doc))
+                except CheckError as exc:
+                    issues.append(self._crash(rule, exc))
+                    status = "error"
+                    continue
+                except Exception as exc:  # noqa: BLE001 - a crashing check is an issue, not a traceback
+                    issues.append(self._crash(rule, exc, unexpected=True))
+                    status = "error"
+                    continue
+                issues.extend(self._issue(rule, severity, finding) for finding in findings)
+        if status == "passed" and any(i.severity == Severity.ERROR for i in issues):
+            status = "failed"
+        return issues, status
+
+    def _as_of(self, facts: Documento | Anulacion) -> date:
+        if self.config.as_of is not None:
+            return self.config.as_of
+        if isinstance(facts, Documento):
+            field = facts.datos_generales.fecha_hora_emision if facts.datos_generales else None
+        else:
+            field = facts.fecha_hora_anulacion
+        text = field.value if field is not None else ""
+        try:
+            return date.fromisoformat(text[:10])
+        except ValueError:
+            return date.today()
+
+    def _issue(self, rule: LoadedRule, severity: Severity, finding) -> Issue:
+        english = self.config.lang == "en"
+        spec = rule.spec
+        values = _Missing(finding.values)
+        message = (spec.message_en if english and spec.message_en else spec.message).format_map(values)
+        hint = spec.hint_en if english and spec.hint_en else spec.hint
+        return Issue(
+            rule_id=spec.id,
+            severity=severity,
+            stage="rules",
+            title=spec.title_en if english and spec.title_en else spec.title,
+            message=message,
+            hint=hint.format_map(values) if hint else None,
+            refs=Refs(sat_code=spec.refs.sat_code_text, law=spec.refs.law),
+            location=Location(xpath=finding.xpath, line=finding.line, item=finding.item, field=finding.field),
+            expected=finding.expected,
+            actual=finding.actual,
+            difference=finding.difference,
+        )
+
+    def _crash(self, rule: LoadedRule, exc: Exception, *, unexpected: bool = False) -> Issue:
+        detail = f"{type(exc).__name__}: {exc}" if unexpected else str(exc)
+        issue = engine_issue("FEL-ENG-01", self.config.lang, rule=rule.id, detail=detail)
+        return issue.model_copy(update={"refs": Refs(sat_code=rule.spec.refs.sat_code_text)})
+
+    def _refused(self, path: str, size: int) -> Report:
+        issue = engine_issue("FEL-XML-02", self.config.lang, size=size, limit=self.config.max_bytes)
+        return self._finish(path, "", [issue], ["error"], None, time.perf_counter())
+
+    def _finish(self, path, sha256, issues, statuses, facts, started) -> Report:
+        names = ("xml", "schema", "rules")
+        stages = [Stage(name=name, status=statuses[i] if i < len(statuses) else "skipped") for i, name in enumerate(names)]
+        issues = sorted(issues, key=Issue.sort_key)
+        counts = Counts(**{level.value: sum(1 for i in issues if i.severity == level) for level in Severity})
+        complete = all(stage.status in ("passed", "failed") for stage in stages)
+        valid = all(stage.status == "passed" for stage in stages) and counts.error == 0
+        return Report(
+            valid=valid,
+            complete=complete,
+            document=document_summary(facts, path=path, sha256=sha256),
+            schema=self.schema_set.info if len(statuses) > 1 else SchemaInfo(),
+            rulesets=[RulesetRef(id=r.id, version=r.version) for r in self.catalog.rulesets] if len(statuses) > 2 else [],
+            stages=stages,
+            counts=counts,
+            totals=document_totals(facts),
+            issues=issues,
+            run=RunInfo(
+                engine_version=__version__,
+                started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                duration_ms=round((time.perf_counter() - started) * 1000, 3),
+                lang=self.config.lang,
+                profile=self.catalog.profile,
+                as_of=self.config.as_of.isoformat() if self.config.as_of else None,
+            ),
+        )

@@ -1,0 +1,163 @@
+"""The safe expression language of YAML rules: Python syntax, Decimal numbers, no attribute access.
+
+Expressions are parsed and checked once, when rules load (:func:`compile_expression`), and run
+with simpleeval (:class:`Evaluator`). Every number literal becomes a :class:`~decimal.Decimal`
+taken from its source text, so ``0.12`` is exactly twelve hundredths. Only a fixed set of node
+types and functions is accepted; attribute access, subscripts, comprehensions, lambdas and
+``**`` are refused with a message that names the column.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+
+from simpleeval import EvalWithCompoundTypes
+
+from .identifiers import uuid_numero, uuid_serie
+from .money import round_half_up
+
+__all__ = ["FUNCTION_NAMES", "CompiledExpression", "ExpressionError", "Evaluator", "compile_expression"]
+
+_ALLOWED_NODES: tuple[type[ast.AST], ...] = (
+    ast.Module, ast.Expr, ast.BoolOp, ast.And, ast.Or, ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div,
+    ast.Mod, ast.UnaryOp, ast.USub, ast.UAdd, ast.Not, ast.Compare, ast.Eq, ast.NotEq, ast.Lt, ast.LtE,
+    ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot, ast.IfExp, ast.Call, ast.Name, ast.Load,
+    ast.Constant, ast.List, ast.Tuple,
+)
+
+_FRIENDLY = {
+    ast.Attribute: "el acceso a atributos (a.b)",
+    ast.Subscript: "los subíndices (a[0])",
+    ast.Pow: "la potencia (**)",
+    ast.Lambda: "lambda",
+    ast.ListComp: "las comprensiones de listas",
+    ast.GeneratorExp: "los generadores",
+    ast.Dict: "los diccionarios",
+    ast.NamedExpr: "la asignación (:=)",
+}
+
+
+class ExpressionError(ValueError):
+    """An expression cannot be accepted; ``column`` is 1-based within the expression text."""
+
+    def __init__(self, message: str, message_en: str, column: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.message_en = message_en
+        self.column = column
+
+
+@dataclass(frozen=True)
+class CompiledExpression:
+    """A checked expression, ready to evaluate many times."""
+
+    source: str
+    node: ast.Expr
+    names: frozenset[str]
+
+
+def _sum(values: Iterable[Decimal | None]) -> Decimal:
+    return sum((value for value in values if value is not None), Decimal(0))
+
+
+def _count(values: Iterable[object] | None) -> Decimal:
+    return Decimal(0) if values is None else Decimal(len(list(values)))
+
+
+def _builtin_functions() -> dict[str, Callable[..., object]]:
+    return {
+        "abs": abs,
+        "min": min,
+        "max": max,
+        "sum": _sum,
+        "count": _count,
+        "uuid_serie": lambda uuid: uuid_serie(uuid) if uuid else None,
+        "uuid_numero": lambda uuid: uuid_numero(uuid) if uuid else None,
+        "text": lambda value: "" if value is None else str(value),
+    }
+
+
+#: Functions every expression may call (``round2``, ``round_to``, ``close`` and ``rate`` depend on configuration).
+FUNCTION_NAMES = frozenset(_builtin_functions()) | {"round2", "round_to", "close", "rate"}
+
+
+def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
+    """Parse ``source`` and check it only uses allowed syntax, ``names`` and known functions."""
+    if not isinstance(source, str) or not source.strip():
+        raise ExpressionError("la expresión está vacía", "the expression is empty")
+    text = source.strip()
+    try:
+        module = ast.parse(text, mode="exec")
+    except SyntaxError as exc:
+        raise ExpressionError(
+            f"sintaxis inválida: {exc.msg}", f"invalid syntax: {exc.msg}", exc.offset
+        ) from None
+    if len(module.body) != 1 or not isinstance(module.body[0], ast.Expr):
+        raise ExpressionError("debe ser una sola expresión", "must be a single expression")
+    known = set(names) | {"tol"}
+    used: set[str] = set()
+    for node in ast.walk(module):
+        column = getattr(node, "col_offset", None)
+        column = column + 1 if column is not None else None
+        if not isinstance(node, _ALLOWED_NODES):
+            what = _FRIENDLY.get(type(node), type(node).__name__)
+            raise ExpressionError(
+                f"no se admite en las expresiones: {what}", f"{type(node).__name__} is not allowed", column
+            )
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTION_NAMES:
+                name = node.func.id if isinstance(node.func, ast.Name) else ast.unparse(node.func)
+                raise ExpressionError(
+                    f"función desconocida '{name}'; disponibles: {', '.join(sorted(FUNCTION_NAMES))}",
+                    f"unknown function '{name}'; available: {', '.join(sorted(FUNCTION_NAMES))}",
+                    column,
+                )
+            if node.keywords:
+                raise ExpressionError(
+                    "las funciones no aceptan argumentos con nombre", "keyword arguments are not accepted", column
+                )
+        elif isinstance(node, ast.Name) and node.id not in FUNCTION_NAMES:
+            if node.id not in known:
+                raise ExpressionError(
+                    f"nombre desconocido '{node.id}'; definidos: {', '.join(sorted(known)) or '(ninguno)'}",
+                    f"unknown name '{node.id}'; defined: {', '.join(sorted(known)) or '(none)'}",
+                    column,
+                )
+            used.add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            literal = ast.get_source_segment(text, node) or repr(node.value)
+            node.value = Decimal(literal.replace("_", ""))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, complex):
+            raise ExpressionError("no se permiten números complejos", "complex numbers are not allowed", column)
+    return CompiledExpression(text, module.body[0], frozenset(used))
+
+
+def _code(value: object) -> str:
+    if isinstance(value, Decimal) and value == value.to_integral_value():
+        return str(int(value))
+    return str(value).strip()
+
+
+class Evaluator:
+    """Runs compiled expressions with money helpers bound to a tolerance and rounding mode."""
+
+    def __init__(self, *, tolerance: Decimal, rounding: str, rates: Mapping[tuple[str, str], Decimal]) -> None:
+        functions = _builtin_functions()
+        functions.update(
+            round2=lambda value: round_half_up(value, 2, rounding),
+            round_to=lambda value, places: round_half_up(value, int(places), rounding),
+            close=lambda a, b: abs(a - b) <= tolerance,
+            rate=lambda tax, code: rates.get((str(tax).strip().upper(), _code(code))),
+        )
+        operators = dict(EvalWithCompoundTypes().operators)
+        operators.pop(ast.Pow, None)
+        self._engine = EvalWithCompoundTypes(operators=operators, functions=functions, names={})
+        self.tolerance = tolerance
+
+    def evaluate(self, expression: CompiledExpression, names: Mapping[str, object]) -> object:
+        """Value of ``expression`` with ``names`` bound (the tolerance is available as ``tol``)."""
+        self._engine.names = {**names, "tol": self.tolerance}
+        return self._engine.eval(expression.source, previously_parsed=expression.node)

@@ -1,0 +1,102 @@
+"""Safe parsing of untrusted XML: no DTD, no entities, no network, a size limit.
+
+:func:`parse_xml` never raises for bad input; it returns a :class:`ParseResult` whose issues
+explain in Spanish (or English) why a document was refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from lxml import etree
+
+from .messages import engine_issue
+from .namespaces import DTE, DTE_ANULACION
+from .report import Issue, Location, StageStatus
+
+__all__ = ["DocumentKind", "ParseResult", "parse_xml"]
+
+DocumentKind = Literal["documento", "anulacion"]
+
+_ROOTS: dict[str, tuple[str, DocumentKind]] = {
+    "GTDocumento": (DTE, "documento"),
+    "GTAnulacionDocumento": (DTE_ANULACION, "anulacion"),
+}
+
+
+def _parser() -> etree.XMLParser:
+    # resolve_entities=False keeps entity references unexpanded (no XXE, no billion laughs);
+    # no_network and load_dtd=False make sure nothing outside the bytes is ever read.
+    return etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_comments=False,
+        collect_ids=False,
+    )
+
+
+@dataclass
+class ParseResult:
+    """Outcome of the XML stage: a usable tree (or ``None``) and the issues found."""
+
+    status: StageStatus
+    root: etree._Element | None = None
+    kind: DocumentKind | None = None
+    issues: list[Issue] = field(default_factory=list)
+
+
+def parse_xml(data: bytes, *, max_bytes: int, lang: str = "es") -> ParseResult:
+    """Parse ``data`` as a FEL document, refusing anything unsafe or unexpected."""
+    if len(data) > max_bytes:
+        return ParseResult("error", issues=[engine_issue("FEL-XML-02", lang, size=len(data), limit=max_bytes)])
+    if not data.strip(b" \t\r\n\x00\xef\xbb\xbf\xff\xfe"):
+        return ParseResult("failed", issues=[engine_issue("FEL-XML-01", lang)])
+    try:
+        root = etree.fromstring(data, _parser())
+    except etree.XMLSyntaxError as exc:
+        line = exc.lineno if exc.lineno and exc.lineno > 0 else None
+        detail = _syntax_detail(exc)
+        return ParseResult(
+            "failed", issues=[engine_issue("FEL-XML-03", lang, location=Location(line=line), detail=detail)]
+        )
+    except ValueError as exc:  # e.g. unsupported encoding declarations
+        return ParseResult("failed", issues=[engine_issue("FEL-XML-03", lang, detail=str(exc))])
+    doctype = root.getroottree().docinfo.doctype
+    if doctype:
+        return ParseResult(
+            "failed", issues=[engine_issue("FEL-XML-04", lang, location=Location(line=1), detail=doctype)]
+        )
+    return _check_root(root, lang)
+
+
+def _check_root(root: etree._Element, lang: str) -> ParseResult:
+    qname = etree.QName(root)
+    expected = _ROOTS.get(qname.localname)
+    location = Location(xpath=f"/{qname.localname}", line=root.sourceline)
+    if expected is None:
+        found = f"{{{qname.namespace}}}{qname.localname}" if qname.namespace else qname.localname
+        return ParseResult("failed", issues=[engine_issue("FEL-XML-05", lang, location=location, found=found)])
+    namespace, kind = expected
+    if qname.namespace != namespace:
+        issue = engine_issue(
+            "FEL-XML-06",
+            lang,
+            location=location,
+            root=qname.localname,
+            found=qname.namespace or "",
+            expected=namespace,
+        )
+        return ParseResult("failed", issues=[issue])
+    return ParseResult("passed", root=root, kind=kind)
+
+
+def _syntax_detail(exc: etree.XMLSyntaxError) -> str:
+    message = (exc.msg or str(exc)).strip()
+    # libxml2 appends ", line N, column M"; the report carries the line on its own.
+    message = message.split(", line ")[0]
+    column = getattr(exc, "position", (None, None))[1]
+    return f"{message} (columna {column})" if column else message

@@ -1,0 +1,91 @@
+"""Rules ready to run: a prepared check kind plus everything the engine needs to report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import date
+
+from ..checks import CheckKind
+from ..report import Severity
+from .model import Effective, Override, RuleSpec
+
+__all__ = ["LoadedRule", "RuleCatalog", "Ruleset"]
+
+
+@dataclass(frozen=True)
+class LoadedRule:
+    """A validated rule with its prepared check and where it was written."""
+
+    spec: RuleSpec
+    check: CheckKind
+    severity: Severity
+    document: str
+    applies_to: frozenset[str] | None
+    effective: Effective | None
+    ruleset_id: str
+    path: str
+    line: int | None
+    namespaces: dict[str, str] = field(default_factory=dict)
+    override: Override | None = None
+    overridden_check: CheckKind | None = None
+
+    @property
+    def id(self) -> str:
+        """The rule id."""
+        return self.spec.id
+
+    def in_force(self, day: date) -> bool:
+        """True when the rule's effective window covers ``day``."""
+        return self.effective is None or self.effective.covers(day)
+
+    def applies(self, document: str, tipo: str | None) -> bool:
+        """True when the rule concerns this kind of document and DTE type."""
+        if document != self.document:
+            return False
+        return self.applies_to is None or (tipo is not None and tipo in self.applies_to)
+
+    def resolved(self, day: date) -> tuple[bool, Severity, CheckKind]:
+        """(enabled, severity, check) after the profile override in force on ``day``."""
+        enabled, severity, check = self.spec.enabled, self.severity, self.check
+        override = self.override
+        if override is not None and (override.until is None or day <= override.until):
+            if override.enabled is not None:
+                enabled = override.enabled
+            if override.severity is not None:
+                severity = override.severity
+            if self.overridden_check is not None:
+                check = self.overridden_check
+        return enabled, severity, check
+
+    def with_override(self, override: Override, check: CheckKind | None) -> LoadedRule:
+        """A copy carrying a profile override."""
+        return replace(self, override=override, overridden_check=check)
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """The rules of one file."""
+
+    id: str
+    version: str
+    title: str
+    path: str
+    rules: tuple[LoadedRule, ...]
+
+
+@dataclass(frozen=True)
+class RuleCatalog:
+    """Every loaded rule set, plus the profile applied to them (if any)."""
+
+    rulesets: tuple[Ruleset, ...]
+    profile: str | None = None
+    rates: dict[tuple[str, str], object] = field(default_factory=dict)
+
+    @property
+    def rules(self) -> tuple[LoadedRule, ...]:
+        """All rules in file order."""
+        return tuple(rule for ruleset in self.rulesets for rule in ruleset.rules)
+
+    def get(self, rule_id: str) -> LoadedRule | None:
+        """The rule with ``rule_id``, if loaded."""
+        return next((rule for rule in self.rules if rule.id == rule_id), None)

@@ -1,0 +1,244 @@
+"""Load rule files and profiles, failing early with file, line, column and rule in both languages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..checks import RuleEnv, get_check_kind
+from ..errors import CheckKindError, RuleFileError
+from ..namespaces import DS, DTE, DTE_ANULACION
+from .loaded import LoadedRule, RuleCatalog, Ruleset
+from .model import EXPRESSION_KEYS, Override, ProfileFile, RuleFile, RuleSpec
+from .rates import load_rates
+from .yamlfile import MarkedDict, load_yaml, position
+
+__all__ = ["apply_profile", "load_catalog", "load_rule_file"]
+
+_DEFAULT_NAMESPACES = {"dte": DTE, "ds": DS}
+_ANULACION_NAMESPACES = {"dte": DTE_ANULACION, "ds": DS}
+
+
+def load_catalog(directory: Path, profile: str | None = None) -> RuleCatalog:
+    """Every ``*.yaml`` rule file in ``directory`` (sorted by name), with ``profile`` applied."""
+    if not directory.is_dir():
+        raise RuleFileError(
+            "la carpeta de reglas no existe", message_en="rules folder does not exist", path=str(directory)
+        )
+    files = sorted(directory.glob("*.yaml"))
+    if not files:
+        raise RuleFileError(
+            "la carpeta no contiene archivos .yaml", message_en="folder has no .yaml files", path=str(directory)
+        )
+    rulesets = [load_rule_file(path) for path in files]
+    _check_unique(rulesets)
+    catalog = RuleCatalog(tuple(rulesets), rates=load_rates(directory / "data" / "impuestos.yaml"))
+    if profile:
+        catalog = apply_profile(catalog, _profile_path(directory, profile))
+    return catalog
+
+
+def _profile_path(directory: Path, profile: str) -> Path:
+    candidate = Path(profile)
+    if candidate.suffix in (".yaml", ".yml") or "/" in profile:
+        return candidate
+    return directory / "profiles" / f"{profile}.yaml"
+
+
+def load_rule_file(path: Path) -> Ruleset:
+    """Load and prepare one rule file."""
+    data = load_yaml(path)
+    if not isinstance(data, dict):
+        raise RuleFileError(
+            "el archivo debe ser un mapeo con schema_version, ruleset y rules",
+            message_en="the file must be a mapping with schema_version, ruleset and rules",
+            path=str(path),
+            line=1,
+        )
+    try:
+        header = RuleFile.model_validate(data)
+    except ValidationError as exc:
+        raise _validation_error(exc, data, path, prefix=()) from None
+    is_anulacion = header.defaults.document == "anulacion"
+    namespaces = {**(_ANULACION_NAMESPACES if is_anulacion else _DEFAULT_NAMESPACES), **header.namespaces}
+    rules = []
+    for index, raw in enumerate(data["rules"]):
+        rules.append(_load_rule(raw, ("rules", index), data, path, header, namespaces))
+    seen: dict[str, LoadedRule] = {}
+    for rule in rules:
+        if rule.id in seen:
+            raise RuleFileError(
+                f"id de regla duplicado (ya usado en la línea {seen[rule.id].line})",
+                message_en=f"duplicate rule id (already used on line {seen[rule.id].line})",
+                path=str(path), line=rule.line, rule_id=rule.id,
+            )
+        seen[rule.id] = rule
+    return Ruleset(header.ruleset.id, header.ruleset.version, header.ruleset.title, str(path), tuple(rules))
+
+
+def _load_rule(raw: Any, loc: tuple, data: Any, path: Path, header: RuleFile, namespaces: dict) -> LoadedRule:
+    rule_id = raw.get("id") if isinstance(raw, dict) else None
+    line, _ = position(data, loc)
+    if not isinstance(raw, dict):
+        raise RuleFileError(
+            "cada regla debe ser un mapeo", message_en="each rule must be a mapping", path=str(path), line=line
+        )
+    try:
+        spec = RuleSpec.model_validate(raw)
+    except ValidationError as exc:
+        raise _validation_error(exc, data, path, prefix=loc, rule_id=rule_id) from None
+    params, params_loc = _params_of(spec, raw, loc, data, path)
+    try:
+        kind = get_check_kind(spec.check)
+    except CheckKindError as exc:
+        line_, column = position(data, (*loc, "check"))
+        raise RuleFileError(exc.message, message_en=exc.message_en, path=str(path), line=line_, column=column,
+                            rule_id=spec.id) from None
+    check = _prepare(kind, params, params_loc, data, path, spec.id, namespaces)
+    defaults = header.defaults
+    applies_to = spec.applies_to if spec.applies_to is not None else defaults.applies_to
+    return LoadedRule(
+        spec=spec,
+        check=check,
+        severity=spec.severity or defaults.severity,
+        document=spec.document or defaults.document,
+        applies_to=frozenset(applies_to) if applies_to is not None else None,
+        effective=spec.effective or defaults.effective,
+        ruleset_id=header.ruleset.id,
+        path=str(path),
+        line=line,
+        namespaces=namespaces,
+    )
+
+
+def _params_of(spec: RuleSpec, raw: dict, loc: tuple, data: Any, path: Path) -> tuple[dict, tuple]:
+    sugar = {key: raw[key] for key in EXPRESSION_KEYS if key in raw}
+    if spec.check != "expression":
+        if sugar:
+            key = next(iter(sugar))
+            line, column = position(data, (*loc, key))
+            raise RuleFileError(
+                f"'{key}' solo se usa con check: expression; use params para '{spec.check}'",
+                message_en=f"'{key}' only applies to check: expression; use params for '{spec.check}'",
+                path=str(path), line=line, column=column, rule_id=spec.id,
+            )
+        return dict(spec.params), (*loc, "params")
+    if sugar and spec.params:
+        line, column = position(data, (*loc, "params"))
+        raise RuleFileError(
+            "una regla de expresión usa context/let/assert en el primer nivel, no dentro de params",
+            message_en="an expression rule writes context/let/assert at the top level, not inside params",
+            path=str(path), line=line, column=column, rule_id=spec.id,
+        )
+    return (sugar or dict(spec.params)), (loc if sugar else (*loc, "params"))
+
+
+def _prepare(kind: type, params: dict, params_loc: tuple, data: Any, path: Path, rule_id: str,
+             namespaces: dict) -> Any:
+    try:
+        model = kind.Params.model_validate(params)
+    except ValidationError as exc:
+        raise _validation_error(exc, data, path, prefix=params_loc, rule_id=rule_id) from None
+    try:
+        return kind(model, RuleEnv(rule_id=rule_id, namespaces=namespaces))
+    except (ValueError, TypeError) as exc:
+        key = getattr(exc, "key", None)
+        line, column = position(data, (*params_loc, key) if key else params_loc)
+        offset = getattr(exc, "column", None)
+        if column is not None and offset:
+            column += offset
+        message = str(exc)
+        message_en = getattr(exc, "message_en", None)
+        if message_en and key:
+            message_en = f"{key}: {message_en}"
+        raise RuleFileError(message, message_en=message_en, path=str(path), line=line, column=column,
+                            rule_id=rule_id) from None
+
+
+_PYDANTIC_ES = {
+    "extra_forbidden": "clave desconocida '{key}'",
+    "missing": "falta la clave obligatoria '{key}'",
+    "string_pattern_mismatch": "'{key}' no tiene el formato requerido ({msg})",
+    "literal_error": "valor no permitido en '{key}' ({msg})",
+    "enum": "valor no permitido en '{key}' ({msg})",
+}
+
+
+def _validation_error(exc: ValidationError, data: Any, path: Path, *, prefix: tuple,
+                      rule_id: str | None = None) -> RuleFileError:
+    error = exc.errors(include_url=False)[0]
+    loc = tuple(part for part in error["loc"] if not (isinstance(part, str) and part in ("str", "LetSpec")))
+    key = ".".join(str(part) for part in loc) or "(raíz)"
+    line, column = position(data, (*prefix, *loc))
+    msg = error["msg"].removeprefix("Value error, ")
+    template = _PYDANTIC_ES.get(error["type"], "valor inválido en '{key}': {msg}")
+    return RuleFileError(
+        template.format(key=key, msg=msg),
+        message_en=f"{key}: {msg}",
+        path=str(path), line=line, column=column, rule_id=rule_id,
+    )
+
+
+def _check_unique(rulesets: list[Ruleset]) -> None:
+    seen: dict[str, LoadedRule] = {}
+    for ruleset in rulesets:
+        for rule in ruleset.rules:
+            other = seen.get(rule.id)
+            if other is not None:
+                raise RuleFileError(
+                    f"id de regla duplicado; ya definido en {other.path}:{other.line}",
+                    message_en=f"duplicate rule id; already defined in {other.path}:{other.line}",
+                    path=rule.path, line=rule.line, rule_id=rule.id,
+                )
+            seen[rule.id] = rule
+    ids = [ruleset.id for ruleset in rulesets]
+    for ruleset in rulesets:
+        if ids.count(ruleset.id) > 1:
+            raise RuleFileError(
+                f"id de conjunto de reglas duplicado '{ruleset.id}'",
+                message_en=f"duplicate rule set id '{ruleset.id}'",
+                path=ruleset.path,
+            )
+
+
+def apply_profile(catalog: RuleCatalog, path: Path) -> RuleCatalog:
+    """``catalog`` with the overrides of the profile file at ``path``."""
+    if not path.is_file():
+        raise RuleFileError("el perfil no existe", message_en="profile does not exist", path=str(path))
+    data = load_yaml(path)
+    try:
+        profile = ProfileFile.model_validate(data)
+    except ValidationError as exc:
+        raise _validation_error(exc, data, path, prefix=()) from None
+    overrides: dict[str, Override] = dict(profile.overrides)
+    for rule_id in overrides:
+        if catalog.get(rule_id) is None:
+            line, column = position(data, ("overrides", rule_id))
+            raise RuleFileError(
+                "el perfil cambia una regla que no existe", message_en="the profile changes a rule that does not exist",
+                path=str(path), line=line, column=column, rule_id=rule_id,
+            )
+    rulesets = []
+    for ruleset in catalog.rulesets:
+        rules = []
+        for rule in ruleset.rules:
+            override = overrides.get(rule.id)
+            if override is None:
+                rules.append(rule)
+                continue
+            check = None
+            if override.params:
+                kind = type(rule.check)
+                merged = {**_current_params(rule), **override.params}
+                check = _prepare(kind, merged, ("overrides", rule.id, "params"), data, path, rule.id,
+                                 dict(rule.namespaces))
+            rules.append(rule.with_override(override, check))
+        rulesets.append(Ruleset(ruleset.id, ruleset.version, ruleset.title, ruleset.path, tuple(rules)))
+    return RuleCatalog(tuple(rulesets), profile=profile.profile.id, rates=catalog.rates)
+
+
+def _current_params(rule: LoadedRule) -> dict:
+    params = rule.check.params if hasattr(rule.check, "params") else None
+    return params.model_dump(by_alias=True, exclude_unset=True) if params is not None else {}

@@ -1,0 +1,160 @@
+"""The shape of rule files and profiles (pydantic), shared by the loader and ``rules/schema.json``."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..report import Severity
+
+__all__ = [
+    "DTE_TYPES",
+    "EXPRESSION_KEYS",
+    "Defaults",
+    "Effective",
+    "Override",
+    "ProfileFile",
+    "ProfileHeader",
+    "RuleFile",
+    "RuleRefs",
+    "RuleSpec",
+    "RulesetHeader",
+]
+
+#: Values of DatosGenerales/@Tipo (GT_Documento 0.2.x, including types SAT later retired).
+DTE_TYPES = (
+    "FACT", "FCAM", "FPEQ", "FCAP", "FESP", "NABN", "RDON", "RECI", "NDEB", "NCRE", "FACA", "FCCA",
+    "FAPE", "FCPE", "FAAE", "FCAE", "CIVA", "CAIS", "NEV", "RANT", "FACP", "FEPE", "FARP", "FCRP",
+    "FPEC", "FCPC", "BIDP",
+)
+
+#: Keys of the ``expression`` kind that a rule may write at its top level.
+EXPRESSION_KEYS = ("context", "let", "when", "assert", "expected", "actual", "at", "tolerance")
+
+RULE_ID_PATTERN = r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Effective(_Strict):
+    """Dates between which a rule is in force (by the document's emission date)."""
+
+    from_: date | None = Field(default=None, alias="from", description="First day the rule applies.")
+    until: date | None = Field(default=None, description="Last day the rule applies.")
+
+    def covers(self, day: date) -> bool:
+        """True when ``day`` lies in the window."""
+        return (self.from_ is None or day >= self.from_) and (self.until is None or day <= self.until)
+
+
+class RuleRefs(_Strict):
+    """Sources of a rule."""
+
+    sat_code: str | list[str] | None = Field(default=None, description="SAT rule code(s), e.g. FEL_RCP331.")
+    law: str | None = Field(default=None, description="Law, regulation or SAT document.")
+    url: str | None = None
+
+    @property
+    def sat_code_text(self) -> str | None:
+        """SAT code(s) as one string."""
+        if isinstance(self.sat_code, list):
+            return ", ".join(self.sat_code)
+        return self.sat_code
+
+
+class RulesetHeader(_Strict):
+    """Identity of a rule file."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9-]*$", description="Stable id of the rule set, e.g. fel-core.")
+    version: str = Field(description="Version of the rule content (CalVer), e.g. 2026.11.0.")
+    title: str
+    title_en: str | None = None
+    source: str | None = Field(default=None, description="Where the rules come from.")
+
+
+class Defaults(_Strict):
+    """Values every rule of the file inherits unless it sets its own."""
+
+    severity: Severity = Severity.ERROR
+    applies_to: list[str] | None = None
+    document: Literal["documento", "anulacion"] = "documento"
+    effective: Effective | None = None
+
+
+class RuleSpec(_Strict):
+    """One rule as written in YAML (before its check kind is prepared)."""
+
+    id: str = Field(pattern=RULE_ID_PATTERN, description="Stable id, e.g. FEL-IVA-01; never reused.")
+    title: str = Field(min_length=1, description="Short Spanish title.")
+    title_en: str | None = None
+    severity: Severity | None = None
+    refs: RuleRefs = RuleRefs()
+    message: str = Field(min_length=1, description="Spanish message; {placeholders} come from the check.")
+    message_en: str | None = None
+    hint: str | None = None
+    hint_en: str | None = None
+    applies_to: list[str] | None = Field(default=None, description="DTE types (DatosGenerales/@Tipo).")
+    document: Literal["documento", "anulacion"] | None = None
+    effective: Effective | None = None
+    enabled: bool = True
+    tags: list[str] = []
+    check: str = Field(default="expression", description="Check kind name.")
+    params: dict[str, Any] = Field(default_factory=dict, description="Params of the check kind.")
+    # expression kind, written at the top level
+    context: str | None = None
+    let: dict[str, Any] | None = None
+    when: str | None = None
+    assert_: str | None = Field(default=None, alias="assert")
+    expected: str | None = None
+    actual: str | None = None
+    at: str | None = None
+    tolerance: str | None = None
+
+    @field_validator("applies_to")
+    @classmethod
+    def _known_types(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None:
+            unknown = [tipo for tipo in value if tipo not in DTE_TYPES]
+            if unknown:
+                raise ValueError(f"tipos de DTE desconocidos: {', '.join(unknown)}")
+        return value
+
+
+class RuleFile(_Strict):
+    """A rule file: header, namespaces, defaults, rules (rules are checked one by one)."""
+
+    schema_version: Literal[1]
+    ruleset: RulesetHeader
+    namespaces: dict[str, str] = {}
+    defaults: Defaults = Defaults()
+    rules: list[dict[str, Any]] = Field(min_length=1)
+
+
+class Override(_Strict):
+    """A profile's change to one rule; every change needs a reason."""
+
+    severity: Severity | None = None
+    enabled: bool | None = None
+    params: dict[str, Any] | None = None
+    reason: str = Field(min_length=3, description="Why the rule is changed (kept in the profile).")
+    until: date | None = Field(default=None, description="The override expires after this date.")
+
+
+class ProfileHeader(_Strict):
+    """Identity of a profile."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9-]*$")
+    title: str
+    title_en: str | None = None
+
+
+class ProfileFile(_Strict):
+    """A profile: overrides of severity, enablement and params, by rule id."""
+
+    schema_version: Literal[1]
+    profile: ProfileHeader
+    overrides: dict[str, Override] = {}

@@ -1,0 +1,225 @@
+"""The schema stage: compile a FEL schema set once per process and check documents against it.
+
+Two kinds of schema set exist: the project's own (``xsd/fel-bundle.xsd``) and an official SAT
+folder given with ``--schema-dir`` (fixed on the fly by :mod:`fel_rules.xsdfix`). Either way the
+set is compiled lazily on first use, cached for the process, and named with its sha256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from lxml import etree
+
+from .errors import SchemaSetError
+from .messages import engine_issue
+from .namespaces import DS, DTE
+from .report import Issue, Location, SchemaInfo, StageStatus
+from .resources import BUILTIN_XSD_DIR
+from .schema_messages import describe_error
+from .xmlpath import element_xpath
+from .xsdfix import XMLDSIG, XS, FixLog, fix_schema_document
+
+__all__ = ["SchemaCheck", "SchemaSet", "builtin_schema_set", "check_schema", "official_schema_set"]
+
+_ADENDA = f"{{{DTE}}}Adenda"
+_SIGNATURE = f"{{{DS}}}Signature"
+_ROOT_ELEMENTS = {"GTDocumento", "GTAnulacionDocumento"}
+
+
+@dataclass(frozen=True)
+class SchemaSet:
+    """A compiled schema set and how the report names it."""
+
+    name: str
+    sha256: str
+    schema: object  # xmlschema.XMLSchema10 (imported lazily: it is slow to import)
+
+    @property
+    def info(self) -> SchemaInfo:
+        """The ``schema`` section of a report."""
+        return SchemaInfo(set=self.name, sha256=self.sha256)
+
+
+_cache: dict[str, SchemaSet] = {}
+_lock = threading.Lock()
+
+
+def builtin_schema_set() -> SchemaSet:
+    """The project's own FEL schema set (compiled once per process)."""
+    key = "builtin"
+    with _lock:
+        if key not in _cache:
+            bundle = BUILTIN_XSD_DIR / "fel-bundle.xsd"
+            if not bundle.is_file():
+                raise SchemaSetError(
+                    f"No se encuentra el esquema del proyecto: {bundle}",
+                    message_en=f"The project's schema set is missing: {bundle}",
+                )
+            digest = _tree_digest(sorted(BUILTIN_XSD_DIR.rglob("*.xsd")), BUILTIN_XSD_DIR)
+            _cache[key] = SchemaSet("fel-rules/xsd", digest, _compile(bundle))
+        return _cache[key]
+
+
+def official_schema_set(directory: str | Path) -> SchemaSet:
+    """An official SAT XSD folder, repaired in memory and compiled once per process."""
+    folder = Path(directory).resolve()
+    key = f"dir:{folder}"
+    with _lock:
+        if key not in _cache:
+            _cache[key] = _load_official(folder)
+        return _cache[key]
+
+
+def _load_official(folder: Path) -> SchemaSet:
+    if not folder.is_dir():
+        raise SchemaSetError(
+            f"La carpeta de esquemas no existe: {folder}", message_en=f"Schema folder does not exist: {folder}"
+        )
+    sources = sorted(p for p in folder.glob("*.xsd") if p.is_file())
+    if not sources:
+        raise SchemaSetError(
+            f"La carpeta {folder} no contiene archivos .xsd", message_en=f"Folder {folder} holds no .xsd files"
+        )
+    log = FixLog()
+    documents: dict[str, etree._Element] = {}
+    for path in sources:
+        try:
+            documents[path.name] = etree.parse(str(path), etree.XMLParser(resolve_entities=False, no_network=True)).getroot()
+        except etree.XMLSyntaxError as exc:
+            raise SchemaSetError(
+                f"{path.name} no es XML válido: {exc}", message_en=f"{path.name} is not valid XML: {exc}"
+            ) from exc
+    dsig_file = next((name for name, root in documents.items() if root.get("targetNamespace") == XMLDSIG), None)
+    for root in documents.values():
+        fix_schema_document(root, log, dsig_location=lambda: dsig_file)
+    chosen = _one_file_per_namespace(documents)
+    if not any(_declares_root(documents[name]) for name in chosen.values()):
+        raise SchemaSetError(
+            f"La carpeta {folder} no declara dte:GTDocumento ni dte:GTAnulacionDocumento",
+            message_en=f"Folder {folder} declares neither dte:GTDocumento nor dte:GTAnulacionDocumento",
+        )
+    with tempfile.TemporaryDirectory(prefix="fel-rules-xsd-") as tmp:
+        out = Path(tmp)
+        written: list[Path] = []
+        for name, root in documents.items():
+            target = out / name
+            target.write_bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8"))
+            written.append(target)
+        bundle = out / "_bundle.xsd"
+        bundle.write_text(_bundle_text(chosen), encoding="utf-8")
+        digest = _tree_digest(sorted(written), out)
+        schema = _compile(bundle)
+    fixes = f"{log.anchors} anclas ^$, {log.escaped_classes} clases [^\\s], {log.prefixes} prefijos, {log.imports} importaciones"
+    return SchemaSet(f"sat:{folder.name} (corregido: {fixes})", digest, schema)
+
+
+def _one_file_per_namespace(documents: dict[str, etree._Element]) -> dict[str, str]:
+    """namespace → file; when two files share a namespace, the one declaring a FEL root wins."""
+    chosen: dict[str, str] = {}
+    for name, root in documents.items():
+        namespace = root.get("targetNamespace")
+        if not namespace or namespace == XMLDSIG:
+            continue
+        current = chosen.get(namespace)
+        if current is None or (_declares_root(root) and not _declares_root(documents[current])):
+            chosen[namespace] = name
+    return chosen
+
+
+def _declares_root(root: etree._Element) -> bool:
+    return any(el.get("name") in _ROOT_ELEMENTS for el in root.iterfind(f"{{{XS}}}element"))
+
+
+def _bundle_text(chosen: dict[str, str]) -> str:
+    imports = "\n".join(
+        f'  <xs:import namespace="{ns}" schemaLocation="{name}"/>' for ns, name in sorted(chosen.items())
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<xs:schema xmlns:xs="{XS}" targetNamespace="urn:fel-rules:sat-bundle" elementFormDefault="qualified">\n'
+        f"{imports}\n</xs:schema>\n"
+    )
+
+
+def _tree_digest(paths: list[Path], base: Path) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.relative_to(base).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _compile(bundle: Path) -> object:
+    import xmlschema  # slow import, kept off the import path of fel_rules
+
+    try:
+        return xmlschema.XMLSchema10(str(bundle), allow="local", defuse="always")
+    except (xmlschema.XMLSchemaException, OSError, etree.XMLSyntaxError) as exc:
+        raise SchemaSetError(
+            f"El conjunto de esquemas no compila: {exc}", message_en=f"The schema set does not compile: {exc}"
+        ) from exc
+
+
+@dataclass
+class SchemaCheck:
+    """Outcome of the schema stage."""
+
+    status: StageStatus
+    issues: list[Issue]
+
+
+def check_schema(schema_set: SchemaSet, root: etree._Element, lang: str = "es") -> SchemaCheck:
+    """Validate ``root`` (Adenda set aside, missing signature tolerated) and describe each error."""
+    issues: list[Issue] = []
+    signed = root.find(_SIGNATURE) is not None
+    detached = _detach_adendas(root)
+    try:
+        errors = list(schema_set.schema.iter_errors(root))  # type: ignore[attr-defined]
+    except Exception as exc:  # noqa: BLE001 - a validator crash must become an issue, never a traceback
+        return SchemaCheck("error", [engine_issue("FEL-XSD-03", lang, detail=f"{type(exc).__name__}: {exc}")])
+    finally:
+        _reattach(detached)
+    for error in errors:
+        if not signed and _is_missing_signature(error, root):
+            continue
+        issues.append(describe_error(error, lang))
+    if not signed:
+        issues.append(engine_issue("FEL-XSD-02", lang, location=_root_location(root)))
+    failed = any(issue.severity == "error" for issue in issues)
+    return SchemaCheck("failed" if failed else "passed", issues)
+
+
+def _root_location(root: etree._Element) -> Location:
+    return Location(xpath=element_xpath(root), line=root.sourceline)
+
+
+def _detach_adendas(root: etree._Element) -> list[tuple[etree._Element, int, etree._Element]]:
+    detached = []
+    for sat in root:
+        for index, child in enumerate(list(sat)):
+            if child.tag == _ADENDA:
+                detached.append((sat, index, child))
+    for sat, _index, child in reversed(detached):
+        tail = child.tail
+        sat.remove(child)
+        child.tail = tail
+    return detached
+
+
+def _reattach(detached: list[tuple[etree._Element, int, etree._Element]]) -> None:
+    for sat, index, child in detached:
+        sat.insert(index, child)
+
+
+def _is_missing_signature(error: object, root: etree._Element) -> bool:
+    if getattr(error, "elem", None) is not root:
+        return False
+    expected = getattr(error, "expected", None) or []
+    names = {getattr(item, "name", None) for item in expected}
+    return _SIGNATURE in names and getattr(error, "invalid_tag", None) is None
+
