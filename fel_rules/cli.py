@@ -1,0 +1,144 @@
+"""Command line: ``fel-rules validate PATH... [options]``.
+
+Exit codes: 0 every document valid, 1 at least one invalid (or an issue at ``--fail-on``),
+2 a document could not be validated or the command was misused (missing path, bad rule file…).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from .config import DEFAULT_MAX_BYTES, Config
+from .errors import FelRulesError, InputError
+from .report import Report, Severity
+
+__all__ = ["main"]
+
+EXIT_VALID, EXIT_INVALID, EXIT_ERROR = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse exits with 2 as well; keep one message style
+        self.print_usage(sys.stderr)
+        print(f"fel-rules: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_ERROR)
+
+
+def _decimal(text: str) -> Decimal:
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise argparse.ArgumentTypeError(f"no es un número decimal: {text!r}") from None
+    if not value.is_finite() or value < 0:
+        raise argparse.ArgumentTypeError(f"debe ser un número ≥ 0: {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) <= 0:
+        raise argparse.ArgumentTypeError(f"debe ser un entero positivo: {text!r}")
+    return int(text)
+
+
+def _date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"fecha inválida (AAAA-MM-DD): {text!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests)."""
+    parser = _Parser(prog="fel-rules", description="Valida facturas electrónicas FEL de Guatemala (SAT).")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    validate = commands.add_parser(
+        "validate", help="validar documentos FEL", description="Valida uno o más XML FEL (un directorio = sus *.xml)."
+    )
+    validate.add_argument("paths", nargs="+", metavar="PATH", help="archivo XML o directorio")
+    validate.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="formato de salida")
+    validate.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de los mensajes")
+    validate.add_argument("--schema-dir", type=Path, metavar="DIR", help="carpeta oficial de XSD de SAT a usar")
+    validate.add_argument("--profile", metavar="NAME", help="perfil de reglas (rules/profiles/NAME.yaml o una ruta)")
+    validate.add_argument("--rules-dir", type=Path, metavar="DIR", help="carpeta de reglas YAML")
+    validate.add_argument("--fail-on", choices=("error", "warning"), default="error",
+                          help="severidad mínima que hace fallar (código 1)")
+    validate.add_argument("--tolerance", type=_decimal, metavar="AMOUNT", help="tolerancia aritmética (0.01)")
+    validate.add_argument("--max-bytes", type=_positive_int, default=DEFAULT_MAX_BYTES, metavar="N",
+                          help="tamaño máximo de un documento en bytes (20 MB)")
+    validate.add_argument("--as-of", type=_date, metavar="AAAA-MM-DD",
+                          help="usar las reglas vigentes en esta fecha en lugar de la fecha de emisión")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``fel-rules`` console script."""
+    args = build_parser().parse_args(argv)
+    lang = args.lang
+    try:
+        return _validate(args)
+    except FelRulesError as exc:
+        print(f"fel-rules: error: {exc.localized(lang)}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from .engine import Validator  # import the engine only when a command runs
+    from .formats import render_json, render_sarif, render_text
+
+    settings: dict = {"lang": args.lang, "max_bytes": args.max_bytes, "profile": args.profile,
+                      "schema_dir": args.schema_dir, "as_of": args.as_of}
+    if args.tolerance is not None:
+        settings["tolerance"] = args.tolerance
+    if args.rules_dir is not None:
+        settings["rules_dir"] = args.rules_dir
+    files = collect_files(args.paths, args.lang)
+    validator = Validator(Config(**settings))
+    validator.schema_set  # compile now: a broken schema folder is a usage error, not a per-file issue
+    reports = [validator.validate_path(path) for path in files]
+    single = len(args.paths) == 1 and Path(args.paths[0]).is_file()
+    if args.format == "json":
+        output = render_json(reports, single=single)
+    elif args.format == "sarif":
+        output = render_sarif(reports)
+    else:
+        output = render_text(reports, lang=args.lang)
+    sys.stdout.write(output + "\n")
+    return exit_code(reports, Severity(args.fail_on))
+
+
+def collect_files(paths: Sequence[str], lang: str = "es") -> list[Path]:
+    """Files to validate: each path itself, or a directory's ``*.xml`` (sorted, any case)."""
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() == ".xml")
+            if not found:
+                raise InputError(f"El directorio no contiene archivos .xml: {path}",
+                                 message_en=f"The directory contains no .xml files: {path}")
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise InputError(f"No existe el archivo o directorio: {path}",
+                             message_en=f"No such file or directory: {path}")
+    return files
+
+
+def exit_code(reports: Sequence[Report], fail_on: Severity = Severity.ERROR) -> int:
+    """2 if any document could not be validated, else 1 if any failed, else 0."""
+    codes = [report.exit_code(fail_on) for report in reports]
+    if EXIT_ERROR in codes:
+        return EXIT_ERROR
+    return EXIT_INVALID if EXIT_INVALID in codes else EXIT_VALID
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Helpers for the test suite: an FEL document builder and verification utilities."""
