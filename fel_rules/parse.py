@@ -65,12 +65,13 @@ def parse_xml(data: bytes, *, max_bytes: int, lang: str = "es") -> ParseResult:
         )
     except ValueError as exc:  # e.g. unsupported encoding declarations
         return ParseResult("failed", issues=[engine_issue("FEL-XML-03", lang, detail=str(exc))])
+    checked = _check_root(root, lang)
     doctype = root.getroottree().docinfo.doctype
-    if doctype:
+    if doctype and checked.root is not None:  # a FEL root with a DTD: refuse it (XXE, entity bombs)
         return ParseResult(
             "failed", issues=[engine_issue("FEL-XML-04", lang, location=Location(line=1), detail=doctype)]
         )
-    return _check_root(root, lang)
+    return checked
 
 
 def _check_root(root: etree._Element, lang: str) -> ParseResult:

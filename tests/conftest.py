@@ -1,0 +1,43 @@
+"""Shared fixtures: paths, one validator per configuration, and JSON snapshots without volatile data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from syrupy.extensions.json import JSONSnapshotExtension
+
+from fel_rules import Config, Validator
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+RULES = ROOT / "rules"
+SHARED = ROOT.parent / "shared"
+FEL_REFERENCE = SHARED / "fel-reference"
+
+requires_shared = pytest.mark.skipif(
+    not FEL_REFERENCE.is_dir(), reason="../shared/fel-reference (SAT reference data) is not present"
+)
+
+
+@pytest.fixture(scope="session")
+def validator() -> Validator:
+    """The default validator (project rules, project schema set, Spanish)."""
+    return Validator(Config())
+
+
+@pytest.fixture(scope="session")
+def validator_en() -> Validator:
+    """The default validator with English messages."""
+    return Validator(Config(lang="en"))
+
+
+@pytest.fixture
+def snapshot_json(snapshot):
+    """syrupy snapshot stored as one .json file per assertion."""
+    return snapshot.use_extension(JSONSnapshotExtension)
+
+
+def report_data(report) -> dict:
+    """A report as snapshot data: no ``run`` section (time, duration, version)."""
+    return report.to_dict(include_run=False)

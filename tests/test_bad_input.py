@@ -1,0 +1,106 @@
+"""Hostile and broken input: each case yields a precise stage-``xml`` issue, never a traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from fel_rules import Config, Validator
+
+from .conftest import EXAMPLES
+
+FACT = (EXAMPLES / "factura-fact.xml").read_bytes()
+
+XXE = b"""<?xml version="1.0"?>
+<!DOCTYPE d [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>
+<dte:GTDocumento xmlns:dte="http://www.sat.gob.gt/dte/fel/0.2.0" Version="0.1">&xxe;</dte:GTDocumento>"""
+
+BOMB = b"""<?xml version="1.0"?>
+<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+<!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">
+<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+<!ENTITY lol9 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">]>
+<dte:GTDocumento xmlns:dte="http://www.sat.gob.gt/dte/fel/0.2.0" Version="0.1">&lol9;</dte:GTDocumento>"""
+
+CASES = {
+    "empty": (b"", "FEL-XML-01", "vacío"),
+    "whitespace": (b"  \n\t ", "FEL-XML-01", "vacío"),
+    "not_xml": (b"esto no es XML", "FEL-XML-03", "no es XML bien formado"),
+    "json": (b'{"Tipo": "FACT", "GranTotal": 100}', "FEL-XML-03", "no es XML bien formado"),
+    "html": (b"<!DOCTYPE html><html><body><p>Factura</p></body></html>", "FEL-XML-05", "'html'"),
+    "html_without_doctype": (b"<html><body>Factura</body></html>", "FEL-XML-05", "'html'"),
+    "wrong_root": (b'<dte:Factura xmlns:dte="http://www.sat.gob.gt/dte/fel/0.2.0"/>', "FEL-XML-05", "dte:GTDocumento"),
+    "wrong_namespace": (FACT.replace(b"http://www.sat.gob.gt/dte/fel/0.2.0", b"http://www.sat.gob.gt/dte/fel/0.1.0"),
+                        "FEL-XML-06", "http://www.sat.gob.gt/dte/fel/0.2.0"),
+    "no_namespace": (b'<GTDocumento Version="0.1"/>', "FEL-XML-06", "se esperaba"),
+    "xxe": (XXE, "FEL-XML-04", "DOCTYPE"),
+    "entity_bomb": (BOMB, "FEL-XML-04", "DOCTYPE"),
+    "truncated": (FACT[: len(FACT) // 2], "FEL-XML-03", "no es XML bien formado"),
+    "bad_utf8": (FACT.replace("FERRETERÍA".encode(), "FERRETER\xcdA".encode("latin-1"), 1), "FEL-XML-03", "bien formado"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bad_input_is_an_xml_issue(validator, name):
+    data, rule_id, fragment = CASES[name]
+    report = validator.validate_bytes(data, path=name)
+    assert report.valid is False and report.complete is False
+    assert report.stages[0].status == "failed"
+    assert [s.status for s in report.stages[1:]] == ["skipped", "skipped"]
+    (issue,) = report.issues
+    assert (issue.rule_id, issue.stage, issue.severity.value) == (rule_id, "xml", "error")
+    assert fragment in issue.message
+    assert report.exit_code() == 1
+
+
+def test_xxe_never_reads_the_file(validator):
+    report = validator.validate_bytes(XXE)
+    assert "root:" not in report.to_json()
+
+
+def test_entity_bomb_is_refused_quickly(validator):
+    report = validator.validate_bytes(BOMB)
+    assert report.run.duration_ms < 1000  # refused without expansion (generous bound; not a benchmark)
+
+
+def test_size_limit_refuses_without_parsing():
+    small = Validator(Config(max_bytes=1000))
+    report = small.validate_bytes(FACT, path="big.xml")
+    (issue,) = report.issues
+    assert issue.rule_id == "FEL-XML-02" and str(len(FACT)) in issue.message
+    assert report.stages[0].status == "error" and report.could_not_validate
+    assert report.exit_code() == 2
+
+
+def test_fifty_megabyte_file_is_refused_before_reading(validator, tmp_path):
+    big = tmp_path / "grande.xml"
+    with big.open("wb") as handle:
+        handle.write(FACT)
+        handle.seek(50 * 1024 * 1024)
+        handle.write(b"\n")
+    report = validator.validate_path(big)
+    assert report.issues[0].rule_id == "FEL-XML-02"
+    assert "20971520" in report.issues[0].message
+    assert report.exit_code() == 2
+
+
+@pytest.mark.parametrize(
+    ("label", "data"),
+    [
+        ("utf8_bom", b"\xef\xbb\xbf" + FACT),
+        ("utf16", FACT.replace(b'encoding="UTF-8"', b'encoding="UTF-16"').decode().encode("utf-16")),
+        ("latin1", FACT.replace(b'encoding="UTF-8"', b'encoding="ISO-8859-1"').decode().encode("latin-1")),
+    ],
+)
+def test_encodings_and_bom_are_handled(validator, label, data):
+    report = validator.validate_bytes(data, path=label)
+    assert report.valid, [i.message for i in report.issues]
+    assert report.document.nit_emisor == "85372641"
+
+
+def test_malformed_amount_is_a_schema_issue_not_a_crash(validator):
+    data = FACT.replace(b"<dte:Precio>850.00</dte:Precio>", b"<dte:Precio>ochocientos</dte:Precio>")
+    report = validator.validate_bytes(data)
+    assert report.stages[1].status == "failed" and report.stages[2].status in ("passed", "failed")
+    issue = next(i for i in report.issues if i.rule_id == "FEL-XSD-01")
+    assert issue.location.field == "Precio" and issue.location.line == 34 and issue.location.item == 1
+    assert "'ochocientos'" in issue.message

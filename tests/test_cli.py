@@ -1,0 +1,154 @@
+"""The ``fel-rules validate`` command: outputs, exit codes 0/1/2, and clear errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from fel_rules.cli import main
+
+from .conftest import EXAMPLES, FEL_REFERENCE, RULES, requires_shared
+
+FACT = EXAMPLES / "factura-fact.xml"
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(["validate", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def broken_fact(tmp_path):
+    path = tmp_path / "mala.xml"
+    path.write_bytes(FACT.read_bytes().replace(b"<dte:GranTotal>1911.50<", b"<dte:GranTotal>1900.00<"))
+    return path
+
+
+def test_examples_folder_is_valid(capsys):
+    code, out, err = run(capsys, EXAMPLES)
+    assert code == 0 and err == ""
+    assert out.strip().splitlines()[-1].startswith(f"{len(list(EXAMPLES.glob('*.xml')))} archivos: ")
+    assert "factura-fact.xml: VÁLIDO" in out
+
+
+def test_invalid_file_exits_1_with_linter_lines(capsys, broken_fact):
+    code, out, _ = run(capsys, broken_fact)
+    assert code == 1
+    assert f"{broken_fact}:85: error FEL-TOT-03 El GranTotal es 1900.00" in out
+    assert f"{broken_fact}: INVÁLIDO" in out
+
+
+def test_json_single_file_is_one_report(capsys):
+    code, out, _ = run(capsys, FACT, "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["valid"] is True and data["report_version"] == 1
+    assert data["document"]["gran_total"] == "1911.50" and "run" in data
+
+
+def test_json_several_files_has_summary(capsys, broken_fact):
+    code, out, _ = run(capsys, FACT, broken_fact, "--format", "json")
+    data = json.loads(out)
+    assert code == 1
+    assert data["summary"] == {"files": 2, "valid": 1, "invalid": 1, "could_not_validate": 0}
+
+
+def test_sarif_output(capsys, broken_fact):
+    code, out, _ = run(capsys, broken_fact, "--format", "sarif")
+    sarif = json.loads(out)
+    assert code == 1 and sarif["version"] == "2.1.0"
+    results = sarif["runs"][0]["results"]
+    total = next(r for r in results if r["ruleId"] == "FEL-TOT-03")
+    assert total["level"] == "error" and total["locations"][0]["physicalLocation"]["region"]["startLine"] == 85
+    assert total["properties"] == {"expected": "1911.50", "actual": "1900.00", "difference": "-11.50"}
+
+
+def test_english(capsys, broken_fact):
+    _, out, _ = run(capsys, broken_fact, "--lang", "en")
+    assert "GranTotal is 1900.00, but the line totals add up to 1911.50" in out
+    assert ": INVALID (errors: 2" in out
+
+
+def test_missing_path_exits_2(capsys, tmp_path):
+    code, out, err = run(capsys, tmp_path / "no-existe.xml")
+    assert code == 2 and out == ""
+    assert "No existe el archivo o directorio" in err and "Traceback" not in err
+
+
+def test_directory_without_xml_exits_2(capsys, tmp_path):
+    (tmp_path / "notas.txt").write_text("hola")
+    code, _, err = run(capsys, tmp_path)
+    assert code == 2 and "no contiene archivos .xml" in err
+
+
+def test_malformed_rule_file_exits_2_naming_file_and_line(capsys, tmp_path):
+    rules = tmp_path / "rules"
+    shutil.copytree(RULES, rules)
+    bad = rules / "lineas.yaml"
+    bad.write_text(bad.read_text(encoding="utf-8").replace("    at: precio\n", "    at: precio\n    severidad: alta\n", 1),
+                   encoding="utf-8")
+    code, out, err = run(capsys, FACT, "--rules-dir", rules)
+    assert code == 2 and out == ""
+    assert f"{bad}:" in err and "[FEL-LIN-01]" in err and "clave desconocida 'severidad'" in err
+
+
+def test_fifty_megabyte_file_exits_2(capsys, tmp_path):
+    big = tmp_path / "grande.xml"
+    with big.open("wb") as handle:
+        handle.seek(50 * 1024 * 1024)
+        handle.write(b"\n")
+    code, out, _ = run(capsys, big)
+    assert code == 2 and "FEL-XML-02" in out and "NO SE PUDO VALIDAR" in out
+
+
+def test_not_xml_exits_1(capsys, tmp_path):
+    path = tmp_path / "factura.xml"
+    path.write_text('{"Tipo": "FACT"}')
+    code, out, _ = run(capsys, path)
+    assert code == 1 and "FEL-XML-03" in out
+
+
+def test_bad_arguments_exit_2(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["validate", str(FACT), "--tolerance", "mucho"])
+    assert exit_info.value.code == 2
+    assert "no es un número decimal" in capsys.readouterr().err
+
+
+def test_profile_and_fail_on_warning(capsys, tmp_path):
+    profile = tmp_path / "suave.yaml"
+    profile.write_text(
+        "schema_version: 1\nprofile: {id: suave, title: Perfil de prueba}\n"
+        "overrides:\n  FEL-NIT-02: {severity: warning, reason: Receptores heredados sin NIT verificado}\n",
+        encoding="utf-8",
+    )
+    document = tmp_path / "nit.xml"
+    document.write_bytes(FACT.read_bytes().replace(b'IDReceptor="38461528"', b'IDReceptor="38461529"'))
+    code, out, _ = run(capsys, document, "--profile", profile)
+    assert code == 0 and "advertencia FEL-NIT-02" in out
+    code, _, _ = run(capsys, document, "--profile", profile, "--fail-on", "warning")
+    assert code == 1
+
+
+@requires_shared
+def test_official_schema_dir(capsys):
+    code, out, _ = run(capsys, FACT, "--schema-dir", FEL_REFERENCE / "xsd", "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["schema"]["set"].startswith("sat:xsd (corregido: ")
+
+
+def test_schema_dir_that_does_not_exist(capsys, tmp_path):
+    code, _, err = run(capsys, FACT, "--schema-dir", tmp_path / "nada")
+    assert code == 2 and "La carpeta de esquemas no existe" in err
+
+
+def test_console_script_never_prints_a_traceback(tmp_path):
+    path = tmp_path / "roto.xml"
+    path.write_bytes(b"<dte:GTDocumento")
+    result = subprocess.run([sys.executable, "-m", "fel_rules", "validate", str(path)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and "Traceback" not in result.stderr + result.stdout

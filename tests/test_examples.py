@@ -1,0 +1,48 @@
+"""Full-report snapshots of every shipped example, in Spanish and English."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import EXAMPLES, report_data
+
+EXAMPLE_FILES = sorted(EXAMPLES.glob("*.xml"))
+
+
+def test_examples_exist():
+    names = {path.name for path in EXAMPLE_FILES}
+    assert {"factura-fact.xml", "factura-cambiaria-fcam.xml", "factura-pequeno-fpeq.xml",
+            "nota-credito-ncre.xml", "factura-exenta.xml", "factura-certificada.xml"} <= names
+
+
+@pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda p: p.name)
+def test_example_report(validator, snapshot_json, path):
+    report = validator.validate_bytes(path.read_bytes(), path=path.name)
+    assert report.valid, [issue.message for issue in report.issues]
+    assert report_data(report) == snapshot_json
+
+
+def test_english_messages(validator_en):
+    path = EXAMPLES / "factura-fact.xml"
+    data = path.read_bytes().replace(b"<dte:MontoImpuesto>91.07<", b"<dte:MontoImpuesto>91.90<")
+    report = validator_en.validate_bytes(data, path=path.name)
+    iva = next(issue for issue in report.issues if issue.rule_id == "FEL-IVA-01")
+    assert iva.message.startswith("Line 1: IVA is 91.90 but should be 91.0716")
+    assert iva.title == "Line IVA = taxable amount × rate of the taxable-unit code"
+    signature = next(issue for issue in report.issues if issue.rule_id == "FEL-XSD-02")
+    assert signature.message.startswith("The document has no ds:Signature")
+
+
+def test_certified_example_summary(validator):
+    report = validator.validate_path(EXAMPLES / "factura-certificada.xml")
+    document = report.document
+    assert document.certified is True
+    assert document.serie == document.numero_autorizacion[:8]
+    assert int(document.numero_autorizacion.replace("-", "")[8:16], 16) == int(document.numero)
+
+
+def test_report_is_deterministic(validator):
+    data = (EXAMPLES / "factura-fact.xml").read_bytes()
+    first = validator.validate_bytes(data, path="x.xml").to_json(include_run=False)
+    second = validator.validate_bytes(data, path="x.xml").to_json(include_run=False)
+    assert first == second
