@@ -81,7 +81,7 @@ class Validator:
         if parsed.root is None:
             return self._finish(path, sha256, issues, [parsed.status], None, started)
         statuses = [parsed.status]
-        schema = check_schema(self.schema_set, parsed.root, lang)
+        schema = check_schema(self.schema_set, parsed.root, lang, source=data)
         issues += schema.issues
         statuses.append(schema.status)
         try:

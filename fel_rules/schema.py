@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import tempfile
 import threading
+from xml.etree import ElementTree
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -173,10 +174,19 @@ class SchemaCheck:
     issues: list[Issue]
 
 
-def check_schema(schema_set: SchemaSet, root: etree._Element, lang: str = "es") -> SchemaCheck:
-    """Validate ``root`` (Adenda set aside, missing signature tolerated) and describe each error."""
-    issues: list[Issue] = []
+def check_schema(
+    schema_set: SchemaSet, root: etree._Element, lang: str = "es", *, source: bytes | None = None
+) -> SchemaCheck:
+    """Validate ``root`` (Adenda set aside, missing signature tolerated) and describe each error.
+
+    When the original bytes are given, a first pass runs on an ElementTree copy (about 20 % faster
+    in xmlschema); only a document with real errors is validated again on ``root`` to locate them.
+    ``source`` must be the bytes ``root`` was parsed from (already known to carry no DTD).
+    """
     signed = root.find(_SIGNATURE) is not None
+    if source is not None and _quick_pass(schema_set, source, signed):
+        return SchemaCheck("passed", [] if signed else [engine_issue("FEL-XSD-02", lang, location=_root_location(root))])
+    issues: list[Issue] = []
     detached = _detach_adendas(root)
     try:
         errors = list(schema_set.schema.iter_errors(root))  # type: ignore[attr-defined]
@@ -192,6 +202,25 @@ def check_schema(schema_set: SchemaSet, root: etree._Element, lang: str = "es") 
         issues.append(engine_issue("FEL-XSD-02", lang, location=_root_location(root)))
     failed = any(issue.severity == "error" for issue in issues)
     return SchemaCheck("failed" if failed else "passed", issues)
+
+
+def _quick_pass(schema_set: SchemaSet, source: bytes, signed: bool) -> bool:
+    """True when the document is schema-valid (ignoring a missing signature), judged on ElementTree."""
+    try:
+        quick_root = ElementTree.fromstring(source)
+    except ElementTree.ParseError:
+        return False
+    for sat in quick_root:
+        for child in list(sat):
+            if child.tag == _ADENDA:
+                sat.remove(child)
+    try:
+        for error in schema_set.schema.iter_errors(quick_root):  # type: ignore[attr-defined]
+            if signed or not _is_missing_signature(error, quick_root):
+                return False
+    except Exception:  # noqa: BLE001 - let the detailed pass report it
+        return False
+    return True
 
 
 def _root_location(root: etree._Element) -> Location:
@@ -216,7 +245,7 @@ def _reattach(detached: list[tuple[etree._Element, int, etree._Element]]) -> Non
         sat.insert(index, child)
 
 
-def _is_missing_signature(error: object, root: etree._Element) -> bool:
+def _is_missing_signature(error: object, root: object) -> bool:
     if getattr(error, "elem", None) is not root:
         return False
     expected = getattr(error, "expected", None) or []

@@ -17,9 +17,9 @@ def element_xpath(element: etree._Element) -> str:
         parent = node.getparent()
         name = prefixed(node.tag) if isinstance(node.tag, str) else "node()"
         if parent is not None:
-            same = [child for child in parent if child.tag == node.tag]
-            if len(same) > 1:
-                name += f"[{same.index(node) + 1}]"
+            before = sum(1 for _ in node.itersiblings(node.tag, preceding=True))
+            if before or next(node.itersiblings(node.tag), None) is not None:
+                name += f"[{before + 1}]"
         steps.append(name)
         node = parent
     return "/" + "/".join(reversed(steps))

@@ -39,7 +39,6 @@ class RequiredCheck:
         for node in self.context(doc.root):
             if self.when is not None and not _truthy(self.when(node)):
                 continue
-            base = element_xpath(node)
             for path, xpath in self.fields:
                 try:
                     found = xpath(node)
@@ -49,7 +48,7 @@ class RequiredCheck:
                     continue
                 field = path.rsplit("/", 1)[-1].lstrip("@").split(":")[-1]
                 yield Finding(
-                    xpath=f"{base}/{path}", line=node.sourceline, item=item_number(node), field=field,
+                    xpath=f"{element_xpath(node)}/{path}", line=node.sourceline, item=item_number(node), field=field,
                     values={"field": field},
                 )
 

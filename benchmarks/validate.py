@@ -1,0 +1,87 @@
+"""Benchmark of the validation pipeline: schema compile time, full-pipeline medians, share in rules.
+
+Run: ``python benchmarks/validate.py [--repeat N]``. Prints medians (ms) for a FACT invoice with
+1, 10 and 100 lines, the time split per stage, and ratios against a reference measured in the
+same process (bare xmlschema validation of the same document), so noise on a shared machine
+affects both sides alike. Nothing here asserts timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from fel_rules import Config, Validator  # noqa: E402
+from fel_rules.checks import CheckInput  # noqa: E402
+from fel_rules.facts import extract_facts  # noqa: E402
+from fel_rules.parse import parse_xml  # noqa: E402
+from fel_rules.schema import builtin_schema_set, check_schema  # noqa: E402
+from tests.support.builder import Invoice, Item  # noqa: E402
+
+
+def invoice(lines: int) -> bytes:
+    """A FACT with ``lines`` taxed lines (deterministic content)."""
+    items = [
+        Item.goods(f"Artículo de ferretería número {n}", cantidad=str(1 + n % 7), precio_unitario=f"{12 + n % 90}.75",
+                   descuento="1.25" if n % 3 == 0 else None)
+        for n in range(1, lines + 1)
+    ]
+    return Invoice(tipo="FACT", receptor_id="CF", frases=[(1, 1)], items=items).to_xml()
+
+
+def median_ms(action, repeat: int) -> float:
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        action()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=60, help="runs per measurement (median is printed)")
+    args = parser.parse_args()
+
+    start = time.perf_counter()
+    schema_set = builtin_schema_set()
+    compile_s = time.perf_counter() - start
+    print(f"schema compile (once per process): {compile_s * 1000:.0f} ms  [{schema_set.name}]")
+
+    validator = Validator(Config())
+    print(f"rules loaded: {len(validator.catalog.rules)}\n")
+    header = f"{'lines':>5} {'pipeline':>9} {'parse':>7} {'schema':>7} {'facts':>7} {'rules':>7} {'rules %':>8} {'xmlschema ref':>14} {'ratio':>6}"
+    print(header)
+    print("-" * len(header))
+    for lines in (1, 10, 100):
+        data = invoice(lines)
+        report = validator.validate_bytes(data)
+        assert report.valid, [i.message for i in report.issues]
+        root = parse_xml(data, max_bytes=validator.config.max_bytes).root
+        facts = extract_facts(root)
+        doc = CheckInput(root=root, facts=facts, config=validator.config, evaluator=validator._evaluator)
+
+        def run_rules(doc=doc):
+            for rule in validator.catalog.rules:
+                if rule.applies(facts.kind, "FACT"):
+                    list(rule.check.check(doc))
+
+        pipeline = median_ms(lambda: validator.validate_bytes(data), args.repeat)
+        parse = median_ms(lambda: parse_xml(data, max_bytes=validator.config.max_bytes), args.repeat)
+        schema = median_ms(lambda: check_schema(schema_set, root, source=data), args.repeat)
+        extract = median_ms(lambda: extract_facts(root), args.repeat)
+        rules = median_ms(run_rules, args.repeat)
+        reference = median_ms(lambda: list(schema_set.schema.iter_errors(root)), args.repeat)
+        print(f"{lines:>5} {pipeline:>8.2f}ms {parse:>6.2f}ms {schema:>6.2f}ms {extract:>6.2f}ms {rules:>6.2f}ms "
+              f"{rules / pipeline * 100:>7.1f}% {reference:>12.2f}ms {pipeline / reference:>6.2f}")
+    print("\nratio = full pipeline / bare xmlschema validation of the same tree, measured side by side.")
+
+
+if __name__ == "__main__":
+    main()
