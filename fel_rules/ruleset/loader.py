@@ -166,6 +166,12 @@ _PYDANTIC_ES = {
 }
 
 
+_PYDANTIC_EN = {
+    "extra_forbidden": "unknown key '{key}'",
+    "missing": "missing required key '{key}'",
+}
+
+
 def _validation_error(exc: ValidationError, data: Any, path: Path, *, prefix: tuple,
                       rule_id: str | None = None) -> RuleFileError:
     error = exc.errors(include_url=False)[0]
@@ -174,9 +180,10 @@ def _validation_error(exc: ValidationError, data: Any, path: Path, *, prefix: tu
     line, column = position(data, (*prefix, *loc))
     msg = error["msg"].removeprefix("Value error, ")
     template = _PYDANTIC_ES.get(error["type"], "valor inválido en '{key}': {msg}")
+    template_en = _PYDANTIC_EN.get(error["type"], "invalid value in '{key}': {msg}")
     return RuleFileError(
         template.format(key=key, msg=msg),
-        message_en=f"{key}: {msg}",
+        message_en=template_en.format(key=key, msg=msg),
         path=str(path), line=line, column=column, rule_id=rule_id,
     )
 
