@@ -13,7 +13,7 @@ from ..namespaces import DS, DTE, DTE_ANULACION
 from .loaded import LoadedRule, RuleCatalog, Ruleset
 from .model import EXPRESSION_KEYS, Override, ProfileFile, RuleFile, RuleSpec
 from .rates import load_rates
-from .yamlfile import MarkedDict, load_yaml, position
+from .yamlfile import load_yaml, position, value_position
 
 __all__ = ["apply_profile", "load_catalog", "load_rule_file"]
 
@@ -145,10 +145,13 @@ def _prepare(kind: type, params: dict, params_loc: tuple, data: Any, path: Path,
         return kind(model, RuleEnv(rule_id=rule_id, namespaces=namespaces))
     except (ValueError, TypeError) as exc:
         key = getattr(exc, "key", None)
-        line, column = position(data, (*params_loc, key) if key else params_loc)
         offset = getattr(exc, "column", None)
-        if column is not None and offset:
-            column += offset
+        if key and offset:  # point at the character inside the expression
+            line, column = value_position(data, (*params_loc, key))
+            if column is not None:
+                column += offset - 1
+        else:
+            line, column = position(data, (*params_loc, key) if key else params_loc)
         message = str(exc)
         message_en = getattr(exc, "message_en", None)
         if message_en and key:

@@ -9,7 +9,7 @@ import yaml
 
 from ..errors import RuleFileError
 
-__all__ = ["MarkedDict", "MarkedList", "load_yaml", "position"]
+__all__ = ["MarkedDict", "MarkedList", "load_yaml", "position", "value_position"]
 
 
 class MarkedDict(dict):
@@ -18,6 +18,7 @@ class MarkedDict(dict):
     start: tuple[int, int] = (1, 1)
     keys_at: dict[Any, tuple[int, int]]
     values_at: dict[Any, tuple[int, int]]
+    quoted: set[Any]
 
 
 class MarkedList(list):
@@ -39,7 +40,7 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> MarkedDict:
     loader.flatten_mapping(node)
     result = MarkedDict()
     result.start = _pos(node.start_mark)
-    result.keys_at, result.values_at = {}, {}
+    result.keys_at, result.values_at, result.quoted = {}, {}, set()
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
         if key in result:
@@ -54,6 +55,8 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> MarkedDict:
         result[key] = loader.construct_object(value_node, deep=True)
         result.keys_at[key] = _pos(key_node.start_mark)
         result.values_at[key] = _pos(value_node.start_mark)
+        if isinstance(value_node, yaml.ScalarNode) and value_node.style in ('"', "'"):
+            result.quoted.add(key)
     return result
 
 
@@ -113,3 +116,19 @@ def position(data: Any, loc: tuple[Any, ...]) -> tuple[int | None, int | None]:
         else:
             break
     return line, column
+
+
+def value_position(data: Any, loc: tuple[Any, ...]) -> tuple[int | None, int | None]:
+    """(line, column) where the text of the scalar value at ``loc`` starts (after a quote)."""
+    parent = data
+    for key in loc[:-1]:
+        if isinstance(parent, (MarkedDict, MarkedList)):
+            try:
+                parent = parent[key]
+            except (KeyError, IndexError, TypeError):
+                return position(data, loc)
+    key = loc[-1] if loc else None
+    if isinstance(parent, MarkedDict) and key in parent.values_at:
+        line, column = parent.values_at[key]
+        return line, column + (1 if key in parent.quoted else 0)
+    return position(data, loc)

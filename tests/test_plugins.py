@@ -1,0 +1,87 @@
+"""Third-party check kinds arrive through the entry-point group ``fel_rules.checks``."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from importlib.metadata import EntryPoint
+
+import pytest
+
+from fel_rules import CheckKindError, Config, Validator
+from fel_rules.checks import registry
+
+from .conftest import EXAMPLES
+
+PLUGIN = '''
+"""A tiny third-party check kind: the document's GranTotal must not exceed a limit."""
+from fel_rules.checks import Finding, KindParams
+
+
+class LimitParams(KindParams):
+    limit: str
+
+
+class GranTotalLimit:
+    Params = LimitParams
+
+    def __init__(self, params, env):
+        from decimal import Decimal
+        self.limit = Decimal(params.limit)
+
+    def check(self, doc):
+        total = doc.facts.totales.gran_total
+        if total is not None and total.value is not None and total.value > self.limit:
+            yield Finding(xpath=total.xpath, line=total.line, field="GranTotal",
+                          values={"value": total.raw, "limit": str(self.limit)})
+'''
+
+RULES = """\
+schema_version: 1
+ruleset: {id: externas, version: "1", title: Reglas con un tipo de terceros}
+rules:
+  - id: EXT-01
+    title: Gran total bajo el límite interno
+    check: gran_total_limit
+    params: {limit: "1000.00"}
+    message: "GranTotal {value} supera el límite {limit}"
+"""
+
+
+@pytest.fixture
+def plugin(tmp_path, monkeypatch):
+    package = tmp_path / "felext"
+    package.mkdir()
+    (package / "__init__.py").write_text(textwrap.dedent(PLUGIN), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    entry = EntryPoint(name="gran_total_limit", value="felext:GranTotalLimit", group=registry.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [entry] if group == registry.ENTRY_POINT_GROUP else [])
+    monkeypatch.setattr(registry, "_plugins_loaded", False)
+    monkeypatch.setattr(registry, "_KINDS", dict(registry._KINDS))
+    yield
+    sys.modules.pop("felext", None)
+
+
+def test_a_yaml_rule_uses_a_plugin_kind(plugin, tmp_path):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "externas.yaml").write_text(RULES, encoding="utf-8")
+    report = Validator(Config(rules_dir=rules)).validate_path(EXAMPLES / "factura-fact.xml")
+    (issue,) = [i for i in report.issues if i.rule_id == "EXT-01"]
+    assert issue.message == "GranTotal 1911.50 supera el límite 1000.00" and issue.location.line == 85
+
+
+def test_a_broken_plugin_is_named(tmp_path, monkeypatch):
+    entry = EntryPoint(name="roto", value="no_existe_este_modulo:Clase", group=registry.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [entry])
+    monkeypatch.setattr(registry, "_plugins_loaded", False)
+    monkeypatch.setattr(registry, "_KINDS", dict(registry._KINDS))
+    with pytest.raises(CheckKindError) as info:
+        registry.get_check_kind("roto")
+    assert "'roto'" in info.value.message and "no_existe_este_modulo" in info.value.message
+
+
+def test_a_kind_without_params_model_is_refused(monkeypatch):
+    monkeypatch.setattr(registry, "_KINDS", dict(registry._KINDS))
+    with pytest.raises(CheckKindError):
+        registry.check_kind("sin_params")(type("SinParams", (), {"check": lambda self, doc: iter(())}))

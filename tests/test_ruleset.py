@@ -1,0 +1,229 @@
+"""Rule files are checked when they load: every mistake names file, line, column and rule."""
+
+from __future__ import annotations
+
+import textwrap
+from datetime import date
+
+import pytest
+
+from fel_rules import Config, RuleFileError, Validator
+from fel_rules.ruleset import load_catalog, load_rule_file
+
+from .conftest import EXAMPLES
+
+HEADER = """\
+schema_version: 1
+ruleset: {id: prueba, version: "1", title: Reglas de prueba}
+rules:
+"""
+
+GOOD_RULE = """\
+  - id: TST-01
+    title: Descuento no mayor que el precio
+    context: "//dte:Item[dte:Descuento]"
+    let: {precio: dte:Precio, descuento: dte:Descuento}
+    assert: descuento <= precio
+    message: "Línea {item}: descuento {descuento} > precio {precio}"
+"""
+
+
+def write(tmp_path, body: str, name: str = "prueba.yaml"):
+    path = tmp_path / name
+    path.write_text(HEADER + textwrap.dedent(body), encoding="utf-8")
+    return path
+
+
+def load_error(tmp_path, body: str) -> RuleFileError:
+    path = write(tmp_path, body)
+    with pytest.raises(RuleFileError) as info:
+        load_rule_file(path)
+    return info.value
+
+
+def test_good_rule_loads(tmp_path):
+    ruleset = load_rule_file(write(tmp_path, GOOD_RULE))
+    (rule,) = ruleset.rules
+    assert (rule.id, rule.line, type(rule.check).__name__) == ("TST-01", 4, "ExpressionCheck")
+
+
+def test_unknown_key(tmp_path):
+    error = load_error(tmp_path, GOOD_RULE + "    severidad: alta\n")
+    assert (error.line, error.column, error.rule_id) == (10, 3, "TST-01")
+    assert "clave desconocida 'severidad'" in error.message
+    assert "unknown key 'severidad'" in error.message_en
+    assert error.message.startswith(f"{tmp_path / 'prueba.yaml'}:10:3 [TST-01]: ")
+
+
+def test_unknown_check_kind(tmp_path):
+    error = load_error(tmp_path, """\
+      - id: TST-02
+        title: x
+        check: digito_magico
+        message: x
+    """)
+    assert error.line == 6 and error.rule_id == "TST-02"
+    assert "Tipo de verificación desconocido 'digito_magico'" in error.message and "nit" in error.message
+
+
+def test_bad_params(tmp_path):
+    error = load_error(tmp_path, """\
+      - id: TST-03
+        title: x
+        check: nit
+        params: {party: vendedor}
+        message: x
+    """)
+    assert error.line == 7 and error.rule_id == "TST-03"
+    assert "party" in error.message
+
+
+def test_bad_expression_names_the_column(tmp_path):
+    error = load_error(tmp_path, GOOD_RULE.replace("assert: descuento <= precio", "assert: descuento.real <= precio"))
+    assert error.line == 8 and error.rule_id == "TST-01"
+    assert "acceso a atributos" in error.message and error.column == 11  # "descuento.real" starts there
+
+
+def test_unknown_name_in_expression(tmp_path):
+    error = load_error(tmp_path, GOOD_RULE.replace("descuento <= precio", "descuento <= costo"))
+    assert "nombre desconocido 'costo'" in error.message and "unknown name 'costo'" in error.message_en
+
+
+def test_bad_xpath(tmp_path):
+    error = load_error(tmp_path, GOOD_RULE.replace('"//dte:Item[dte:Descuento]"', '"//dte:Item[["'))
+    assert error.rule_id == "TST-01" and "XPath inválido" in error.message
+
+
+def test_duplicate_rule_id_in_one_file(tmp_path):
+    error = load_error(tmp_path, GOOD_RULE + GOOD_RULE)
+    assert error.line == 10 and "duplicado" in error.message and "line 4" in error.message_en
+
+
+def test_duplicate_rule_id_across_files(tmp_path):
+    write(tmp_path, GOOD_RULE, "a.yaml")
+    other = (HEADER.replace("id: prueba", "id: otra") + GOOD_RULE)
+    (tmp_path / "b.yaml").write_text(other, encoding="utf-8")
+    with pytest.raises(RuleFileError) as info:
+        load_catalog(tmp_path)
+    assert "b.yaml" in info.value.message and "a.yaml:4" in info.value.message
+
+
+def test_duplicate_yaml_key(tmp_path):
+    error = load_error(tmp_path, GOOD_RULE + "    title: otra vez\n")
+    assert error.line == 10 and "clave duplicada 'title'" in error.message
+
+
+def test_yaml_syntax_error(tmp_path):
+    error = load_error(tmp_path, "  - id: [sin cerrar\n")
+    assert error.line is not None and "YAML inválido" in error.message
+
+
+def test_expression_keys_with_another_kind(tmp_path):
+    error = load_error(tmp_path, """\
+      - id: TST-04
+        title: x
+        check: required
+        params: {fields: ["@NITEmisor"]}
+        assert: "True"
+        message: x
+    """)
+    assert error.line == 8 and "solo se usa con check: expression" in error.message
+
+
+def test_missing_message(tmp_path):
+    error = load_error(tmp_path, """\
+      - id: TST-05
+        title: x
+        context: //dte:Item
+        assert: "True"
+    """)
+    assert "falta la clave obligatoria 'message'" in error.message and error.rule_id == "TST-05"
+
+
+def test_bad_rule_id(tmp_path):
+    error = load_error(tmp_path, GOOD_RULE.replace("TST-01", "regla uno"))
+    assert "'id' no tiene el formato requerido" in error.message
+
+
+def test_unknown_dte_type(tmp_path):
+    error = load_error(tmp_path, GOOD_RULE + "    applies_to: [FACT, FACTURA]\n")
+    assert "FACTURA" in error.message
+
+
+def test_let_uses_a_later_variable(tmp_path):
+    error = load_error(tmp_path, GOOD_RULE.replace(
+        "let: {precio: dte:Precio, descuento: dte:Descuento}",
+        "let: {precio: 'dte:Precio[. > $descuento]', descuento: dte:Descuento}"))
+    assert "$descuento" in error.message
+
+
+# --- profiles and effective dates ------------------------------------------------------------
+
+FACT = (EXAMPLES / "factura-fact.xml").read_bytes()
+BAD_RECEPTOR = FACT.replace(b'IDReceptor="38461528"', b'IDReceptor="38461529"')
+
+
+def _profile(tmp_path, overrides: str):
+    path = tmp_path / "perfil.yaml"
+    path.write_text("schema_version: 1\nprofile: {id: perfil, title: Perfil}\noverrides:\n"
+                    + textwrap.indent(textwrap.dedent(overrides), "  "), encoding="utf-8")
+    return path
+
+
+def test_profile_override_until_a_date(tmp_path):
+    profile = _profile(tmp_path, """\
+        FEL-NIT-02: {severity: info, reason: Migración de clientes, until: 2026-03-01}
+    """)
+    validator = Validator(Config(profile=str(profile)))
+    issue = next(i for i in validator.validate_bytes(BAD_RECEPTOR).issues if i.rule_id == "FEL-NIT-02")
+    assert issue.severity.value == "error"  # the document is from 2026-03-02: the override has expired
+    early = Validator(Config(profile=str(profile), as_of=date(2026, 2, 1)))
+    issue = next(i for i in early.validate_bytes(BAD_RECEPTOR).issues if i.rule_id == "FEL-NIT-02")
+    assert issue.severity.value == "info"
+
+
+def test_profile_can_disable_a_rule(tmp_path):
+    profile = _profile(tmp_path, "FEL-NIT-02: {enabled: false, reason: Receptores extranjeros sin TipoEspecial}\n")
+    report = Validator(Config(profile=str(profile))).validate_bytes(BAD_RECEPTOR)
+    assert report.valid and report.run.profile == "perfil"
+
+
+def test_profile_can_change_params(tmp_path):
+    profile = _profile(tmp_path, "FEL-NIT-02: {params: {allow: [CF, '38461529']}, reason: NIT histórico conocido}\n")
+    assert Validator(Config(profile=str(profile))).validate_bytes(BAD_RECEPTOR).valid
+
+
+def test_profile_needs_a_reason(tmp_path):
+    profile = _profile(tmp_path, "FEL-NIT-02: {enabled: false}\n")
+    with pytest.raises(RuleFileError) as info:
+        Validator(Config(profile=str(profile)))
+    assert "reason" in info.value.message and info.value.line == 4
+
+
+def test_profile_names_an_unknown_rule(tmp_path):
+    profile = _profile(tmp_path, "FEL-NADA-99: {enabled: false, reason: No existe}\n")
+    with pytest.raises(RuleFileError) as info:
+        Validator(Config(profile=str(profile)))
+    assert info.value.rule_id == "FEL-NADA-99" and info.value.line == 4
+
+
+def test_effective_dates_follow_the_emission_date(tmp_path):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "fechas.yaml").write_text(HEADER + textwrap.dedent("""\
+      - id: TST-10
+        title: Regla vigente desde abril de 2026
+        effective: {from: 2026-04-01}
+        context: //dte:Totales
+        assert: "False"
+        message: siempre falla
+    """), encoding="utf-8")
+    in_march = Validator(Config(rules_dir=rules)).validate_bytes(FACT)
+    assert "TST-10" not in {i.rule_id for i in in_march.issues}
+    as_of_april = Validator(Config(rules_dir=rules, as_of=date(2026, 4, 1))).validate_bytes(FACT)
+    assert "TST-10" in {i.rule_id for i in as_of_april.issues}
+
+
+def test_shipped_profile_loads():
+    validator = Validator(Config(profile="pruebas"))
+    assert validator.catalog.profile == "pruebas"
