@@ -126,6 +126,9 @@ def collect_files(paths: Sequence[str], lang: str = "es") -> list[Path]:
             files.extend(found)
         elif path.is_file():
             files.append(path)
+        elif path.exists():
+            raise InputError(f"No es un archivo regular ni un directorio: {path}",
+                             message_en=f"Not a regular file or directory: {path}")
         else:
             raise InputError(f"No existe el archivo o directorio: {path}",
                              message_en=f"No such file or directory: {path}")

@@ -59,7 +59,7 @@ def parse_xml(data: bytes, *, max_bytes: int, lang: str = "es") -> ParseResult:
         root = etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as exc:
         line = exc.lineno if exc.lineno and exc.lineno > 0 else None
-        detail = _syntax_detail(exc)
+        detail = _syntax_detail(exc, lang) + _looks_like(data, lang)
         return ParseResult(
             "failed", issues=[engine_issue("FEL-XML-03", lang, location=Location(line=line), detail=detail)]
         )
@@ -95,9 +95,22 @@ def _check_root(root: etree._Element, lang: str) -> ParseResult:
     return ParseResult("passed", root=root, kind=kind)
 
 
-def _syntax_detail(exc: etree.XMLSyntaxError) -> str:
+def _syntax_detail(exc: etree.XMLSyntaxError, lang: str) -> str:
     message = (exc.msg or str(exc)).strip()
     # libxml2 appends ", line N, column M"; the report carries the line on its own.
     message = message.split(", line ")[0]
     column = getattr(exc, "position", (None, None))[1]
-    return f"{message} (columna {column})" if column else message
+    if not column:
+        return message
+    return f"{message} (column {column})" if lang == "en" else f"{message} (columna {column})"
+
+
+def _looks_like(data: bytes, lang: str) -> str:
+    """A hint when the bytes are obviously another format."""
+    english = lang == "en"
+    head = data.lstrip(b" \t\r\n\xef\xbb\xbf")[:1]
+    if head in (b"{", b"["):
+        return " — the file looks like JSON, not XML" if english else " — el archivo parece JSON, no XML"
+    if data[:5] == b"%PDF-":
+        return " — the file is a PDF, not the DTE's XML" if english else " — el archivo es un PDF, no el XML del DTE"
+    return ""

@@ -16,7 +16,7 @@ __all__ = ["describe_error"]
 
 _ITEM = f"{{{DTE}}}Item"
 _ATTRIBUTE = re.compile(r"^attribute (?P<attr>[\w:]+)='(?P<value>.*?)': (?P<rest>.*)$", re.S)
-_FACET = re.compile(r"^(?P<rest>.*)$", re.S)
+_MISSING_ATTRIBUTE = re.compile(r"^missing required attribute '(?P<attr>[^']+)'$")
 
 # (pattern on xmlschema's reason, Spanish template). Templates see: what, value, and the groups.
 _RULES: list[tuple[re.Pattern[str], str]] = [
@@ -80,6 +80,9 @@ def describe_error(error: object, lang: str) -> Issue:
         spanish = _facet_message(attribute["rest"], f"El atributo {field} de {where}", attribute["value"])
         english = f"{where}: {reason}"
     else:
+        missing = _MISSING_ATTRIBUTE.match(reason.strip())
+        if missing:
+            field = missing["attr"]
         spanish = _element_message(reason, where)
         if spanish is None:
             value = (element.text or "").strip() if is_element else ""

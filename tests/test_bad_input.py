@@ -25,7 +25,7 @@ CASES = {
     "empty": (b"", "FEL-XML-01", "vacío"),
     "whitespace": (b"  \n\t ", "FEL-XML-01", "vacío"),
     "not_xml": (b"esto no es XML", "FEL-XML-03", "no es XML bien formado"),
-    "json": (b'{"Tipo": "FACT", "GranTotal": 100}', "FEL-XML-03", "no es XML bien formado"),
+    "json": (b'{"Tipo": "FACT", "GranTotal": 100}', "FEL-XML-03", "parece JSON"),
     "html": (b"<!DOCTYPE html><html><body><p>Factura</p></body></html>", "FEL-XML-05", "'html'"),
     "html_without_doctype": (b"<html><body>Factura</body></html>", "FEL-XML-05", "'html'"),
     "wrong_root": (b'<dte:Factura xmlns:dte="http://www.sat.gob.gt/dte/fel/0.2.0"/>', "FEL-XML-05", "dte:GTDocumento"),
