@@ -7,6 +7,7 @@ Exit codes: 0 every document valid, 1 at least one invalid (or an issue at ``--f
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from datetime import date
@@ -40,7 +41,7 @@ def _decimal(text: str) -> Decimal:
 
 
 def _positive_int(text: str) -> int:
-    if not text.isdigit() or int(text) <= 0:
+    if not re.fullmatch(r"[0-9]{1,12}", text) or int(text) <= 0:
         raise argparse.ArgumentTypeError(f"debe ser un entero positivo: {text!r}")
     return int(text)
 

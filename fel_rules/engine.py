@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import decimal
 import hashlib
+from itertools import islice
 import time
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -24,15 +25,17 @@ from .money import MONEY_CONTEXT
 from .parse import parse_xml
 from .report import Counts, Issue, Location, Refs, Report, RulesetRef, RunInfo, SchemaInfo, Severity, Stage
 from .ruleset import LoadedRule, RuleCatalog, load_catalog
-from .schema import SchemaSet, builtin_schema_set, check_schema, official_schema_set
+from .schema import SchemaSet, builtin_schema_set, check_schema, official_schema_set, strip_adendas
 from .summary import document_summary, document_totals
+from .templates import render_template
 
-__all__ = ["Validator"]
+__all__ = ["MAX_FINDINGS_PER_RULE", "Validator"]
 
+#: Issues one rule may add to a report; beyond that an information issue says how many were left out.
+MAX_FINDINGS_PER_RULE = 200
 
-class _Missing(dict):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
+#: SAT's cardinalities (GT_Documento 0.2.x); rules run on a schema-invalid document only within them.
+_SAT_LIMITS = {"Item": 9999, "TotalImpuesto": 20, "Impuesto por ítem": 2, "Frase": 100, "Complemento": 100}
 
 
 class Validator:
@@ -68,49 +71,57 @@ class Validator:
             data = file.read_bytes()
         except OSError as exc:
             issue = engine_issue("FEL-XML-07", self.config.lang, path=file, detail=exc.strerror or exc)
-            return self._finish(str(path), "", [issue], ["error"], None, time.perf_counter())
+            return self._finish(str(path), None, [issue], ["error"], None, time.perf_counter())
         return self.validate_bytes(data, path=str(path))
 
     def validate_bytes(self, data: bytes, *, path: str | None = None) -> Report:
         """Validate one document given as bytes; ``path`` only names it in the report."""
         started = time.perf_counter()
-        lang = self.config.lang
         sha256 = hashlib.sha256(data).hexdigest()
+        try:
+            return self._pipeline(data, path, sha256, started)
+        except Exception as exc:  # noqa: BLE001 - last line of defence: an engine bug is an issue, not a traceback
+            issue = engine_issue("FEL-ENG-02", self.config.lang, stage="engine", detail=f"{type(exc).__name__}: {exc}")
+            return self._finish(path, sha256, [issue], ["error"], None, started)
+
+    def _pipeline(self, data: bytes, path: str | None, sha256: str, started: float) -> Report:
+        lang = self.config.lang
         parsed = parse_xml(data, max_bytes=self.config.max_bytes, lang=lang)
         issues = list(parsed.issues)
         if parsed.root is None:
             return self._finish(path, sha256, issues, [parsed.status], None, started)
-        statuses = [parsed.status]
-        schema = check_schema(self.schema_set, parsed.root, lang, source=data)
+        root = parsed.root
+        strip_adendas(root)  # free-form certifier data: neither the schema nor the rules look inside
+        schema = check_schema(self.schema_set, root, lang, source=data)
         issues += schema.issues
-        statuses.append(schema.status)
+        statuses = [parsed.status, schema.status]
         try:
-            facts = extract_facts(parsed.root)
+            facts = extract_facts(root)
         except Exception as exc:  # noqa: BLE001 - never a traceback, never a silent pass
             issues.append(engine_issue("FEL-ENG-02", lang, stage="facts", detail=f"{type(exc).__name__}: {exc}"))
-            statuses.append("error")
-            return self._finish(path, sha256, issues, statuses, None, started)
-        rule_issues, rules_status = self._run_rules(parsed.root, facts)
-        issues += rule_issues
-        statuses.append(rules_status)
-        return self._finish(path, sha256, issues, statuses, facts, started)
+            return self._finish(path, sha256, issues, [*statuses, "error"], None, started)
+        excess = _beyond_sat_limits(facts) if schema.status != "passed" else None
+        if excess:
+            issues.append(engine_issue("FEL-ENG-03", lang, detail=excess))
+            return self._finish(path, sha256, issues, [*statuses, "skipped"], facts, started)
+        rule_issues, rules_status = self._run_rules(root, facts)
+        return self._finish(path, sha256, issues + rule_issues, [*statuses, rules_status], facts, started)
 
     def _run_rules(self, root, facts: Documento | Anulacion) -> tuple[list[Issue], str]:
         day = self._as_of(facts)
-        document = facts.kind
-        tipo = facts.datos_generales.tipo.value if isinstance(facts, Documento) and facts.datos_generales and facts.datos_generales.tipo else None
+        tipo = _tipo(facts)
         doc = CheckInput(root=root, facts=facts, config=self.config, evaluator=self._evaluator)
         issues: list[Issue] = []
         status = "passed"
         with decimal.localcontext(MONEY_CONTEXT):
             for rule in self.catalog.rules:
-                if not rule.in_force(day) or not rule.applies(document, tipo):
+                if not rule.in_force(day) or not rule.applies(facts.kind, tipo):
                     continue
                 enabled, severity, check = rule.resolved(day)
                 if not enabled:
                     continue
                 try:
-                    findings = list(check.check(doc))
+                    findings = list(islice(check.check(doc), MAX_FINDINGS_PER_RULE + 1))
                 except CheckError as exc:
                     issues.append(self._crash(rule, exc))
                     status = "error"
@@ -119,7 +130,12 @@ class Validator:
                     issues.append(self._crash(rule, exc, unexpected=True))
                     status = "error"
                     continue
-                issues.extend(self._issue(rule, severity, finding) for finding in findings)
+                issues.extend(self._issue(rule, severity, finding) for finding in findings[:MAX_FINDINGS_PER_RULE])
+                if len(findings) > MAX_FINDINGS_PER_RULE:
+                    issues.append(engine_issue("FEL-ENG-04", self.config.lang, rule=rule.id,
+                                               count=f"más de {MAX_FINDINGS_PER_RULE}" if self.config.lang != "en"
+                                               else f"more than {MAX_FINDINGS_PER_RULE}",
+                                               shown=MAX_FINDINGS_PER_RULE))
         if status == "passed" and any(i.severity == Severity.ERROR for i in issues):
             status = "failed"
         return issues, status
@@ -140,8 +156,8 @@ class Validator:
     def _issue(self, rule: LoadedRule, severity: Severity, finding) -> Issue:
         english = self.config.lang == "en"
         spec = rule.spec
-        values = _Missing(finding.values)
-        message = (spec.message_en if english and spec.message_en else spec.message).format_map(values)
+        values = {"item": "" if finding.item is None else str(finding.item), **finding.values}
+        message = render_template(spec.message_en if english and spec.message_en else spec.message, values)
         hint = spec.hint_en if english and spec.hint_en else spec.hint
         return Issue(
             rule_id=spec.id,
@@ -149,7 +165,7 @@ class Validator:
             stage="rules",
             title=spec.title_en if english and spec.title_en else spec.title,
             message=message,
-            hint=hint.format_map(values) if hint else None,
+            hint=render_template(hint, values) if hint else None,
             refs=Refs(sat_code=spec.refs.sat_code_text, law=spec.refs.law),
             location=Location(xpath=finding.xpath, line=finding.line, item=finding.item, field=finding.field),
             expected=finding.expected,
@@ -164,15 +180,18 @@ class Validator:
 
     def _refused(self, path: str, size: int) -> Report:
         issue = engine_issue("FEL-XML-02", self.config.lang, size=size, limit=self.config.max_bytes)
-        return self._finish(path, "", [issue], ["error"], None, time.perf_counter())
+        return self._finish(path, None, [issue], ["error"], None, time.perf_counter())
 
     def _finish(self, path, sha256, issues, statuses, facts, started) -> Report:
+        as_of = self._as_of(facts) if facts is not None else self.config.as_of
         names = ("xml", "schema", "rules")
         stages = [Stage(name=name, status=statuses[i] if i < len(statuses) else "skipped") for i, name in enumerate(names)]
         issues = sorted(issues, key=Issue.sort_key)
         counts = Counts(**{level.value: sum(1 for i in issues if i.severity == level) for level in Severity})
         complete = all(stage.status in ("passed", "failed") for stage in stages)
         valid = all(stage.status == "passed" for stage in stages) and counts.error == 0
+        with decimal.localcontext(MONEY_CONTEXT):
+            totals = document_totals(facts)
         return Report(
             valid=valid,
             complete=complete,
@@ -181,7 +200,7 @@ class Validator:
             rulesets=[RulesetRef(id=r.id, version=r.version) for r in self.catalog.rulesets] if len(statuses) > 2 else [],
             stages=stages,
             counts=counts,
-            totals=document_totals(facts),
+            totals=totals,
             issues=issues,
             run=RunInfo(
                 engine_version=__version__,
@@ -189,6 +208,31 @@ class Validator:
                 duration_ms=round((time.perf_counter() - started) * 1000, 3),
                 lang=self.config.lang,
                 profile=self.catalog.profile,
-                as_of=self.config.as_of.isoformat() if self.config.as_of else None,
+                as_of=as_of.isoformat() if as_of else None,
             ),
         )
+
+
+def _tipo(facts: Documento | Anulacion) -> str | None:
+    if isinstance(facts, Documento) and facts.datos_generales and facts.datos_generales.tipo:
+        return facts.datos_generales.tipo.value
+    return None
+
+
+def _beyond_sat_limits(facts: Documento | Anulacion) -> str | None:
+    """Which of SAT's cardinalities a (schema-invalid) document exceeds, if any.
+
+    Rules are written for documents of SAT's shape; a document with, say, thousands of
+    TotalImpuesto would make totals rules quadratic, so rules are skipped for it.
+    """
+    if not isinstance(facts, Documento):
+        return None
+    counts = {
+        "Item": len(facts.items),
+        "TotalImpuesto": len(facts.totales.total_impuestos) if facts.totales else 0,
+        "Impuesto por ítem": max((len(item.impuestos) for item in facts.items), default=0),
+        "Frase": len(facts.frases),
+        "Complemento": len(facts.complementos),
+    }
+    over = [f"{name}: {counts[name]} > {limit}" for name, limit in _SAT_LIMITS.items() if counts[name] > limit]
+    return ", ".join(over) or None

@@ -10,6 +10,7 @@ types and functions is accepted; attribute access, subscripts, comprehensions, l
 from __future__ import annotations
 
 import ast
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -17,7 +18,7 @@ from decimal import Decimal
 from simpleeval import EvalWithCompoundTypes
 
 from .identifiers import uuid_numero, uuid_serie
-from .money import round_half_up
+from .money import parse_decimal, round_half_up
 
 __all__ = ["FUNCTION_NAMES", "CompiledExpression", "ExpressionError", "Evaluator", "compile_expression"]
 
@@ -80,8 +81,14 @@ def _builtin_functions() -> dict[str, Callable[..., object]]:
     }
 
 
-#: Functions every expression may call (``round2``, ``round_to``, ``close`` and ``rate`` depend on configuration).
-FUNCTION_NAMES = frozenset(_builtin_functions()) | {"round2", "round_to", "close", "rate"}
+#: Functions every expression may call (the last five depend on configuration or catalogues).
+FUNCTION_NAMES = frozenset(_builtin_functions()) | {"round2", "round_to", "round_as", "close", "rate"}
+
+
+def _places(like: Decimal) -> int:
+    """Number of decimals written in ``like`` (at least 0)."""
+    exponent = like.as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
 def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
@@ -129,16 +136,37 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
             used.add(node.id)
         elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
             literal = ast.get_source_segment(text, node) or repr(node.value)
-            node.value = Decimal(literal.replace("_", ""))
+            try:
+                node.value = Decimal(literal)
+            except ArithmeticError:
+                raise ExpressionError(
+                    f"número no admitido '{literal}'; escriba decimales como 12.50",
+                    f"unsupported number '{literal}'; write decimals like 12.50",
+                    column,
+                ) from None
         elif isinstance(node, ast.Constant) and isinstance(node.value, complex):
             raise ExpressionError("no se permiten números complejos", "complex numbers are not allowed", column)
     return CompiledExpression(text, module.body[0], frozenset(used))
 
 
 def _code(value: object) -> str:
-    if isinstance(value, Decimal) and value == value.to_integral_value():
-        return str(int(value))
-    return str(value).strip()
+    """Catalogue key of a CodigoUnidadGravable: ``1``, ``"1"``, ``"01"`` and ``1.0`` are all ``"1"``."""
+    text = str(value).strip()
+    number = parse_decimal(text)
+    if number is not None and number == number.to_integral_value():
+        return str(int(number))
+    return text
+
+
+class _DecimalEval(EvalWithCompoundTypes):
+    """simpleeval whose safety re-check skips plain values (Decimal is the common result here)."""
+
+    _PLAIN = (Decimal, str, bool, int, type(None))
+
+    def _check_disallowed_items(self, item: object) -> None:
+        if type(item) in self._PLAIN:
+            return
+        super()._check_disallowed_items(item)
 
 
 class Evaluator:
@@ -149,15 +177,22 @@ class Evaluator:
         functions.update(
             round2=lambda value: round_half_up(value, 2, rounding),
             round_to=lambda value, places: round_half_up(value, int(places), rounding),
+            round_as=lambda value, like: round_half_up(value, _places(like), rounding),
             close=lambda a, b: abs(a - b) <= tolerance,
             rate=lambda tax, code: rates.get((str(tax).strip().upper(), _code(code))),
         )
         operators = dict(EvalWithCompoundTypes().operators)
         operators.pop(ast.Pow, None)
-        self._engine = EvalWithCompoundTypes(operators=operators, functions=functions, names={})
+        self._operators, self._functions = operators, functions
+        self._local = threading.local()  # simpleeval keeps names on the instance: one per thread
         self.tolerance = tolerance
 
     def evaluate(self, expression: CompiledExpression, names: Mapping[str, object]) -> object:
         """Value of ``expression`` with ``names`` bound (the tolerance is available as ``tol``)."""
-        self._engine.names = {**names, "tol": self.tolerance}
-        return self._engine.eval(expression.source, previously_parsed=expression.node)
+        engine = getattr(self._local, "engine", None)
+        if engine is None:
+            engine = self._local.engine = _DecimalEval(
+                operators=self._operators, functions=self._functions, names={}
+            )
+        engine.names = {**names, "tol": self.tolerance}
+        return engine.eval(expression.source, previously_parsed=expression.node)

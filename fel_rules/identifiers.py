@@ -13,6 +13,7 @@ __all__ = [
     "uuid_serie",
 ]
 
+_ASCII_DIGITS = re.compile(r"[0-9]+")
 _NIT_SHAPE = re.compile(r"^[0-9]+[0-9K]$")
 _UUID_SHAPE = re.compile(r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")
 
@@ -40,7 +41,7 @@ def cui_problem(cui: str) -> str | None:
     """Why ``cui`` is not a valid CUI/DPI (``not_numeric``, ``length``, ``check_digit``, ``department``,
     ``municipality``), or ``None`` when it is valid."""
     value = cui.replace(" ", "").replace("-", "")
-    if not value.isdigit():
+    if not _ASCII_DIGITS.fullmatch(value):
         return "not_numeric"
     if len(value) != 13:
         return "length"

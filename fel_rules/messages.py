@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from .report import Issue, Location, Severity, StageName
 
-__all__ = ["ENGINE_MESSAGES", "EngineMessage", "engine_issue"]
+__all__ = ["ENGINE_MESSAGES", "EngineMessage", "KeepUnknown", "engine_issue"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,21 @@ ENGINE_MESSAGES: dict[str, EngineMessage] = {
         _m("FEL-XSD-03", "schema", "error",
            ("No se pudo ejecutar la validación de esquema", "Schema validation could not run"),
            ("El validador de esquema falló: {detail}", "The schema validator failed: {detail}")),
+        _m("FEL-XSD-04", "schema", "error",
+           ("Tipo xsi:type desconocido", "Unknown xsi:type"),
+           ("El documento usa un xsi:type que el esquema no define: {detail}",
+            "The document uses an xsi:type the schema does not define: {detail}"),
+           ("Un DTE no necesita xsi:type; elimine el atributo.", "A DTE needs no xsi:type; remove the attribute.")),
+        _m("FEL-ENG-03", "rules", "info",
+           ("Reglas omitidas", "Rules skipped"),
+           ("No se evaluaron las reglas: el documento no cumple el esquema y excede los límites de SAT "
+            "({detail}).",
+            "Rules were not evaluated: the document fails the schema and exceeds SAT's limits ({detail})."),
+           ("Corrija primero los errores de esquema.", "Fix the schema errors first.")),
+        _m("FEL-ENG-04", "rules", "info",
+           ("Hallazgos truncados", "Findings truncated"),
+           ("La regla {rule} encontró {count} problemas; el reporte muestra los primeros {shown}.",
+            "Rule {rule} found {count} problems; the report shows the first {shown}.")),
         _m("FEL-ENG-01", "engine", "error",
            ("Falla interna al evaluar una regla", "Internal failure while evaluating a rule"),
            ("La regla {rule} no pudo evaluarse: {detail}", "Rule {rule} could not be evaluated: {detail}"),
@@ -94,7 +109,9 @@ ENGINE_MESSAGES: dict[str, EngineMessage] = {
 }
 
 
-class _Missing(dict):
+class KeepUnknown(dict):
+    """Mapping for ``str.format_map`` that leaves unknown ``{names}`` as written."""
+
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"
 
@@ -115,7 +132,7 @@ def engine_issue(
         severity=severity or entry.severity,
         stage=entry.stage,
         title=entry.title[index],
-        message=entry.message[index].format_map(_Missing({k: str(v) for k, v in values.items()})),
+        message=entry.message[index].format_map(KeepUnknown({k: str(v) for k, v in values.items()})),
         hint=entry.hint[index] if entry.hint else None,
         location=location or Location(),
     )

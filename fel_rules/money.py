@@ -7,26 +7,40 @@ through :func:`round_half_up` (commercial rounding, not Python's banker's roundi
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
+import re
+from decimal import ROUND_HALF_UP, Context, Decimal
 
-__all__ = ["MONEY_CONTEXT", "decimal_str", "parse_decimal", "round_half_up"]
+__all__ = ["MAX_DIGITS", "MONEY_CONTEXT", "decimal_str", "parse_decimal", "parse_small_int", "round_half_up"]
 
 #: Enough precision for the XSD's 22 total digits with 10 decimals, plus products of two such values.
 MONEY_CONTEXT = Context(prec=60, rounding=ROUND_HALF_UP)
 
 
+#: Longest number accepted (the XSD allows 22 digits; more is certainly not an amount).
+MAX_DIGITS = 40
+_XSD_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+_SMALL_INT = re.compile(r"[0-9]{1,9}")
+
+
 def parse_decimal(text: str | None) -> Decimal | None:
-    """``Decimal`` of an XML number, or ``None`` when absent or not a finite number."""
+    """``Decimal`` of an xs:decimal lexical value (ASCII digits, no exponent), else ``None``.
+
+    Exponents (``1E+999999``), underscores, non-ASCII digits and numbers longer than
+    :data:`MAX_DIGITS` digits are refused, so no document can make an amount explode.
+    """
     if text is None:
         return None
     text = text.strip()
-    if not text:
+    if len(text) > MAX_DIGITS + 2 or not _XSD_DECIMAL.fullmatch(text):  # + sign and decimal point
         return None
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
+    return Decimal(text)
+
+
+def parse_small_int(text: str | None) -> int | None:
+    """An int of 1–9 ASCII digits (line numbers, codes), else ``None``."""
+    if text is None or not _SMALL_INT.fullmatch(text.strip()):
         return None
-    return value if value.is_finite() else None
+    return int(text.strip())
 
 
 def round_half_up(value: Decimal, places: int = 2, rounding: str = ROUND_HALF_UP) -> Decimal:

@@ -34,7 +34,8 @@ def _parser() -> etree.XMLParser:
         load_dtd=False,
         dtd_validation=False,
         huge_tree=False,
-        remove_comments=False,
+        remove_comments=True,  # "19<!-- -->11.50" must read as one amount, as a schema validator sees it
+        remove_pis=True,
         collect_ids=False,
     )
 

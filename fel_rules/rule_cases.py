@@ -13,8 +13,8 @@ A case file (``rules/tests/FEL-IVA-01.yaml``)::
             value: "99.00"
         expect: [FEL-IVA-01]
 
-``expect: pass`` means the rule reports nothing; a list means the rule fires and every listed
-rule id appears. Patches: ``set`` (element text or attribute value), ``remove``, and
+``expect: pass`` means the rule reports nothing; a list is exactly the set of rule ids the rules
+stage reports (the rule under test among them). Either way no check may crash. Patches: ``set`` (element text or attribute value), ``remove``, and
 ``append`` (an XML fragment added as the last child of the matched element; prefixes of the
 fragment are those of :data:`fel_rules.namespaces.PREFIXES`).
 """
@@ -149,15 +149,26 @@ class CaseResult:
 
     case: RuleCase
     report: Report
-    fired: bool
-    missing: list[str]
+    rule: str
+
+    @property
+    def fired_ids(self) -> set[str]:
+        """Rule ids reported by the rules stage."""
+        return {issue.rule_id for issue in self.report.issues if issue.stage == "rules"}
+
+    @property
+    def crashed(self) -> bool:
+        """True when a check failed to run (the verdict would not be conclusive)."""
+        return self.report.could_not_validate or any(i.stage == "engine" for i in self.report.issues)
 
     @property
     def passed(self) -> bool:
-        """True when the rule behaved as the case expects."""
+        """True when the rules behaved exactly as the case expects."""
+        if self.crashed:
+            return False
         if self.case.expect == "pass":
-            return not self.fired
-        return self.fired and not self.missing
+            return self.rule not in self.fired_ids
+        return self.rule in self.case.expect and self.fired_ids == set(self.case.expect)
 
 
 def run_case(validator: Any, case_file: CaseFile, case: RuleCase, folder: Path) -> CaseResult:
@@ -165,7 +176,4 @@ def run_case(validator: Any, case_file: CaseFile, case: RuleCase, folder: Path) 
     base = folder / (case.base or case_file.base)
     document = apply_patches(base.read_bytes(), case.patch)
     report = validator.validate_bytes(document, path=f"{case_file.rule}/{case.name}")
-    ids = {issue.rule_id for issue in report.issues}
-    fired = case_file.rule in ids
-    missing = [] if case.expect == "pass" else [rule_id for rule_id in case.expect if rule_id not in ids]
-    return CaseResult(case, report, fired, missing)
+    return CaseResult(case, report, case_file.rule)

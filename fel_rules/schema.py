@@ -25,7 +25,9 @@ from .schema_messages import describe_error
 from .xmlpath import element_xpath
 from .xsdfix import XMLDSIG, XS, FixLog, fix_schema_document
 
-__all__ = ["SchemaCheck", "SchemaSet", "builtin_schema_set", "check_schema", "official_schema_set"]
+__all__ = [
+    "SchemaCheck", "SchemaSet", "builtin_schema_set", "check_schema", "official_schema_set", "strip_adendas",
+]
 
 _ADENDA = f"{{{DTE}}}Adenda"
 _SIGNATURE = f"{{{DS}}}Signature"
@@ -177,7 +179,9 @@ class SchemaCheck:
 def check_schema(
     schema_set: SchemaSet, root: etree._Element, lang: str = "es", *, source: bytes | None = None
 ) -> SchemaCheck:
-    """Validate ``root`` (Adenda set aside, missing signature tolerated) and describe each error.
+    """Validate ``root`` (a missing signature tolerated) and describe each error.
+
+    ``root`` must already be free of ``dte:Adenda`` (see :func:`strip_adendas`).
 
     When the original bytes are given, a first pass runs on an ElementTree copy (about 20 % faster
     in xmlschema); only a document with real errors is validated again on ``root`` to locate them.
@@ -187,17 +191,20 @@ def check_schema(
     if source is not None and _quick_pass(schema_set, source, signed):
         return SchemaCheck("passed", [] if signed else [engine_issue("FEL-XSD-02", lang, location=_root_location(root))])
     issues: list[Issue] = []
-    detached = _detach_adendas(root)
     try:
         errors = list(schema_set.schema.iter_errors(root))  # type: ignore[attr-defined]
+    except KeyError as exc:  # xmlschema raises XMLSchemaKeyError for an xsi:type it cannot resolve
+        issue = engine_issue("FEL-XSD-04", lang, location=_root_location(root), detail=str(exc).strip("'\""))
+        return SchemaCheck("failed", [issue])
     except Exception as exc:  # noqa: BLE001 - a validator crash must become an issue, never a traceback
         return SchemaCheck("error", [engine_issue("FEL-XSD-03", lang, detail=f"{type(exc).__name__}: {exc}")])
-    finally:
-        _reattach(detached)
     for error in errors:
         if not signed and _is_missing_signature(error, root):
             continue
-        issues.append(describe_error(error, lang))
+        try:
+            issues.append(describe_error(error, lang))
+        except Exception as exc:  # noqa: BLE001 - an odd error object still becomes an issue
+            issues.append(engine_issue("FEL-XSD-01", lang, detail=f"{getattr(error, 'reason', error)} ({exc})"))
     if not signed:
         issues.append(engine_issue("FEL-XSD-02", lang, location=_root_location(root)))
     failed = any(issue.severity == "error" for issue in issues)
@@ -210,10 +217,7 @@ def _quick_pass(schema_set: SchemaSet, source: bytes, signed: bool) -> bool:
         quick_root = ElementTree.fromstring(source)
     except ElementTree.ParseError:
         return False
-    for sat in quick_root:
-        for child in list(sat):
-            if child.tag == _ADENDA:
-                sat.remove(child)
+    strip_adendas(quick_root)  # type: ignore[arg-type] - works on ElementTree elements too
     try:
         for error in schema_set.schema.iter_errors(quick_root):  # type: ignore[attr-defined]
             if signed or not _is_missing_signature(error, quick_root):
@@ -227,22 +231,15 @@ def _root_location(root: etree._Element) -> Location:
     return Location(xpath=element_xpath(root), line=root.sourceline)
 
 
-def _detach_adendas(root: etree._Element) -> list[tuple[etree._Element, int, etree._Element]]:
-    detached = []
+def strip_adendas(root: etree._Element) -> int:
+    """Remove every ``dte:SAT/dte:Adenda`` (free-form, in no SAT schema) from ``root``; returns how many."""
+    removed = 0
     for sat in root:
-        for index, child in enumerate(list(sat)):
+        for child in list(sat):
             if child.tag == _ADENDA:
-                detached.append((sat, index, child))
-    for sat, _index, child in reversed(detached):
-        tail = child.tail
-        sat.remove(child)
-        child.tail = tail
-    return detached
-
-
-def _reattach(detached: list[tuple[etree._Element, int, etree._Element]]) -> None:
-    for sat, index, child in detached:
-        sat.insert(index, child)
+                sat.remove(child)
+                removed += 1
+    return removed
 
 
 def _is_missing_signature(error: object, root: object) -> bool:

@@ -8,13 +8,12 @@ from collections.abc import Callable
 from lxml import etree
 
 from .messages import ENGINE_MESSAGES
-from .namespaces import DTE, prefixed
+from .namespaces import prefixed
 from .report import Issue, Location
-from .xmlpath import element_xpath
+from .xmlpath import element_xpath, item_number
 
 __all__ = ["describe_error"]
 
-_ITEM = f"{{{DTE}}}Item"
 _ATTRIBUTE = re.compile(r"^attribute (?P<attr>[\w:]+)='(?P<value>.*?)': (?P<rest>.*)$", re.S)
 _MISSING_ATTRIBUTE = re.compile(r"^missing required attribute '(?P<attr>[^']+)'$")
 
@@ -96,7 +95,7 @@ def describe_error(error: object, lang: str) -> Issue:
         title=entry.title[index],
         message=english if lang == "en" else spanish,
         hint=entry.hint[index] if entry.hint else None,
-        location=Location(xpath=xpath, line=line, item=_item_number(element) if is_element else None, field=field),
+        location=Location(xpath=xpath, line=line, item=item_number(element) if is_element else None, field=field),
     )
 
 
@@ -113,14 +112,4 @@ def _element_message(reason: str, where: str) -> str | None:
         match = pattern.match(reason.strip())
         if match:
             return build(match, where)
-    return None
-
-
-def _item_number(element: etree._Element) -> int | None:
-    node = element
-    while node is not None:
-        if node.tag == _ITEM:
-            number = node.get("NumeroLinea", "")
-            return int(number) if number.isdigit() else None
-        node = node.getparent()
     return None

@@ -44,7 +44,7 @@ def document_summary(facts: Documento | Anulacion | None, *, path: str | None, s
         moneda=_value(general.codigo_moneda) if general else None,
         nit_emisor=_value(facts.emisor.nit) if facts.emisor else None,
         id_receptor=_value(facts.receptor.id) if facts.receptor else None,
-        gran_total=gran_total.raw if gran_total is not None else None,
+        gran_total=_canonical(gran_total),
         **common,
     )
 
@@ -72,6 +72,13 @@ def document_totals(facts: Documento | Anulacion | None) -> Totals:
         iva=decimal_str(iva),
         total=decimal_str(gran_total.value) if gran_total and gran_total.value is not None else None,
     )
+
+
+def _canonical(amount) -> str | None:
+    """An amount as the report writes it: canonical when it is a number, else as written."""
+    if amount is None:
+        return None
+    return decimal_str(amount.value) if amount.value is not None else amount.raw
 
 
 def _amount(field) -> Decimal:

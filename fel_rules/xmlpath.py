@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from lxml import etree
 
-from .namespaces import prefixed
+from .money import parse_small_int
+from .namespaces import DTE, prefixed
 
-__all__ = ["element_xpath", "node_xpath"]
+__all__ = ["element_xpath", "item_number"]
+
+_ITEM = f"{{{DTE}}}Item"
 
 
 def element_xpath(element: etree._Element) -> str:
@@ -25,17 +28,11 @@ def element_xpath(element: etree._Element) -> str:
     return "/" + "/".join(reversed(steps))
 
 
-def node_xpath(node: object) -> tuple[str | None, int | None]:
-    """(xpath, line) of an element, attribute result or text result of an lxml XPath query."""
-    if isinstance(node, etree._Element):
-        return element_xpath(node), node.sourceline
-    parent_getter = getattr(node, "getparent", None)
-    if parent_getter is None:
-        return None, None
-    parent = parent_getter()
-    if parent is None:
-        return None, None
-    base = element_xpath(parent)
-    if getattr(node, "is_attribute", False):
-        return f"{base}/@{node.attrname}", parent.sourceline
-    return base, parent.sourceline
+def item_number(element: etree._Element | None) -> int | None:
+    """NumeroLinea of the dte:Item that is ``element`` or contains it."""
+    node = element
+    while node is not None:
+        if node.tag == _ITEM:
+            return parse_small_int(node.get("NumeroLinea"))
+        node = node.getparent()
+    return None

@@ -7,21 +7,31 @@ from collections.abc import Mapping
 
 from lxml import etree
 
-from ..namespaces import DTE
-from ..xmlpath import element_xpath
+from ..xmlpath import element_xpath, item_number
 
-__all__ = ["compile_xpath", "item_number", "located", "referenced_variables"]
+__all__ = ["compile_xpath", "item_number", "located", "referenced_variables"]  # item_number re-exported
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
-_ITEM = f"{{{DTE}}}Item"
 
 
-def compile_xpath(path: str, namespaces: Mapping[str, str]) -> etree.XPath:
-    """Compile ``path`` (XPath 1.0) or raise ``ValueError`` with a readable reason."""
+def compile_xpath(
+    path: str, namespaces: Mapping[str, str], *, variables: set[str] = frozenset(), nodes: bool = False
+) -> etree.XPath:
+    """Compile ``path`` (XPath 1.0) and try it once on an empty document, so undefined prefixes,
+    functions or variables fail at load time; ``nodes`` requires a node-set result.
+    Raises ``ValueError`` with a readable reason."""
     try:
-        return etree.XPath(path, namespaces=dict(namespaces), smart_strings=True)
+        compiled = etree.XPath(path, namespaces=dict(namespaces), smart_strings=True)
     except etree.XPathSyntaxError as exc:
         raise ValueError(f"XPath inválido '{path}': {exc}") from None
+    probe = etree.Element(f"{{{namespaces.get('dte', 'urn:probe')}}}GTDocumento")
+    try:
+        result = compiled(probe, **{name: "" for name in variables})
+    except etree.XPathError as exc:
+        raise ValueError(f"XPath inválido '{path}': {exc}") from None
+    if nodes and not isinstance(result, list):
+        raise ValueError(f"el XPath '{path}' debe seleccionar nodos, no calcular un valor")
+    return compiled
 
 
 def referenced_variables(path: str) -> set[str]:
@@ -40,14 +50,3 @@ def located(node: object) -> tuple[str | None, int | None, str | None, etree._El
     if getattr(node, "is_attribute", False):
         return f"{element_xpath(parent)}/@{node.attrname}", parent.sourceline, node.attrname, parent
     return element_xpath(parent), parent.sourceline, etree.QName(parent).localname, parent
-
-
-def item_number(element: etree._Element | None) -> int | None:
-    """NumeroLinea of the dte:Item that is ``element`` or contains it."""
-    node = element
-    while node is not None:
-        if node.tag == _ITEM:
-            number = node.get("NumeroLinea", "")
-            return int(number) if number.isdigit() else None
-        node = node.getparent()
-    return None

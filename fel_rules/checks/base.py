@@ -64,7 +64,8 @@ class CheckKind(Protocol):
 
     Implementations set ``name`` and ``Params`` (a :class:`KindParams` subclass), accept
     ``(params, env)`` in ``__init__`` (raise ``ValueError`` there for params that cannot work),
-    and yield :class:`Finding` objects from :meth:`check`.
+    and yield :class:`Finding` objects from :meth:`check`. An optional :meth:`placeholders`
+    lets rule files be checked for unknown ``{names}`` in their messages when they load.
     """
 
     name: ClassVar[str]
@@ -73,3 +74,7 @@ class CheckKind(Protocol):
     def __init__(self, params: KindParams, env: RuleEnv) -> None: ...
 
     def check(self, doc: CheckInput) -> Iterator[Finding]: ...
+
+    def placeholders(self) -> set[str]:
+        """Names this check puts in :attr:`Finding.values` (``{item}`` is always available)."""
+        ...

@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from ..expressions import FUNCTION_NAMES, CompiledExpression, compile_expression
-from ..money import decimal_str, parse_decimal
+from ..money import decimal_str, parse_decimal, parse_small_int
 from .base import CheckError, CheckInput, Finding, KindParams, RuleEnv
 from ._xpath import compile_xpath, item_number, located, referenced_variables
 from .registry import check_kind
@@ -70,14 +70,19 @@ class ExpressionParams(KindParams):
 class _Binding:
     __slots__ = ("name", "spec", "xpath", "needs")
 
-    def __init__(self, name: str, spec: LetSpec, env: RuleEnv, earlier: set[str]) -> None:
+    def __init__(self, name: str, spec: LetSpec, env: RuleEnv, earlier: dict[str, LetSpec]) -> None:
         self.name = name
         self.spec = spec
-        self.xpath = compile_xpath(spec.path, env.namespaces)
         self.needs = referenced_variables(spec.path)
-        unknown = self.needs - earlier
+        unknown = self.needs - set(earlier)
         if unknown:
             raise ValueError(f"'let.{name}' usa ${', $'.join(sorted(unknown))} antes de definirla(s)")
+        lists = sorted(n for n in self.needs if earlier[n].many)
+        if lists:
+            raise ValueError(f"'let.{name}' usa ${lists[0]}, que es una lista (many); solo valores simples van en XPath")
+        if spec.default is not None and _read(spec.default, spec.type) is None:
+            raise ValueError(f"'let.{name}': el valor por defecto {spec.default!r} no es de tipo {spec.type}")
+        self.xpath = compile_xpath(spec.path, env.namespaces, variables=self.needs)
 
 
 @check_kind("expression")
@@ -88,11 +93,11 @@ class ExpressionCheck:
 
     def __init__(self, params: ExpressionParams, env: RuleEnv) -> None:
         self.params = params
-        self.context = compile_xpath(params.context, env.namespaces)
+        self.context = compile_xpath(params.context, env.namespaces, nodes=True)
         self.bindings: list[_Binding] = []
         for name, raw in params.let.items():
             spec = raw if isinstance(raw, LetSpec) else LetSpec(path=raw)
-            self.bindings.append(_Binding(name, spec, env, {b.name for b in self.bindings}))
+            self.bindings.append(_Binding(name, spec, env, {b.name: b.spec for b in self.bindings}))
         names = [b.name for b in self.bindings]
         self.when = self._compile("when", params.when, names)
         self.assertion = self._compile("assert", params.assert_, names)
@@ -110,6 +115,10 @@ class ExpressionCheck:
             exc.args = (f"{key}: {exc}",)
             exc.key = key  # type: ignore[attr-defined]
             raise
+
+    def placeholders(self) -> set[str]:
+        """Every binding plus expected, actual and difference."""
+        return {b.name for b in self.bindings} | {"expected", "actual", "difference"}
 
     def check(self, doc: CheckInput) -> Iterator[Finding]:
         """Evaluate the rule on every context node of ``doc``."""
@@ -218,8 +227,7 @@ def _read(text: str, kind: str) -> object:
     if kind == "text":
         return text.strip()
     if kind == "int":
-        stripped = text.strip()
-        return int(stripped) if stripped.lstrip("-").isdigit() else None
+        return parse_small_int(text)
     return parse_decimal(text)
 
 
@@ -239,5 +247,5 @@ def _text(value: object) -> str:
     if isinstance(value, list):
         return ", ".join(_text(v) for v in value)
     if isinstance(value, bool):
-        return "sí" if value else "no"
+        return "true" if value else "false"
     return str(value)

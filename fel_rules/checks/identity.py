@@ -55,6 +55,10 @@ class NitCheck:
         self.params = params
         self.allowed = {value.upper() for value in params.allow}
 
+    def placeholders(self) -> set[str]:
+        """``{value}``: the NIT as written."""
+        return {"value"}
+
     def check(self, doc: CheckInput) -> Iterator[Finding]:
         value, tipo_especial = _party_id(doc.facts, self.params.party)
         if value is None or not value.value.strip() or tipo_especial is not None:
@@ -93,6 +97,10 @@ class CuiCheck:
     def __init__(self, params: CuiParams, env: RuleEnv) -> None:
         self.params = params
         self.problems = _ASPECT_PROBLEMS[params.aspect]
+
+    def placeholders(self) -> set[str]:
+        """``{value}``: the CUI as written."""
+        return {"value"}
 
     def check(self, doc: CheckInput) -> Iterator[Finding]:
         value, tipo_especial = _party_id(doc.facts, "receptor")

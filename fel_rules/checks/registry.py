@@ -53,10 +53,14 @@ def _load_plugins() -> None:
     global _plugins_loaded
     if _plugins_loaded:
         return
-    _plugins_loaded = True
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         if entry.name in _KINDS:
-            continue
+            if entry.value.split(":")[0] == _KINDS[entry.name].__module__:
+                continue
+            raise CheckKindError(
+                f"El complemento '{entry.value}' usa el nombre '{entry.name}', que ya pertenece a otro tipo",
+                message_en=f"Plug-in '{entry.value}' uses the name '{entry.name}', which another kind already has",
+            )
         try:
             cls = entry.load()
         except Exception as exc:  # noqa: BLE001 - a broken plug-in is reported by name
@@ -66,6 +70,7 @@ def _load_plugins() -> None:
             ) from exc
         _validate(entry.name, cls, source=entry.value)
         check_kind(entry.name)(cls)
+    _plugins_loaded = True  # only once every plug-in loaded: a broken one is reported on every attempt
 
 
 def get_check_kind(name: str) -> type[CheckKind]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lxml import etree
 from pydantic import Field
 
 from ..xmlpath import element_xpath
@@ -31,15 +32,21 @@ class RequiredCheck:
 
     def __init__(self, params: RequiredParams, env: RuleEnv) -> None:
         self.params = params
-        self.context = compile_xpath(params.context, env.namespaces)
+        self.context = compile_xpath(params.context, env.namespaces, nodes=True)
         self.when = compile_xpath(params.when, env.namespaces) if params.when else None
-        self.fields = [(path, compile_xpath(path, env.namespaces)) for path in params.fields]
+        self.fields = [
+            (path, compile_xpath(path, env.namespaces), _parent_xpath(path, env)) for path in params.fields
+        ]
+
+    def placeholders(self) -> set[str]:
+        """``{field}``: the missing field's name."""
+        return {"field"}
 
     def check(self, doc: CheckInput) -> Iterator[Finding]:
         for node in self.context(doc.root):
             if self.when is not None and not _truthy(self.when(node)):
                 continue
-            for path, xpath in self.fields:
+            for path, xpath, parent in self.fields:
                 try:
                     found = xpath(node)
                 except Exception as exc:  # noqa: BLE001
@@ -47,16 +54,28 @@ class RequiredCheck:
                 if _present(found, self.params.non_blank):
                     continue
                 field = path.rsplit("/", 1)[-1].lstrip("@").split(":")[-1]
+                anchor = _first_element(parent(node)) if parent is not None else None
+                where = anchor if anchor is not None else node
                 yield Finding(
-                    xpath=f"{element_xpath(node)}/{path}", line=node.sourceline, item=item_number(node), field=field,
+                    xpath=f"{element_xpath(node)}/{path}", line=where.sourceline, item=item_number(node), field=field,
                     values={"field": field},
                 )
 
 
 def _truthy(result: object) -> bool:
-    if isinstance(result, list):
-        return bool(result)
     return bool(result)
+
+
+def _parent_xpath(path: str, env: RuleEnv):
+    """XPath of the element that would hold ``path`` (for the line of a missing field)."""
+    head, sep, _ = path.rpartition("/")
+    return compile_xpath(head, env.namespaces) if sep and head else None
+
+
+def _first_element(found: object) -> etree._Element | None:
+    if isinstance(found, list):
+        return next((node for node in found if isinstance(node, etree._Element)), None)
+    return None
 
 
 def _present(found: object, non_blank: bool) -> bool:

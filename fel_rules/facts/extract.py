@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from ..money import parse_decimal
+from ..money import parse_decimal, parse_small_int
 from ..namespaces import DS, DTE, DTE_ANULACION, prefixed
 from .model import (
     Address,
@@ -124,7 +124,6 @@ def _documento(root: etree._Element) -> Documento:
         complementos=[_complemento(r, el, p) for el, p in r.children(complementos_el, comp_path, "Complemento")],
         certificacion=_certificacion(r, *r.child(dte, dte_path, "Certificacion")),
         signatures=len(root.findall(_SIGNATURE)),
-        has_adenda=sat is not None and sat.find(r.tag("Adenda")) is not None,
     )
 
 
@@ -216,7 +215,7 @@ def _item(r: _Reader, el: etree._Element, path: str) -> Item:
     return Item(
         xpath=path,
         line=el.sourceline,
-        numero_linea=int(number) if number.isdigit() else None,
+        numero_linea=parse_small_int(number),
         bien_o_servicio=r.attr(el, path, "BienOServicio"),
         codigo_producto=r.text(el, path, "CodigoProducto"),
         cantidad=r.amount(el, path, "Cantidad"),

@@ -181,7 +181,6 @@ class Documento(Located):
     complementos: list[Complemento] = []
     certificacion: Certificacion | None = None
     signatures: int = 0
-    has_adenda: bool = False
 
 
 class Anulacion(Located):

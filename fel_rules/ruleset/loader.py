@@ -12,6 +12,7 @@ from ..errors import CheckKindError, RuleFileError
 from ..namespaces import DS, DTE, DTE_ANULACION
 from .loaded import LoadedRule, RuleCatalog, Ruleset
 from .model import EXPRESSION_KEYS, Override, ProfileFile, RuleFile, RuleSpec
+from ..templates import template_fields
 from .rates import load_rates
 from .yamlfile import load_yaml, position, value_position
 
@@ -97,6 +98,7 @@ def _load_rule(raw: Any, loc: tuple, data: Any, path: Path, header: RuleFile, na
         raise RuleFileError(exc.message, message_en=exc.message_en, path=str(path), line=line_, column=column,
                             rule_id=spec.id) from None
     check = _prepare(kind, params, params_loc, data, path, spec.id, namespaces)
+    _check_templates(spec, check, loc, data, path)
     defaults = header.defaults
     applies_to = spec.applies_to if spec.applies_to is not None else defaults.applies_to
     return LoadedRule(
@@ -158,6 +160,27 @@ def _prepare(kind: type, params: dict, params_loc: tuple, data: Any, path: Path,
             message_en = f"{key}: {message_en}"
         raise RuleFileError(message, message_en=message_en, path=str(path), line=line, column=column,
                             rule_id=rule_id) from None
+
+
+def _check_templates(spec: RuleSpec, check: Any, loc: tuple, data: Any, path: Path) -> None:
+    declared = check.placeholders() if hasattr(check, "placeholders") else None
+    allowed = None if declared is None else set(declared) | {"item"}
+    for key in ("message", "message_en", "hint", "hint_en"):
+        template = getattr(spec, key)
+        if template is None:
+            continue
+        line, column = position(data, (*loc, key))
+        try:
+            names = template_fields(template)
+        except ValueError as exc:
+            raise RuleFileError(f"{key}: {exc}", path=str(path), line=line, column=column, rule_id=spec.id) from None
+        unknown = sorted(names - allowed) if allowed is not None else []
+        if unknown:
+            raise RuleFileError(
+                f"{key}: marcador desconocido {{{unknown[0]}}}; disponibles: {', '.join(sorted(allowed))}",
+                message_en=f"{key}: unknown placeholder {{{unknown[0]}}}; available: {', '.join(sorted(allowed))}",
+                path=str(path), line=line, column=column, rule_id=spec.id,
+            )
 
 
 _PYDANTIC_ES = {

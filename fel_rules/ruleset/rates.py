@@ -21,10 +21,20 @@ def load_rates(path: Path) -> dict[tuple[str, str], Decimal]:
     if not isinstance(taxes, dict):
         raise RuleFileError("falta la clave 'impuestos'", message_en="missing key 'impuestos'", path=str(path), line=1)
     for tax, entry in taxes.items():
-        units = (entry or {}).get("unidades") or {}
+        units = entry.get("unidades") if isinstance(entry, dict) else None
+        if not isinstance(units, dict):
+            line, column = position(data, ("impuestos", tax))
+            raise RuleFileError(
+                f"{tax}: se esperaba 'unidades' como un mapeo código → {{factor, base, nombre}}",
+                message_en=f"{tax}: expected 'unidades' as a mapping code → {{factor, base, nombre}}",
+                path=str(path), line=line, column=column,
+            )
         for code, unit in units.items():
             try:
-                rates[(str(tax).upper(), str(code))] = Decimal(str(unit["factor"]))
+                factor = Decimal(str(unit["factor"]))
+                if not factor.is_finite() or factor < 0:
+                    raise InvalidOperation
+                rates[(str(tax).upper(), str(code))] = factor
             except (KeyError, TypeError, InvalidOperation):
                 line, column = position(data, ("impuestos", tax, "unidades", code))
                 raise RuleFileError(
