@@ -12,7 +12,7 @@ in memory, so an official folder can be used exactly as SAT publishes it:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from lxml import etree
 
@@ -31,7 +31,6 @@ class FixLog:
     escaped_classes: int = 0
     prefixes: int = 0
     imports: int = 0
-    details: list[str] = field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -111,4 +110,3 @@ def _fix_undeclared_prefixes(root: etree._Element, log: FixLog) -> None:
             if prefix not in element.nsmap:
                 element.set(name, f"{own_prefix}:{local}")
                 log.prefixes += 1
-                log.details.append(f"{value} → {own_prefix}:{local}")

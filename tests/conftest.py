@@ -32,6 +32,14 @@ def validator_en() -> Validator:
     return Validator(Config(lang="en"))
 
 
+@pytest.fixture(scope="session")
+def official_validator() -> Validator:
+    """A validator on SAT's official XSD folder (repaired in memory), as ``--schema-dir`` does."""
+    if not FEL_REFERENCE.is_dir():
+        pytest.skip("../shared/fel-reference (SAT reference data) is not present")
+    return Validator(Config(schema_dir=FEL_REFERENCE / "xsd"))
+
+
 @pytest.fixture
 def snapshot_json(snapshot):
     """syrupy snapshot stored as one .json file per assertion."""

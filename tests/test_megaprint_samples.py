@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from fel_rules import Config, Validator
-
 from .conftest import FEL_REFERENCE, requires_shared
 
 SAMPLES = sorted((FEL_REFERENCE / "samples").glob("*/*.[xX][mM][lL]")) if FEL_REFERENCE.is_dir() else []
@@ -59,8 +57,8 @@ def test_adenda_is_ignored_by_the_schema_check(validator):
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
-def test_official_schema_set_agrees(validator, path):
-    official = _official()
+def test_official_schema_set_agrees(validator, official_validator, path):
+    official = official_validator
     ours = validator.validate_path(path)
     theirs = official.validate_path(path)
     assert ours.stages[1].status == theirs.stages[1].status
@@ -69,12 +67,3 @@ def test_official_schema_set_agrees(validator, path):
 
 def _schema_errors(report) -> list[tuple]:
     return sorted((i.location.xpath, i.location.field) for i in report.issues if i.rule_id == "FEL-XSD-01")
-
-
-_OFFICIAL: list[Validator] = []
-
-
-def _official() -> Validator:
-    if not _OFFICIAL:
-        _OFFICIAL.append(Validator(Config(schema_dir=FEL_REFERENCE / "xsd")))
-    return _OFFICIAL[0]

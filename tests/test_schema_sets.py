@@ -71,20 +71,11 @@ def _documents():
 
 @requires_shared
 @pytest.mark.parametrize("document", list(_documents()))
-def test_project_and_official_sets_agree(validator, document):
-    official = _official()
+def test_project_and_official_sets_agree(validator, official_validator, document):
+    official = official_validator
     ours = validator.validate_bytes(document)
     theirs = official.validate_bytes(document)
     assert ours.stages[1].status == theirs.stages[1].status
     locations = lambda report: sorted(  # noqa: E731
         (i.location.xpath, i.location.field) for i in report.issues if i.stage == "schema")
     assert locations(ours) == locations(theirs)
-
-
-_OFFICIAL: list[Validator] = []
-
-
-def _official() -> Validator:
-    if not _OFFICIAL:
-        _OFFICIAL.append(Validator(Config(schema_dir=FEL_REFERENCE / "xsd")))
-    return _OFFICIAL[0]
