@@ -13,6 +13,7 @@ from itertools import islice
 import time
 from datetime import date, datetime, timezone
 from pathlib import Path
+from typing import NamedTuple
 
 from . import __version__
 from .checks import CheckError, CheckInput
@@ -29,13 +30,20 @@ from .schema import SchemaSet, builtin_schema_set, check_schema, official_schema
 from .summary import document_summary, document_totals
 from .templates import render_template
 
-__all__ = ["MAX_FINDINGS_PER_RULE", "Validator"]
+__all__ = ["MAX_FINDINGS_PER_RULE", "Outcome", "Validator"]
 
 #: Issues one rule may add to a report; beyond that an information issue says how many were left out.
 MAX_FINDINGS_PER_RULE = 200
 
 #: SAT's cardinalities (GT_Documento 0.2.x); rules run on a schema-invalid document only within them.
 _SAT_LIMITS = {"Item": 9999, "TotalImpuesto": 20, "Impuesto por ítem": 2, "Frase": 100, "Complemento": 100}
+
+
+class Outcome(NamedTuple):
+    """A report and the facts it was computed from (``None`` when the XML could not be read)."""
+
+    report: Report
+    facts: Documento | Anulacion | None
 
 
 class Validator:
@@ -66,16 +74,20 @@ class Validator:
             raise InputError(f"No es un archivo: {file}", message_en=f"Not a file: {file}")
         size = file.stat().st_size
         if size > self.config.max_bytes:
-            return self._refused(str(path), size)
+            return self._refused(str(path), size).report
         try:
             data = file.read_bytes()
         except OSError as exc:
             issue = engine_issue("FEL-XML-07", self.config.lang, path=file, detail=exc.strerror or exc)
-            return self._finish(str(path), None, [issue], ["error"], None, time.perf_counter())
+            return self._finish(str(path), None, [issue], ["error"], None, time.perf_counter()).report
         return self.validate_bytes(data, path=str(path))
 
     def validate_bytes(self, data: bytes, *, path: str | None = None) -> Report:
         """Validate one document given as bytes; ``path`` only names it in the report."""
+        return self.inspect_bytes(data, path=path).report
+
+    def inspect_bytes(self, data: bytes, *, path: str | None = None) -> Outcome:
+        """Like :meth:`validate_bytes`, also returning the document's facts (for rendering)."""
         started = time.perf_counter()
         sha256 = hashlib.sha256(data).hexdigest()
         try:
@@ -84,7 +96,7 @@ class Validator:
             issue = engine_issue("FEL-ENG-02", self.config.lang, stage="engine", detail=f"{type(exc).__name__}: {exc}")
             return self._finish(path, sha256, [issue], ["error"], None, started)
 
-    def _pipeline(self, data: bytes, path: str | None, sha256: str, started: float) -> Report:
+    def _pipeline(self, data: bytes, path: str | None, sha256: str, started: float) -> Outcome:
         lang = self.config.lang
         parsed = parse_xml(data, max_bytes=self.config.max_bytes, lang=lang)
         issues = list(parsed.issues)
@@ -178,11 +190,11 @@ class Validator:
         issue = engine_issue("FEL-ENG-01", self.config.lang, rule=rule.id, detail=detail)
         return issue.model_copy(update={"refs": Refs(sat_code=rule.spec.refs.sat_code_text)})
 
-    def _refused(self, path: str, size: int) -> Report:
+    def _refused(self, path: str, size: int) -> Outcome:
         issue = engine_issue("FEL-XML-02", self.config.lang, size=size, limit=self.config.max_bytes)
         return self._finish(path, None, [issue], ["error"], None, time.perf_counter())
 
-    def _finish(self, path, sha256, issues, statuses, facts, started) -> Report:
+    def _finish(self, path, sha256, issues, statuses, facts, started) -> Outcome:
         as_of = self._as_of(facts) if facts is not None else self.config.as_of
         names = ("xml", "schema", "rules")
         stages = [Stage(name=name, status=statuses[i] if i < len(statuses) else "skipped") for i, name in enumerate(names)]
@@ -192,7 +204,7 @@ class Validator:
         valid = all(stage.status == "passed" for stage in stages) and counts.error == 0
         with decimal.localcontext(MONEY_CONTEXT):
             totals = document_totals(facts)
-        return Report(
+        report = Report(
             valid=valid,
             complete=complete,
             document=document_summary(facts, path=path, sha256=sha256),
@@ -211,6 +223,7 @@ class Validator:
                 as_of=as_of.isoformat() if as_of else None,
             ),
         )
+        return Outcome(report, facts)
 
 
 def _tipo(facts: Documento | Anulacion) -> str | None:

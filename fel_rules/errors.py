@@ -7,12 +7,13 @@ Exceptions are reserved for things the caller must fix before validation can run
      ├── RuleFileError        a rule or profile file is malformed (file, line, column, rule)
      ├── CheckKindError       a check kind is unknown, badly defined, or its plug-in fails to load
      ├── SchemaSetError       a schema folder cannot be read, patched or compiled
-     └── InputError           a path is missing, unreadable, or holds no XML
+     ├── InputError           a path is missing, unreadable, or holds no XML
+     └── RenderError          a document cannot be rendered (invalid, annulment, bad logo, unwritable output)
 """
 
 from __future__ import annotations
 
-__all__ = ["CheckKindError", "FelRulesError", "InputError", "RuleFileError", "SchemaSetError"]
+__all__ = ["CheckKindError", "FelRulesError", "InputError", "RenderError", "RuleFileError", "SchemaSetError"]
 
 
 class FelRulesError(Exception):
@@ -76,3 +77,11 @@ def _where(path: str | None, line: int | None, column: int | None, rule_id: str 
     if rule_id:
         parts.append(f"[{rule_id}]")
     return (" ".join(parts) + ": ") if parts else ""
+
+
+class RenderError(FelRulesError):
+    """A document cannot be rendered; ``report`` is attached when validation refused it."""
+
+    def __init__(self, message: str, *, message_en: str | None = None, report: object | None = None) -> None:
+        super().__init__(message, message_en=message_en)
+        self.report = report

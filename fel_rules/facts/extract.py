@@ -259,12 +259,26 @@ def _attr_amount(el: etree._Element, path: str, name: str) -> Amount | None:
 
 def _complemento(r: _Reader, el: etree._Element, path: str) -> Complemento:
     content = next((child for child in el if isinstance(child.tag, str)), None)
+    fields: dict[str, str] = {}
+    rows: list[dict[str, str]] = []
+    if content is not None:
+        fields.update((etree.QName(name).localname, value) for name, value in content.attrib.items())
+        for child in content:
+            if not isinstance(child.tag, str):
+                continue
+            leaves = [leaf for leaf in child if isinstance(leaf.tag, str)]
+            if leaves:
+                rows.append({etree.QName(leaf).localname: (leaf.text or "").strip() for leaf in leaves})
+            else:
+                fields.setdefault(etree.QName(child).localname, (child.text or "").strip())
     return Complemento(
         xpath=path,
         line=el.sourceline,
         nombre=r.attr(el, path, "NombreComplemento"),
         uri=r.attr(el, path, "URIComplemento"),
         content_tag=content.tag if content is not None else None,
+        fields=fields,
+        rows=rows,
     )
 
 

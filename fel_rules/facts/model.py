@@ -150,11 +150,18 @@ class Totales(Located):
 
 
 class Complemento(Located):
-    """dte:Complemento and the root element of its content."""
+    """dte:Complemento and a flat reading of its content.
+
+    ``fields`` holds the content root's attributes and its leaf children by local name
+    (``NumeroAutorizacionDocumentoOrigen``, ``RetencionISR``…); ``rows`` holds one mapping per
+    child that has children of its own (each ``Abono`` of a cambiaria).
+    """
 
     nombre: Text | None = None
     uri: Text | None = None
     content_tag: str | None = None
+    fields: dict[str, str] = {}
+    rows: list[dict[str, str]] = []
 
 
 class Certificacion(Located):
