@@ -13,7 +13,7 @@ __version__ = "0.1.0"
 
 from .config import Config
 from .engine import Validator
-from .errors import CheckKindError, FelRulesError, InputError, RuleFileError, SchemaSetError
+from .errors import CheckKindError, FelRulesError, InputError, RenderError, RuleFileError, SchemaSetError
 from .report import Issue, Location, Report, Severity
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "InputError",
     "Issue",
     "Location",
+    "RenderError",
     "Report",
     "RuleFileError",
     "SchemaSetError",

@@ -1,7 +1,8 @@
-"""Command line: ``fel-rules validate PATH... [options]``.
+"""Command line: ``fel-rules validate PATH... [options]`` and ``fel-rules render FILE [options]``.
 
-Exit codes: 0 every document valid, 1 at least one invalid (or an issue at ``--fail-on``),
-2 a document could not be validated or the command was misused (missing path, bad rule file…).
+Exit codes: 0 every document valid (or the PDF was written), 1 at least one invalid (or an issue at
+``--fail-on``; for render: refused because invalid), 2 a document could not be validated or the
+command was misused (missing path, bad rule file, bad logo, unwritable output…).
 """
 
 from __future__ import annotations
@@ -73,6 +74,17 @@ def build_parser() -> argparse.ArgumentParser:
                           help="tamaño máximo de un documento en bytes (20 MB)")
     validate.add_argument("--as-of", type=_date, metavar="AAAA-MM-DD",
                           help="usar las reglas vigentes en esta fecha en lugar de la fecha de emisión")
+
+    render = commands.add_parser(
+        "render", help="imprimir un documento a PDF",
+        description="Valida un XML FEL y lo imprime a PDF (un documento inválido se rechaza salvo con --force).",
+    )
+    render.add_argument("file", metavar="FILE", help="XML del DTE")
+    render.add_argument("--out", type=Path, metavar="PATH", help="PDF de salida, o carpeta (por defecto FEL_RULES_OUTPUT_DIR u out/)")
+    render.add_argument("--logo", type=Path, metavar="PATH", help="logo PNG/JPEG (por defecto FEL_RULES_LOGO)")
+    render.add_argument("--theme", choices=("clasico", "moderno"), help="tema visual (por defecto FEL_RULES_THEME o clasico)")
+    render.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de las etiquetas y mensajes")
+    render.add_argument("--force", action="store_true", help="imprimir aunque no sea válido, marcado NO VÁLIDO")
     return parser
 
 
@@ -81,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     lang = args.lang
     try:
-        return _validate(args)
+        return _render(args) if args.command == "render" else _validate(args)
     except FelRulesError as exc:
         print(f"fel-rules: error: {exc.localized(lang)}", file=sys.stderr)
         return EXIT_ERROR
@@ -112,6 +124,26 @@ def _validate(args: argparse.Namespace) -> int:
         output = render_text(reports, lang=args.lang)
     sys.stdout.write(output + "\n")
     return exit_code(reports, Severity(args.fail_on))
+
+
+def _render(args: argparse.Namespace) -> int:
+    from .errors import RenderError
+    from .render import RenderSettings, render_file
+
+    settings = RenderSettings.from_env(logo=args.logo, theme=args.theme, lang=args.lang)
+    try:
+        result = render_file(args.file, args.out, settings=settings, force=args.force)
+    except RenderError as exc:
+        print(f"fel-rules: error: {exc.localized(args.lang)}", file=sys.stderr)
+        report = exc.report
+        refused_as_invalid = report is not None and not report.valid and not report.could_not_validate
+        return EXIT_INVALID if refused_as_invalid else EXIT_ERROR
+    print(result.path)
+    if not result.report.valid:
+        note = ("the document is not valid: rendered with the NO VÁLIDO watermark" if args.lang == "en"
+                else "el documento no es válido: se imprimió con la marca NO VÁLIDO")
+        print(f"fel-rules: {note}", file=sys.stderr)
+    return EXIT_VALID
 
 
 def collect_files(paths: Sequence[str], lang: str = "es") -> list[Path]:

@@ -152,3 +152,38 @@ def test_console_script_never_prints_a_traceback(tmp_path):
     result = subprocess.run([sys.executable, "-m", "fel_rules", "validate", str(path)],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 1 and "Traceback" not in result.stderr + result.stdout
+
+
+# --- fel-rules render ----------------------------------------------------------------------------
+
+
+def render(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(["render", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_render_writes_the_pdf(capsys, tmp_path):
+    code, out, err = render(capsys, EXAMPLES / "factura-certificada.xml", "--out", tmp_path,
+                            "--logo", EXAMPLES / "logo.png", "--theme", "moderno")
+    target = tmp_path / "factura-certificada.pdf"
+    assert code == 0 and out.strip() == str(target) and err == ""
+    assert target.read_bytes().startswith(b"%PDF-")
+
+
+def test_render_refuses_an_invalid_document_with_exit_1(capsys, broken_fact, tmp_path):
+    code, out, err = render(capsys, broken_fact, "--out", tmp_path / "x.pdf")
+    assert code == 1 and out == "" and "FEL-TOT-03" in err and "--force" in err
+    assert not (tmp_path / "x.pdf").exists()
+    code, out, err = render(capsys, broken_fact, "--out", tmp_path / "x.pdf", "--force")
+    assert code == 0 and (tmp_path / "x.pdf").exists() and "NO VÁLIDO" in err
+
+
+def test_render_errors_exit_2(capsys, tmp_path):
+    code, _, err = render(capsys, EXAMPLES / "anulacion.xml", "--out", tmp_path)
+    assert code == 2 and "anulación" in err
+    code, _, err = render(capsys, FACT, "--logo", tmp_path / "no-hay-logo.png", "--out", tmp_path)
+    assert code == 2 and "logo" in err
+    code, _, err = render(capsys, tmp_path / "nada.xml")
+    assert code == 2 and "No existe" in err
+    assert list(tmp_path.iterdir()) == []

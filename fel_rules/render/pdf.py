@@ -12,6 +12,7 @@ from reportlab.lib.pagesizes import LETTER
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.lib.utils import ImageReader
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, KeepTogether, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
@@ -146,7 +147,7 @@ class _Logo(Flowable):
 def _parties(view: InvoiceView, styles: _Styles, theme: Theme) -> Table:
     labels, receptor = view.labels, view.receptor
     left = [_p(labels["receptor"].upper(), styles.small), _p(receptor.name, styles.bold),
-            _p(f"{receptor.id_label}: {receptor.id_value}" if receptor.id_value != "CF" else receptor.id_label, styles.body)]
+            _p(f"{receptor.id_label}: {receptor.id_value}", styles.body)]
     if receptor.address:
         left.append(_p(receptor.address, styles.small))
     right = [_p(labels["autorizacion"].upper(), styles.small), _p(view.uuid or "—", styles.bold)]
@@ -210,7 +211,7 @@ def _section(section, styles: _Styles, theme: Theme) -> Table:
     if section.headers:
         rows = [[_p(header, styles.head) for header in section.headers]]
         rows += [[_p(cell, styles.cell) for cell in row] for row in section.rows]
-        table = Table(rows, colWidths=[_WIDTH / (3 * len(section.headers))] * len(section.headers), hAlign="LEFT")
+        table = Table(rows, colWidths=[32 * mm] * len(section.headers), hAlign="LEFT")
         table.setStyle(TableStyle([("BACKGROUND", (0, 0), (-1, 0), theme.header_fill),
                                    ("LINEBELOW", (0, -1), (-1, -1), 0.6, theme.rule)]))
         return table
@@ -247,11 +248,12 @@ class _PageDecor:
         if self.view.watermarks:
             canvas.setFillColor(self.theme.watermark)
             canvas.translate(LETTER[0] / 2, LETTER[1] / 2)
-            canvas.rotate(35)
+            canvas.rotate(52)  # along the diagonal of a letter page
+            count = len(self.view.watermarks)
             for index, text in enumerate(self.view.watermarks):
-                size = 46 if len(text) > 12 else 72
+                size = min(72.0, 700 / stringWidth(text, self.theme.bold, 1))  # always inside the page
                 canvas.setFont(self.theme.bold, size)
-                canvas.drawCentredString(0, -index * 80, text)
+                canvas.drawCentredString(0, (count - 1) * 45 - index * 90 - size / 3, text)
         canvas.restoreState()
         if document.page > 1:
             canvas.saveState()

@@ -194,7 +194,7 @@ def _receptor(facts: Documento, text: dict[str, str]) -> Party:
     identifier = (_v(receptor.id) if receptor else None) or ""
     special = _v(receptor.tipo_especial) if receptor else None
     if identifier.upper() == "CF":
-        label, value = text["cf"], "CF"
+        label, value = text["nit"], f"CF ({text['cf']})"
     elif special == "CUI":
         label, value = text["cui"], identifier
     elif special == "EXT":
