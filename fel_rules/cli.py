@@ -85,6 +85,26 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--theme", choices=("clasico", "moderno"), help="tema visual (por defecto FEL_RULES_THEME o clasico)")
     render.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de las etiquetas y mensajes")
     render.add_argument("--force", action="store_true", help="imprimir aunque no sea válido, marcado NO VÁLIDO")
+
+    batch = commands.add_parser(
+        "batch", help="procesar una carpeta: reportes, PDFs y manifest.json",
+        description="Valida (y por defecto imprime) cada XML de DIR; escribe reportes, PDFs y manifest.json en OUT.",
+    )
+    batch.add_argument("dir", type=Path, metavar="DIR", help="carpeta con los XML")
+    batch.add_argument("--out", type=Path, metavar="OUT", help="carpeta de salida (por defecto FEL_RULES_OUTPUT_DIR u out/)")
+    batch.add_argument("--workers", type=_positive_int, metavar="N", help="procesos (por defecto todos los núcleos)")
+    batch.add_argument("--no-render", action="store_true", help="solo validar, sin PDFs")
+    batch.add_argument("--recursive", action="store_true", help="incluir subcarpetas")
+    batch.add_argument("--resume", action="store_true", help="saltar archivos ya procesados sin cambios")
+    batch.add_argument("--format", choices=("text", "json"), default="text", help="salida en la terminal")
+    batch.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de los mensajes")
+    batch.add_argument("--logo", type=Path, metavar="PATH", help="logo de los PDFs (por defecto FEL_RULES_LOGO)")
+    batch.add_argument("--theme", choices=("clasico", "moderno"), help="tema de los PDFs")
+    batch.add_argument("--profile", metavar="NAME", help="perfil de reglas")
+    batch.add_argument("--schema-dir", type=Path, metavar="DIR", help="carpeta oficial de XSD de SAT a usar")
+    batch.add_argument("--executor", choices=("process", "dask"), default="process",
+                       help="procesos locales, o un clúster Dask existente (extra fel-rules[dask])")
+    batch.add_argument("--scheduler", metavar="ADDRESS", help="dirección del planificador Dask (tcp://host:8786)")
     return parser
 
 
@@ -93,7 +113,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     lang = args.lang
     try:
-        return _render(args) if args.command == "render" else _validate(args)
+        if args.command == "render":
+            return _render(args)
+        if args.command == "batch":
+            return _batch(args)
+        return _validate(args)
     except FelRulesError as exc:
         print(f"fel-rules: error: {exc.localized(lang)}", file=sys.stderr)
         return EXIT_ERROR
@@ -144,6 +168,37 @@ def _render(args: argparse.Namespace) -> int:
                 else "el documento no es válido: se imprimió con la marca NO VÁLIDO")
         print(f"fel-rules: {note}", file=sys.stderr)
     return EXIT_VALID
+
+
+def _batch(args: argparse.Namespace) -> int:
+    from .batch import BatchOptions, run_batch
+    from .render import RenderSettings
+
+    settings = RenderSettings.from_env(logo=args.logo, theme=args.theme, lang=args.lang)
+    options = BatchOptions(
+        input_dir=args.dir, out_dir=args.out or settings.output_dir, workers=args.workers, render=not args.no_render,
+        recursive=args.recursive, resume=args.resume, executor=args.executor, scheduler=args.scheduler,
+        config=Config(lang=args.lang, profile=args.profile, schema_dir=args.schema_dir), render_settings=settings,
+    )
+    result = run_batch(options)
+    manifest = result.manifest
+    if args.format == "json":
+        sys.stdout.write(manifest.to_json() + "\n")
+    else:
+        english = args.lang == "en"
+        for entry in manifest.entries:
+            if entry.error:
+                state, detail = "ERROR", entry.error
+            else:
+                state = ("VALID" if english else "VÁLIDO") if entry.valid else ("INVALID" if english else "INVÁLIDO")
+                detail = entry.pdf or entry.pdf_note or ""
+            print(f"{entry.path}: {state} {detail}".rstrip())
+        s = manifest.summary
+        line = (f"{s.files} files: {s.valid} valid, {s.invalid} invalid, {s.errors} errors, {s.rendered} PDFs → {result.path}"
+                if english else
+                f"{s.files} archivos: {s.valid} válidos, {s.invalid} inválidos, {s.errors} con error, {s.rendered} PDFs → {result.path}")
+        print(line)
+    return result.exit_code
 
 
 def collect_files(paths: Sequence[str], lang: str = "es") -> list[Path]:

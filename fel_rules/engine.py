@@ -78,9 +78,13 @@ class Validator:
         try:
             data = file.read_bytes()
         except OSError as exc:
-            issue = engine_issue("FEL-XML-07", self.config.lang, path=file, detail=exc.strerror or exc)
-            return self._finish(str(path), None, [issue], ["error"], None, time.perf_counter()).report
+            return self.read_error(path, exc)
         return self.validate_bytes(data, path=str(path))
+
+    def read_error(self, path: str | Path, exc: OSError) -> Report:
+        """The report of a file that could not be read (stage ``xml`` in error: no verdict)."""
+        issue = engine_issue("FEL-XML-07", self.config.lang, path=path, detail=exc.strerror or exc)
+        return self._finish(str(path), None, [issue], ["error"], None, time.perf_counter()).report
 
     def validate_bytes(self, data: bytes, *, path: str | None = None) -> Report:
         """Validate one document given as bytes; ``path`` only names it in the report."""

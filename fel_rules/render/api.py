@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from functools import lru_cache
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from .pdf import render_view
 from .settings import RenderSettings
 from .view import InvoiceView, build_view
 
-__all__ = ["RenderResult", "render_bytes", "render_file"]
+__all__ = ["RenderResult", "load_logo", "render_bytes", "render_file"]
 
 _SHOWN_ERRORS = 5
 
@@ -61,7 +62,7 @@ def render_bytes(data: bytes, *, settings: RenderSettings | None = None, force: 
             + _errors(report),
             report=report,
         )
-    logo = _logo(settings.logo)
+    logo = load_logo(settings.logo)
     view = build_view(facts, report, lang="en" if english else "es", invalid=invalid)
     pdf = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
                       header_mm=settings.header_mm)
@@ -94,9 +95,20 @@ def render_file(source: str | Path, out: str | Path | None = None, *, settings: 
     return RenderResult(pdf=result.pdf, view=result.view, report=result.report, path=target)
 
 
-def _logo(path: Path | None) -> bytes | None:
+def load_logo(path: Path | None) -> bytes | None:
+    """The logo's bytes, checked to be a readable PNG/JPEG; ``RenderError`` otherwise (cached per file version)."""
     if path is None:
         return None
+    try:
+        stat = Path(path).stat()
+    except OSError as exc:
+        raise RenderError(f"No se pudo leer el logo {path}: {exc.strerror or exc}",
+                          message_en=f"Could not read the logo {path}: {exc.strerror or exc}") from exc
+    return _checked_logo(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=8)
+def _checked_logo(path: str, _mtime_ns: int, _size: int) -> bytes:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:

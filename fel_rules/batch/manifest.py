@@ -1,0 +1,85 @@
+"""``manifest.json``: what a batch did with every file (schema-versioned; JSON Schema in docs/)."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..report import Counts, RulesetRef, SchemaInfo
+
+__all__ = ["MANIFEST_VERSION", "Entry", "Manifest", "RunStats", "Summary", "manifest_json_schema"]
+
+MANIFEST_VERSION = 1
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Entry(_Model):
+    """One input file and everything the batch produced for it."""
+
+    path: str = Field(description="Path of the input, relative to the input folder (POSIX separators).")
+    sha256: str | None = Field(description="sha256 of the input bytes (null when they could not be read).")
+    tipo: str | None = None
+    numero_autorizacion: str | None = None
+    valid: bool
+    complete: bool
+    counts: Counts
+    report: str | None = Field(description="The report file, relative to the output folder.")
+    pdf: str | None = Field(description="The PDF, relative to the output folder; null when none was made.")
+    pdf_note: str | None = Field(default=None, description="Why there is no PDF.")
+    error: str | None = Field(default=None, description="Why the file could not be processed.")
+
+
+class Summary(_Model):
+    """Totals over all entries."""
+
+    files: int
+    valid: int
+    invalid: int
+    errors: int
+    rendered: int
+
+
+class RunStats(_Model):
+    """Volatile facts about the run (snapshots leave them out)."""
+
+    started_at: str
+    duration_ms: float
+    executor: str
+    workers: int
+    reused: int = Field(description="Files skipped by --resume because nothing they depend on changed.")
+    engine_version: str
+
+
+class Manifest(_Model):
+    """The whole manifest."""
+
+    manifest_version: int = MANIFEST_VERSION
+    render: bool
+    recursive: bool
+    rulesets: list[RulesetRef]
+    schema_: SchemaInfo = Field(alias="schema")
+    renderer_version: str
+    summary: Summary
+    entries: list[Entry]
+    run: RunStats | None = None
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    def to_json(self, *, include_run: bool = True) -> str:
+        """Indented JSON, keys in model order."""
+        data = self.model_dump(mode="json", by_alias=True)
+        if not include_run:
+            data.pop("run", None)
+        return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def manifest_json_schema() -> dict:
+    """JSON Schema of ``manifest.json`` (written to docs/manifest.schema.json)."""
+    schema = Manifest.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "fel-rules batch manifest"
+    return schema

@@ -1,0 +1,178 @@
+"""The per-file work of a batch: validate, write the report, render the PDF. Runs in any worker
+process (local pool or a Dask cluster); everything it receives and returns is plain, picklable data."""
+
+from __future__ import annotations
+
+import json
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..atomic import write_atomic
+from ..config import Config
+from ..engine import Validator
+from ..facts import Anulacion, Documento
+from ..money import decimal_str
+
+__all__ = ["CrossFacts", "FileResult", "FileTask", "output_paths", "process_file", "render_pdf"]
+
+
+@dataclass(frozen=True)
+class FileTask:
+    """One input to process."""
+
+    source: str
+    rel: str
+    out_dir: str
+    render: bool
+    config: dict
+    render_settings: dict
+
+
+@dataclass
+class CrossFacts:
+    """What cross-document rules need to know about a document."""
+
+    tipo: str | None = None
+    uuid: str | None = None
+    moneda: str | None = None
+    nit_emisor: str | None = None
+    id_receptor: str | None = None
+    gran_total: str | None = None
+    tax_totals: dict[str, str] = field(default_factory=dict)
+    origin_uuid: str | None = None
+    regimen_antiguo: bool = False
+
+
+@dataclass
+class FileResult:
+    """What a worker reports back (small: the report itself stays on disk)."""
+
+    rel: str
+    sha256: str | None
+    tipo: str | None
+    numero_autorizacion: str | None
+    valid: bool
+    complete: bool
+    counts: dict[str, int]
+    report: str | None
+    pdf: str | None
+    pdf_note: str | None
+    error: str | None
+    cross: CrossFacts = field(default_factory=CrossFacts)
+    renderable: bool = False
+    cross_applied: bool = False
+
+    def to_dict(self) -> dict:
+        """Plain data for the resume journal."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> FileResult:
+        """Inverse of :meth:`to_dict`."""
+        return cls(**{**data, "cross": CrossFacts(**data["cross"])})
+
+
+_VALIDATORS: dict[str, Validator] = {}
+
+
+def _validator(config: dict) -> Validator:
+    """One validator per configuration and process (rules loaded, schema compiled once)."""
+    key = json.dumps(config, sort_keys=True, default=str)
+    if key not in _VALIDATORS:
+        _VALIDATORS[key] = Validator(Config(**config))
+    return _VALIDATORS[key]
+
+
+def output_paths(rel: str) -> tuple[str, str]:
+    """(report, pdf) paths relative to the output folder for an input at ``rel``."""
+    stem = rel[: -len(Path(rel).suffix)] if Path(rel).suffix else rel
+    return f"{stem}.report.json", f"{stem}.pdf"
+
+
+def process_file(task: FileTask) -> FileResult:
+    """Validate one file, write its report, render its PDF when valid; never raises."""
+    report_rel, pdf_rel = output_paths(task.rel)
+    out = Path(task.out_dir)
+    try:
+        validator = _validator(task.config)
+        source = Path(task.source)
+        try:
+            too_big = source.stat().st_size > validator.config.max_bytes
+            data = None if too_big else source.read_bytes()
+        except OSError as exc:
+            report, facts = validator.read_error(task.rel, exc), None
+        else:
+            if data is None:
+                report, facts = validator.validate_path(source), None  # refused by size, before reading
+            else:
+                report, facts = validator.inspect_bytes(data, path=task.rel)
+        report = report.model_copy(update={"document": report.document.model_copy(update={"path": task.rel})})
+        write_atomic(out / report_rel, (report.to_json(include_run=False) + "\n").encode())
+        error = None
+        if report.could_not_validate:
+            first = next((i for i in report.issues if i.severity.value == "error"), None)
+            error = f"{first.rule_id}: {first.message}" if first else "no se pudo validar"
+        renderable = isinstance(facts, Documento)
+        result = FileResult(
+            rel=task.rel, sha256=report.document.sha256, tipo=report.document.tipo,
+            numero_autorizacion=report.document.numero_autorizacion, valid=report.valid, complete=report.complete,
+            counts=report.counts.model_dump(), report=report_rel, pdf=None, pdf_note=None, error=error,
+            cross=_cross_facts(facts), renderable=renderable,
+        )
+        if not task.render:
+            result.pdf_note = "render desactivado (--no-render)"
+        elif isinstance(facts, Anulacion):
+            result.pdf_note = "una anulación no tiene representación impresa"
+        elif not report.valid:
+            result.pdf_note = "documento no válido"
+        elif renderable:
+            render_pdf(task, facts, report)
+            result.pdf = pdf_rel
+        return result
+    except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
+        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        return FileResult(rel=task.rel, sha256=None, tipo=None, numero_autorizacion=None, valid=False, complete=False,
+                          counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None,
+                          pdf_note="no procesado", error=detail)
+
+
+def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> None:
+    """Render the PDF of ``task`` (from given facts, or by validating again) and write it atomically."""
+    from ..render import RenderSettings, build_view
+    from ..render.api import load_logo
+    from ..render.pdf import render_view
+
+    settings = RenderSettings(**task.render_settings)
+    if facts is None or report is None:
+        report, facts = _validator(task.config).inspect_bytes(Path(task.source).read_bytes(), path=task.rel)
+    view = build_view(facts, report, lang=settings.lang)
+    pdf = render_view(view, theme_name=settings.theme, logo=load_logo(settings.logo),
+                      qr_size_mm=settings.qr_size_mm, header_mm=settings.header_mm)
+    write_atomic(Path(task.out_dir) / output_paths(task.rel)[1], pdf)
+
+
+def _cross_facts(facts: Documento | Anulacion | None) -> CrossFacts:
+    if not isinstance(facts, Documento):
+        return CrossFacts()
+    general, cert = facts.datos_generales, facts.certificacion
+    notes = [c for c in facts.complementos if (c.content_tag or "").endswith("}ReferenciasNota")]
+    origin = notes[0].fields if notes else {}
+    totals = {}
+    if facts.totales:
+        for tax in facts.totales.total_impuestos:
+            if tax.nombre_corto and tax.total_monto_impuesto and tax.total_monto_impuesto.value is not None:
+                totals[tax.nombre_corto.value] = decimal_str(tax.total_monto_impuesto.value)
+    gran_total = facts.totales.gran_total if facts.totales else None
+    value = lambda field: field.value if field is not None else None  # noqa: E731
+    return CrossFacts(
+        tipo=value(general.tipo) if general else None,
+        uuid=value(cert.numero_autorizacion) if cert else None,
+        moneda=value(general.codigo_moneda) if general else None,
+        nit_emisor=value(facts.emisor.nit) if facts.emisor else None,
+        id_receptor=value(facts.receptor.id) if facts.receptor else None,
+        gran_total=decimal_str(gran_total.value) if gran_total is not None and gran_total.value is not None else None,
+        tax_totals=totals,
+        origin_uuid=origin.get("NumeroAutorizacionDocumentoOrigen"),
+        regimen_antiguo=bool(origin.get("RegimenAntiguo")),
+    )
