@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 
 from ..report import Issue, Location, Refs, Severity
-from .worker import FileResult
+from .worker import CrossFacts
 
 __all__ = ["CROSS_RULE_PREFIX", "cross_issues"]
 
@@ -51,30 +51,28 @@ _RULES = {
 }
 
 
-def cross_issues(results: Iterable[FileResult], lang: str = "es") -> dict[str, list[Issue]]:
-    """Issues per input path (only paths that have some)."""
-    results = [r for r in results if r.error is None]
+def cross_issues(documents: Iterable[tuple[str, CrossFacts]], lang: str = "es") -> dict[str, list[Issue]]:
+    """Issues per input path (only paths that have some), from each document's cross facts."""
+    documents = list(documents)
     found: dict[str, list[Issue]] = defaultdict(list)
-    by_uuid: dict[str, list[FileResult]] = defaultdict(list)
-    for result in results:
-        if result.cross.uuid:
-            by_uuid[result.cross.uuid.upper()].append(result)
+    by_uuid: dict[str, list[tuple[str, CrossFacts]]] = defaultdict(list)
+    for rel, cross in documents:
+        if cross.uuid:
+            by_uuid[cross.uuid.upper()].append((rel, cross))
     for uuid, copies in by_uuid.items():
         if len(copies) > 1:
-            for result in copies:
-                others = ", ".join(r.rel for r in copies if r is not result)
-                found[result.rel].append(_issue("FEL-LOT-01", lang, "/dte:GTDocumento/dte:SAT/dte:DTE/dte:Certificacion/"
-                                                "dte:NumeroAutorizacion", uuid=uuid, other=others))
-    for note in results:
-        cross = note.cross
+            for rel, _ in copies:
+                others = ", ".join(other for other, _ in copies if other != rel)
+                found[rel].append(_issue("FEL-LOT-01", lang, "/dte:GTDocumento/dte:SAT/dte:DTE/dte:Certificacion/"
+                                         "dte:NumeroAutorizacion", uuid=uuid, other=others))
+    for rel, cross in documents:
         if cross.tipo not in _NOTES or not cross.origin_uuid:
             continue
         origins = by_uuid.get(cross.origin_uuid.upper(), [])
         if len(origins) != 1:
             continue
-        origin = origins[0]
-        oc = origin.cross
-        add = lambda rule, **v: found[note.rel].append(_issue(rule, lang, _ORIGIN_XPATH, other=origin.rel, **v))  # noqa: E731
+        origin_rel, oc = origins[0]
+        add = lambda rule, **v: found[rel].append(_issue(rule, lang, _ORIGIN_XPATH, other=origin_rel, **v))  # noqa: E731
         if oc.tipo not in _ORIGIN_TYPES:
             add("FEL-LOT-02", tipo=oc.tipo or "?")
         if cross.moneda and oc.moneda and cross.moneda != oc.moneda:
@@ -86,9 +84,10 @@ def cross_issues(results: Iterable[FileResult], lang: str = "es") -> dict[str, l
         if cross.tipo == "NCRE" and not cross.regimen_antiguo:
             if _above(cross.gran_total, oc.gran_total):
                 add("FEL-LOT-06", nota=cross.gran_total, origen=oc.gran_total)
-            for tax, amount in sorted(cross.tax_totals.items()):
-                if _above(amount, oc.tax_totals.get(tax, "0")):
-                    add("FEL-LOT-07", impuesto=tax, nota=amount, origen=oc.tax_totals.get(tax, "0"))
+            origin_taxes = dict(oc.tax_totals)
+            for tax, amount in sorted(dict(cross.tax_totals).items()):
+                if _above(amount, origin_taxes.get(tax, "0")):
+                    add("FEL-LOT-07", impuesto=tax, nota=amount, origen=origin_taxes.get(tax, "0"))
     return dict(found)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, as_completed, wait
 from typing import Any
 
 from ..errors import FelRulesError
@@ -32,9 +32,17 @@ class LocalExecutor:
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method))
 
     def run(self, function: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
-        """Results of ``function`` over ``items``, in completion order."""
-        futures = [self._pool.submit(function, item) for item in items]
-        for future in as_completed(futures):
+        """Results of ``function`` over ``items``, in completion order; at most a few tasks per worker
+        are in flight, so memory does not grow with the number of files."""
+        pending: set = set()
+        limit = 4 * self.workers
+        for item in items:
+            pending.add(self._pool.submit(function, item))
+            if len(pending) >= limit:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield future.result()
+        for future in as_completed(pending):
             yield future.result()
 
     def close(self) -> None:

@@ -10,13 +10,15 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
 from .. import __version__
-from ..atomic import write_atomic
+from ..atomic import atomic_writer, write_atomic
 from ..config import Config
 from ..errors import InputError
 from ..report import Issue, Report
@@ -26,7 +28,9 @@ from .cross import CROSS_RULE_PREFIX, cross_issues
 from .executors import DaskExecutor, LocalExecutor, default_workers
 from .manifest import Entry, Manifest, RunStats, Summary
 from .progress import Progress
-from .worker import FileResult, FileTask, _validator, output_paths, process_file, render_pdf
+from .worker import (
+    Brief, FileResult, FileTask, _validator, journal_file, output_paths, process_and_record, record, render_pdf,
+)
 
 __all__ = ["BatchOptions", "BatchResult", "run_batch"]
 
@@ -52,11 +56,17 @@ class BatchOptions:
 
 @dataclass(frozen=True)
 class BatchResult:
-    """The manifest, where it was written, and the exit code (0 all valid, 1 some invalid, 2 some errors)."""
+    """Where the manifest was written, its summary, and the exit code (0 all valid, 1 some invalid, 2 some
+    could not be processed). :attr:`manifest` reads the whole manifest back when asked for."""
 
-    manifest: Manifest
     path: Path
+    summary: Summary
     exit_code: int
+
+    @cached_property
+    def manifest(self) -> Manifest:
+        """The manifest as written."""
+        return Manifest.model_validate_json(self.path.read_text(encoding="utf-8"))
 
 
 def run_batch(options: BatchOptions) -> BatchResult:
@@ -73,72 +83,80 @@ def run_batch(options: BatchOptions) -> BatchResult:
     rulesets = [{"id": r.id, "version": r.version} for r in validator.catalog.rulesets]
     fingerprint = _fingerprint(config, rulesets, schema_info.sha256, options.render, settings)
     _remove_stale_temporaries(out_dir)
-    journal = out_dir / _STATE_DIR / "journal"
+    run = _Run(out_dir / _STATE_DIR / "journal", fingerprint)
+    rendering = settings.model_dump(mode="json")
+    task_of = lambda rel: FileTask(str(input_dir / rel), rel, str(out_dir), options.render,  # noqa: E731
+                                   config, rendering, str(run.folder), fingerprint)
 
-    all_tasks = {
-        task.rel: task
-        for task in (FileTask(str(source), source.relative_to(input_dir).as_posix(), str(out_dir), options.render,
-                              config, settings.model_dump(mode="json")) for source in files)
-    }
-    results: dict[str, FileResult] = {}
-    tasks: list[FileTask] = []
-    for rel, task in all_tasks.items():
-        reused = _reusable(journal, task, fingerprint) if options.resume else None
+    briefs: dict[str, Brief] = {}
+    pending: list[str] = []
+    for rel in files:
+        reused = run.reusable(task_of(rel)) if options.resume else None
         if reused is not None:
-            results[rel] = reused
+            briefs[rel] = Brief.of(reused)
         else:
-            tasks.append(task)
-    reused_count = len(results)
+            pending.append(rel)
+    reused_count = len(briefs)
 
     executor = _executor(options)
     progress = Progress(len(files), enabled=options.progress)
     progress.advance(reused_count)
     try:
-        for result in executor.run(process_file, tasks):
-            results[result.rel] = result
-            _record(journal, result, fingerprint)
+        for brief in executor.run(process_and_record, (task_of(rel) for rel in pending)):
+            briefs[brief.rel] = brief
             progress.advance()
-        _apply_cross_rules(results, out_dir, journal, fingerprint, options.config.lang)
+        _apply_cross_rules(briefs, out_dir, run, options.config.lang)
         if options.render:
-            _reconcile_pdfs(results, tasks_by_rel=all_tasks, out_dir=out_dir, executor=executor, journal=journal,
-                            fingerprint=fingerprint)
+            _reconcile_pdfs(briefs, out_dir, run, executor, task_of)
     finally:
         progress.close()
         executor.close()
 
-    entries = [_entry(results[rel]) for rel in sorted(results)]
-    manifest = Manifest(
-        render=options.render,
-        recursive=options.recursive,
-        rulesets=rulesets,
-        schema=schema_info,
-        renderer_version=__version__,
-        summary=Summary(
-            files=len(entries),
-            valid=sum(1 for e in entries if e.valid),
-            invalid=sum(1 for e in entries if not e.valid and e.error is None),
-            errors=sum(1 for e in entries if e.error is not None),
-            rendered=sum(1 for e in entries if e.pdf),
-        ),
-        entries=entries,
+    summary = Summary(
+        files=len(briefs),
+        valid=sum(1 for b in briefs.values() if b.valid),
+        invalid=sum(1 for b in briefs.values() if not b.valid and not b.failed),
+        errors=sum(1 for b in briefs.values() if b.failed),
+        rendered=sum(1 for b in briefs.values() if b.has_pdf),
+    )
+    header = Manifest(
+        render=options.render, recursive=options.recursive, rulesets=rulesets, schema=schema_info,
+        renderer_version=__version__, summary=summary, entries=[],
         run=RunStats(started_at=started.isoformat(timespec="seconds"),
                      duration_ms=round((time.perf_counter() - clock) * 1000, 1), executor=executor.name,
                      workers=executor.workers, reused=reused_count, engine_version=__version__),
     )
     path = out_dir / "manifest.json"
-    write_atomic(path, (manifest.to_json() + "\n").encode())
-    summary = manifest.summary
+    _write_manifest(path, header, (run.load(rel) for rel in sorted(briefs)))
     code = 2 if summary.errors else (1 if summary.invalid else 0)
-    return BatchResult(manifest, path, code)
+    return BatchResult(path, summary, code)
 
 
-def _collect(input_dir: Path, out_dir: Path, recursive: bool, lang: str) -> list[Path]:
+def _write_manifest(path: Path, header: Manifest, results: Iterator[FileResult]) -> None:
+    """The manifest JSON, entries streamed one by one from the journal (memory stays flat)."""
+    data = json.loads(header.to_json())
+    run = data.pop("run")
+    data.pop("entries")
+    head = json.dumps(data, ensure_ascii=False, indent=2)[:-2]  # without the closing "\n}"
+    tail = json.dumps(run, ensure_ascii=False, indent=2).replace("\n", "\n  ")
+    with atomic_writer(path) as stream:
+        stream.write((head + ',\n  "entries": [').encode())
+        for index, result in enumerate(results):
+            entry = json.dumps(_entry(result).model_dump(mode="json"), ensure_ascii=False, indent=2)
+            indented = "\n".join("    " + line for line in entry.splitlines())
+            stream.write((("\n" if index == 0 else ",\n") + indented).encode())
+        stream.write(f'\n  ],\n  "run": {tail}\n}}\n'.encode())
+
+
+def _collect(input_dir: Path, out_dir: Path, recursive: bool, lang: str) -> list[str]:
+    """Relative POSIX paths of the inputs, sorted (strings: far lighter than Path objects)."""
     if not input_dir.is_dir():
         raise InputError(f"No existe el directorio: {input_dir}", message_en=f"No such directory: {input_dir}")
     pattern = input_dir.rglob("*") if recursive else input_dir.iterdir()
     files = sorted(
-        (p for p in pattern if p.suffix.lower() == ".xml" and not p.is_dir() and not _inside(p, out_dir)),
-        key=lambda p: p.relative_to(input_dir).as_posix(),
+        p.relative_to(input_dir).as_posix()
+        for p in pattern
+        if p.suffix.lower() == ".xml" and not p.is_dir() and not _inside(p, out_dir)
     )
     if not files:
         raise InputError(f"El directorio no contiene archivos .xml: {input_dir}",
@@ -169,34 +187,40 @@ def _fingerprint(config: dict, rulesets: list, schema_sha: str | None, render: b
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _journal_file(journal: Path, rel: str) -> Path:
-    return journal / f"{hashlib.sha1(rel.encode()).hexdigest()}.json"
+class _Run:
+    """The resume journal: one small JSON file per finished input (atomic, no fsync: it is a cache)."""
 
+    def __init__(self, folder: Path, fingerprint: str) -> None:
+        self.folder, self.fingerprint = folder, fingerprint
 
-def _record(journal: Path, result: FileResult, fingerprint: str) -> None:
-    data = {"fingerprint": fingerprint, "result": result.to_dict()}
-    write_atomic(_journal_file(journal, result.rel), json.dumps(data, sort_keys=True).encode())
+    def _file(self, rel: str) -> Path:
+        return journal_file(self.folder, rel)
 
+    def record(self, result: FileResult) -> None:
+        record(self.folder, self.fingerprint, result)
 
-def _reusable(journal: Path, task: FileTask, fingerprint: str) -> FileResult | None:
-    """The recorded result when the input, rules, schema and renderer are unchanged and outputs exist."""
-    try:
-        data = json.loads(_journal_file(journal, task.rel).read_text(encoding="utf-8"))
-        result = FileResult.from_dict(data["result"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if data.get("fingerprint") != fingerprint or result.error is not None or result.rel != task.rel:
-        return None
-    try:
-        digest = hashlib.sha256(Path(task.source).read_bytes()).hexdigest()
-    except OSError:
-        return None
-    out = Path(task.out_dir)
-    if digest != result.sha256 or not result.report or not (out / result.report).is_file():
-        return None
-    if result.pdf and not (out / result.pdf).is_file():
-        return None
-    return result
+    def load(self, rel: str) -> FileResult:
+        return FileResult.from_dict(json.loads(self._file(rel).read_text(encoding="utf-8"))["result"])
+
+    def reusable(self, task: FileTask) -> FileResult | None:
+        """The recorded result when input, rules, schema and renderer are unchanged and outputs exist."""
+        try:
+            data = json.loads(self._file(task.rel).read_text(encoding="utf-8"))
+            result = FileResult.from_dict(data["result"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if data.get("fingerprint") != self.fingerprint or result.error is not None or result.rel != task.rel:
+            return None
+        try:
+            digest = hashlib.sha256(Path(task.source).read_bytes()).hexdigest()
+        except OSError:
+            return None
+        out = Path(task.out_dir)
+        if digest != result.sha256 or not result.report or not (out / result.report).is_file():
+            return None
+        if result.pdf and not (out / result.pdf).is_file():
+            return None
+        return result
 
 
 def _remove_stale_temporaries(out_dir: Path) -> None:
@@ -206,22 +230,22 @@ def _remove_stale_temporaries(out_dir: Path) -> None:
             stale.unlink(missing_ok=True)
 
 
-def _apply_cross_rules(results: dict[str, FileResult], out_dir: Path, journal: Path, fingerprint: str,
-                       lang: str) -> None:
+def _apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang: str) -> None:
     """Patch cross-document issues into reports; drop stale ones from earlier runs."""
-    found = cross_issues(results.values(), lang)
-    for rel, result in results.items():
+    found = cross_issues(((rel, b.cross) for rel, b in briefs.items() if b.cross is not None), lang)
+    for rel, brief in briefs.items():
         new = found.get(rel, [])
-        if result.report is None or (not new and not result.cross_applied):
+        if brief.failed or (not new and not brief.cross_applied):
             continue
+        result = run.load(rel)
         path = out_dir / result.report
         report = Report.model_validate_json(path.read_text(encoding="utf-8"))
         kept = [i for i in report.issues if not i.rule_id.startswith(CROSS_RULE_PREFIX)]
         patched = _with_issues(report, kept + new)
         write_atomic(path, (patched.to_json(include_run=False) + "\n").encode())
-        result.valid, result.counts = patched.valid, patched.counts.model_dump()
-        result.cross_applied = bool(new)
-        _record(journal, result, fingerprint)
+        result.valid, result.counts, result.cross_applied = patched.valid, patched.counts.model_dump(), bool(new)
+        run.record(result)
+        brief.valid, brief.cross_applied = result.valid, result.cross_applied
 
 
 def _with_issues(report: Report, issues: list[Issue]) -> Report:
@@ -238,23 +262,25 @@ def _with_issues(report: Report, issues: list[Issue]) -> Report:
                                      "stages": stages, "valid": valid})
 
 
-def _reconcile_pdfs(results: dict[str, FileResult], *, tasks_by_rel: dict[str, FileTask], out_dir: Path, executor,
-                    journal: Path, fingerprint: str) -> None:
+def _reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, run: _Run, executor, task_of) -> None:
     """After cross-document rules: valid documents have a PDF, invalid ones none."""
     missing = []
-    for rel, result in results.items():
-        pdf = output_paths(rel)[1]
-        if result.valid and result.renderable and result.error is None:
-            if not (out_dir / pdf).is_file():
-                missing.append(tasks_by_rel[rel])
-        elif result.pdf or (out_dir / pdf).is_file():
-            (out_dir / pdf).unlink(missing_ok=True)
-            result.pdf, result.pdf_note = None, result.pdf_note or "documento no válido (reglas entre documentos)"
-            _record(journal, result, fingerprint)
-    for rel in executor.run(_render_task, missing):
-        result = results[rel]
+    for rel, brief in briefs.items():
+        pdf = out_dir / output_paths(rel)[1]
+        if brief.valid and brief.renderable and not brief.failed:
+            if not brief.has_pdf or not pdf.is_file():
+                missing.append(rel)
+        elif brief.has_pdf or pdf.is_file():
+            pdf.unlink(missing_ok=True)
+            result = run.load(rel)
+            result.pdf, result.pdf_note = None, "documento no válido (reglas entre documentos)"
+            run.record(result)
+            brief.has_pdf = False
+    for rel in executor.run(_render_task, (task_of(rel) for rel in missing)):
+        result = run.load(rel)
         result.pdf, result.pdf_note = output_paths(rel)[1], None
-        _record(journal, result, fingerprint)
+        run.record(result)
+        briefs[rel].has_pdf = True
 
 
 def _render_task(task: FileTask) -> str:

@@ -3,6 +3,7 @@ process (local pool or a Dask cluster); everything it receives and returns is pl
 
 from __future__ import annotations
 
+import hashlib
 import json
 import traceback
 from dataclasses import asdict, dataclass, field
@@ -14,12 +15,15 @@ from ..engine import Validator
 from ..facts import Anulacion, Documento
 from ..money import decimal_str
 
-__all__ = ["CrossFacts", "FileResult", "FileTask", "output_paths", "process_file", "render_pdf"]
+__all__ = [
+    "Brief", "CrossFacts", "FileResult", "FileTask", "journal_file", "output_paths", "process_and_record",
+    "process_file", "record", "render_pdf",
+]
 
 
 @dataclass(frozen=True)
 class FileTask:
-    """One input to process."""
+    """One input to process; ``journal``/``fingerprint`` say where and under which key to record it."""
 
     source: str
     rel: str
@@ -27,11 +31,13 @@ class FileTask:
     render: bool
     config: dict
     render_settings: dict
+    journal: str = ""
+    fingerprint: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class CrossFacts:
-    """What cross-document rules need to know about a document."""
+    """What cross-document rules need to know about a document (kept in memory for the whole batch)."""
 
     tipo: str | None = None
     uuid: str | None = None
@@ -39,9 +45,14 @@ class CrossFacts:
     nit_emisor: str | None = None
     id_receptor: str | None = None
     gran_total: str | None = None
-    tax_totals: dict[str, str] = field(default_factory=dict)
+    tax_totals: tuple[tuple[str, str], ...] = ()
     origin_uuid: str | None = None
     regimen_antiguo: bool = False
+
+    @property
+    def relevant(self) -> bool:
+        """True when another document could refer to this one, or this one to another."""
+        return bool(self.uuid or self.origin_uuid)
 
 
 @dataclass
@@ -70,7 +81,9 @@ class FileResult:
     @classmethod
     def from_dict(cls, data: dict) -> FileResult:
         """Inverse of :meth:`to_dict`."""
-        return cls(**{**data, "cross": CrossFacts(**data["cross"])})
+        cross = dict(data["cross"])
+        cross["tax_totals"] = tuple(tuple(pair) for pair in cross.get("tax_totals", ()))
+        return cls(**{**data, "cross": CrossFacts(**cross)})
 
 
 _VALIDATORS: dict[str, Validator] = {}
@@ -88,6 +101,44 @@ def output_paths(rel: str) -> tuple[str, str]:
     """(report, pdf) paths relative to the output folder for an input at ``rel``."""
     stem = rel[: -len(Path(rel).suffix)] if Path(rel).suffix else rel
     return f"{stem}.report.json", f"{stem}.pdf"
+
+
+def journal_file(journal: str | Path, rel: str) -> Path:
+    """Where the journal keeps the result of the input at ``rel``."""
+    return Path(journal) / f"{hashlib.sha1(rel.encode()).hexdigest()}.json"
+
+
+def record(journal: str | Path, fingerprint: str, result: FileResult) -> None:
+    """Write ``result`` to the journal (atomic; no fsync: the journal is a cache of finished work)."""
+    data = {"fingerprint": fingerprint, "result": result.to_dict()}
+    write_atomic(journal_file(journal, result.rel), json.dumps(data, sort_keys=True).encode(), durable=False)
+
+
+def process_and_record(task: FileTask) -> Brief:
+    """:func:`process_file`, recorded in the journal by the worker; only a small summary travels back."""
+    result = process_file(task)
+    record(task.journal, task.fingerprint, result)
+    return Brief.of(result)
+
+
+@dataclass(slots=True)
+class Brief:
+    """What a batch keeps in memory per file; everything else lives in the journal on disk."""
+
+    rel: str
+    valid: bool
+    renderable: bool
+    failed: bool
+    has_pdf: bool
+    cross_applied: bool
+    cross: CrossFacts | None
+
+    @classmethod
+    def of(cls, result: FileResult) -> Brief:
+        """The summary of a full result."""
+        relevant = result.cross.relevant and result.error is None
+        return cls(result.rel, result.valid, result.renderable, result.error is not None, result.pdf is not None,
+                   result.cross_applied, result.cross if relevant else None)
 
 
 def process_file(task: FileTask) -> FileResult:
@@ -158,11 +209,11 @@ def _cross_facts(facts: Documento | Anulacion | None) -> CrossFacts:
     general, cert = facts.datos_generales, facts.certificacion
     notes = [c for c in facts.complementos if (c.content_tag or "").endswith("}ReferenciasNota")]
     origin = notes[0].fields if notes else {}
-    totals = {}
+    totals = []
     if facts.totales:
         for tax in facts.totales.total_impuestos:
             if tax.nombre_corto and tax.total_monto_impuesto and tax.total_monto_impuesto.value is not None:
-                totals[tax.nombre_corto.value] = decimal_str(tax.total_monto_impuesto.value)
+                totals.append((tax.nombre_corto.value, decimal_str(tax.total_monto_impuesto.value)))
     gran_total = facts.totales.gran_total if facts.totales else None
     value = lambda field: field.value if field is not None else None  # noqa: E731
     return CrossFacts(
@@ -172,7 +223,7 @@ def _cross_facts(facts: Documento | Anulacion | None) -> CrossFacts:
         nit_emisor=value(facts.emisor.nit) if facts.emisor else None,
         id_receptor=value(facts.receptor.id) if facts.receptor else None,
         gran_total=decimal_str(gran_total.value) if gran_total is not None and gran_total.value is not None else None,
-        tax_totals=totals,
+        tax_totals=tuple(totals),
         origin_uuid=origin.get("NumeroAutorizacionDocumentoOrigen"),
         regimen_antiguo=bool(origin.get("RegimenAntiguo")),
     )
