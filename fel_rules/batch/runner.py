@@ -75,9 +75,11 @@ def run_batch(options: BatchOptions) -> BatchResult:
     input_dir, out_dir = options.input_dir.resolve(), options.out_dir.resolve()
     files = _collect(input_dir, out_dir, options.recursive, options.config.lang)
     settings = options.render_settings or RenderSettings.from_env(lang=options.config.lang)
+    if settings.logo is not None:  # workers may run elsewhere (another cwd, a Dask node): absolute paths only
+        settings = settings.model_copy(update={"logo": settings.logo.resolve()})
     if options.render:
         load_logo(settings.logo)  # a bad logo stops the run before any work
-    config = options.config.model_dump(mode="json", exclude_none=True)
+    config = _absolute_paths(options.config).model_dump(mode="json", exclude_none=True)
     validator = _validator(config)  # compiled here so forked workers inherit it
     schema_info = validator.schema_set.info
     rulesets = [{"id": r.id, "version": r.version} for r in validator.catalog.rulesets]
@@ -146,6 +148,14 @@ def _write_manifest(path: Path, header: Manifest, results: Iterator[FileResult])
             indented = "\n".join("    " + line for line in entry.splitlines())
             stream.write((("\n" if index == 0 else ",\n") + indented).encode())
         stream.write(f'\n  ],\n  "run": {tail}\n}}\n'.encode())
+
+
+def _absolute_paths(config: Config) -> Config:
+    changes = {name: getattr(config, name).resolve() for name in ("rules_dir", "schema_dir")
+               if getattr(config, name) is not None}
+    if config.profile and (config.profile.endswith((".yaml", ".yml")) or "/" in config.profile):
+        changes["profile"] = str(Path(config.profile).resolve())
+    return config.model_copy(update=changes)
 
 
 def _collect(input_dir: Path, out_dir: Path, recursive: bool, lang: str) -> list[str]:
