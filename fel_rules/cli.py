@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from datetime import date
 from decimal import Decimal, InvalidOperation
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from .config import DEFAULT_MAX_BYTES, Config
@@ -22,6 +23,7 @@ from .report import Report, Severity
 __all__ = ["main"]
 
 EXIT_VALID, EXIT_INVALID, EXIT_ERROR = 0, 1, 2
+COMMANDS_GROUP = "fel_rules.commands"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,6 +59,7 @@ def _date(text: str) -> date:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = _Parser(prog="fel-rules", description="Valida facturas electrónicas FEL de Guatemala (SAT).")
+    parser.plugin_commands = {}
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     validate = commands.add_parser(
         "validate", help="validar documentos FEL", description="Valida uno o más XML FEL (un directorio = sus *.xml)."
@@ -105,12 +108,17 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--executor", choices=("process", "dask"), default="process",
                        help="procesos locales, o un clúster Dask existente (extra fel-rules[dask])")
     batch.add_argument("--scheduler", metavar="ADDRESS", help="dirección del planificador Dask (tcp://host:8786)")
+    for entry in entry_points(group=COMMANDS_GROUP):  # e.g. `serve` from mcp_server
+        parser.plugin_commands[entry.name] = entry.load()(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fel-rules`` console script."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command in parser.plugin_commands:
+        return parser.plugin_commands[args.command](args)
     lang = args.lang
     try:
         if args.command == "render":

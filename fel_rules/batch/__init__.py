@@ -1,6 +1,9 @@
 """Batch processing: a folder of invoices → reports, PDFs, cross-document checks and manifest.json."""
 
 from .manifest import MANIFEST_VERSION, Entry, Manifest, manifest_json_schema
-from .runner import BatchOptions, BatchResult, run_batch
+from .runner import BatchCancelled, BatchOptions, BatchResult, run_batch
 
-__all__ = ["MANIFEST_VERSION", "BatchOptions", "BatchResult", "Entry", "Manifest", "manifest_json_schema", "run_batch"]
+__all__ = [
+    "MANIFEST_VERSION", "BatchCancelled", "BatchOptions", "BatchResult", "Entry", "Manifest", "manifest_json_schema",
+    "run_batch",
+]

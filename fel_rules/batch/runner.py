@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cached_property
@@ -32,9 +33,13 @@ from .worker import (
     Brief, FileResult, FileTask, _validator, journal_file, output_paths, process_and_record, record, render_pdf,
 )
 
-__all__ = ["BatchOptions", "BatchResult", "run_batch"]
+__all__ = ["BatchCancelled", "BatchOptions", "BatchResult", "run_batch"]
 
 _STATE_DIR = ".fel-rules"
+
+
+class BatchCancelled(Exception):
+    """The run was cancelled; finished files are in the journal, so ``resume`` continues from there."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,8 @@ class BatchOptions:
     config: Config = field(default_factory=Config)
     render_settings: RenderSettings | None = None
     progress: bool | None = None
+    on_progress: Callable[[int, int], None] | None = None
+    cancel: threading.Event | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +114,11 @@ def run_batch(options: BatchOptions) -> BatchResult:
         for brief in executor.run(process_and_record, (task_of(rel) for rel in pending)):
             briefs[brief.rel] = brief
             progress.advance()
+            if options.on_progress is not None:
+                options.on_progress(len(briefs), len(files))
+            if options.cancel is not None and options.cancel.is_set():
+                raise BatchCancelled(f"lote cancelado tras {len(briefs)} de {len(files)} archivos; "
+                                     "--resume continúa donde quedó")
         _apply_cross_rules(briefs, out_dir, run, options.config.lang)
         if options.render:
             _reconcile_pdfs(briefs, out_dir, run, executor, task_of)

@@ -1,0 +1,41 @@
+"""Command line of the MCP server, also plugged into ``fel-rules serve`` (entry point group
+``fel_rules.commands``), so the engine package never imports this one."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+
+__all__ = ["main", "register"]
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--root", action="append", default=[], metavar="DIR",
+                        help="carpeta permitida para las rutas de las herramientas (repetible; también FEL_MCP_ROOTS; "
+                             "por defecto el directorio de trabajo)")
+    parser.add_argument("--max-line-bytes", type=int, default=None, metavar="N",
+                        help="longitud máxima de un mensaje JSON-RPC (8 MiB)")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .channel import DEFAULT_LINE_LIMIT
+    from .sandbox import Roots
+    from .server import serve
+
+    return serve(roots=Roots.from_env(args.root), line_limit=args.max_line_bytes or DEFAULT_LINE_LIMIT)
+
+
+def register(commands) -> Callable[[argparse.Namespace], int]:
+    """Add ``serve`` to the ``fel-rules`` sub-commands; returns its handler."""
+    parser = commands.add_parser("serve", help="servidor MCP por stdio (para Claude Desktop y otros hosts)",
+                                 description="Servidor MCP (JSON-RPC 2.0 por stdio) con fel_validate, fel_render, "
+                                             "fel_batch y fel_rules.")
+    _add_arguments(parser)
+    return _run
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m mcp_server``."""
+    parser = argparse.ArgumentParser(prog="python -m mcp_server", description="Servidor MCP de fel-rules por stdio.")
+    _add_arguments(parser)
+    return _run(parser.parse_args(argv))

@@ -1,0 +1,27 @@
+"""One JSON line per call on stderr: timestamp, method/tool, status, latency, error (never payloads)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from datetime import datetime, timezone
+
+__all__ = ["log_call"]
+
+
+def log_call(method: str, tool: str | None, status: str, started: float, error: str | None = None) -> None:
+    """Write the log line for one handled request."""
+    record = {
+        "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+        "method": method,
+        "tool": tool,
+        "status": status,
+        "latency_ms": round((time.perf_counter() - started) * 1000, 3),
+        "error": error[:300] if error else None,
+    }
+    try:
+        sys.stderr.write(json.dumps(record, ensure_ascii=False) + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
