@@ -79,6 +79,7 @@ def _validate(args: ValidateArgs, ctx: ToolContext) -> tuple[dict, str]:
     validator = _validator(args.lang, args.profile)
     if args.xml_path is not None:
         report = validator.validate_path(ctx.roots.check(args.xml_path))
+        report = report.model_copy(update={"document": report.document.model_copy(update={"path": args.xml_path})})
     else:
         report = validator.validate_bytes(args.xml_text.encode("utf-8"), path="xml_text")
     return report.to_dict(), _summary_text(report)

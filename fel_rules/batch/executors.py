@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, as_completed, wait
 from typing import Any
@@ -28,7 +29,10 @@ class LocalExecutor:
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        # fork only from a single-threaded process: forking while another thread holds a lock (a
+        # server answering requests, say) can leave the child waiting on it forever
+        single = threading.active_count() == 1
+        method = "fork" if single and "fork" in multiprocessing.get_all_start_methods() else "spawn"
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method))
 
     def run(self, function: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:

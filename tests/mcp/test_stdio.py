@@ -1,0 +1,115 @@
+"""The real process: only protocol on stdout, prompt exit on EOF, the official SDK client in every era."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from ..conftest import ROOT
+
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+NOISY = r"""
+import os, sys
+from mcp_server import tools
+original = tools.TOOLS["fel_rules"].handler
+def noisy(args, ctx):
+    print("stray print from a tool")
+    os.write(1, b"raw bytes on fd 1\n")
+    sys.stdout.write("sys.stdout write\n")
+    return original(args, ctx)
+tools.TOOLS["fel_rules"] = type(tools.TOOLS["fel_rules"])(**{**tools.TOOLS["fel_rules"].__dict__, "handler": noisy})
+from mcp_server.cli import main
+sys.exit(main(["--root", sys.argv[1]]))
+"""
+
+
+def lines(*messages) -> bytes:
+    return b"".join(json.dumps(m).encode() + b"\n" for m in messages)
+
+
+def test_stdout_carries_only_protocol():
+    requests = lines(INIT, {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                     {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "fel_rules", "arguments": {}}})
+    result = subprocess.run([sys.executable, "-c", NOISY, str(ROOT)], input=requests, capture_output=True,
+                            timeout=60, cwd=ROOT)
+    assert result.returncode == 0
+    out = result.stdout.decode().splitlines()
+    assert len(out) == 2
+    for line in out:
+        message = json.loads(line)
+        assert message["jsonrpc"] == "2.0" and "id" in message
+    assert b"stray print from a tool" in result.stderr and b"raw bytes on fd 1" in result.stderr
+
+
+@pytest.mark.parametrize("command", [[sys.executable, "-m", "mcp_server"], [sys.executable, "-m", "fel_rules", "serve"]])
+def test_exit_promptly_on_eof_after_answering(command):
+    process = subprocess.Popen([*command, "--root", str(ROOT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, cwd=ROOT)
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "fel_validate", "arguments": {"xml_path": "examples/factura-fact.xml"}}}
+    process.stdin.write(lines(INIT, call))
+    process.stdin.close()  # EOF right after the request
+    started = time.monotonic()
+    out = process.stdout.read()
+    process.wait(timeout=60)
+    assert process.returncode == 0 and time.monotonic() - started < 30
+    replies = {json.loads(line)["id"]: json.loads(line) for line in out.splitlines()}
+    assert replies[1]["result"]["structuredContent"]["valid"] is True
+    logs = [json.loads(line) for line in process.stderr.read().splitlines() if line.startswith(b"{")]
+    assert {"ts", "method", "tool", "status", "latency_ms", "error"} <= set(logs[-1])
+
+
+def test_crlf_and_blank_lines_are_tolerated():
+    data = json.dumps(INIT).encode() + b"\r\n\r\n" + b'{"jsonrpc":"2.0","id":2,"method":"ping"}\r\n'
+    result = subprocess.run([sys.executable, "-m", "mcp_server", "--root", str(ROOT)], input=data,
+                            capture_output=True, timeout=60, cwd=ROOT)
+    assert [json.loads(line)["id"] for line in result.stdout.splitlines()] == [0, 2]
+
+
+# --- the official Python SDK client -------------------------------------------------------------
+
+mcp = pytest.importorskip("mcp", reason="the official MCP SDK (test dependency) is not installed")
+
+
+async def _drive(mode: str) -> dict:
+    from mcp import StdioServerParameters
+    from mcp.client import Client
+
+    server = StdioServerParameters(command=sys.executable, args=["-m", "mcp_server", "--root", str(ROOT)], cwd=str(ROOT))
+    async with Client(server, mode=mode) as client:
+        tools = await client.list_tools()
+        validate = await client.call_tool("fel_validate", {"xml_path": "examples/factura-fact.xml"})
+        invalid = await client.call_tool("fel_validate", {"xml_text": "<no-es-fel/>"})
+        bad_args = await client.call_tool("fel_validate", {"nope": 1})
+        render = await client.call_tool("fel_render", {"xml_path": "examples/factura-certificada.xml",
+                                                       "out_path": "out/mcp-sdk/factura.pdf"})
+        batch = await client.call_tool("fel_batch", {"dir_xml": "examples", "out_dir": "out/mcp-sdk/lote",
+                                                     "render": False, "workers": 1})
+        rules = await client.call_tool("fel_rules", {})
+        return {
+            "version": getattr(client, "protocol_version", None),
+            "tools": [tool.name for tool in tools.tools],
+            "validate": validate.structured_content["valid"],
+            "invalid": (invalid.is_error, invalid.structured_content["valid"]),
+            "bad_args": bad_args.is_error,
+            "render": (render.is_error, render.structured_content["valid"]),
+            "batch": batch.structured_content["summary"]["files"],
+            "rules": len(rules.structured_content["rules"]),
+        }
+
+
+@pytest.mark.parametrize(("mode", "expected"), [("legacy", "2025-11-25"), ("auto", "2026-07-28"),
+                                                ("2026-07-28", "2026-07-28")])
+def test_official_sdk_client(mode, expected):
+    outcome = asyncio.run(asyncio.wait_for(_drive(mode), timeout=120))
+    assert outcome["tools"] == ["fel_validate", "fel_render", "fel_batch", "fel_rules"]
+    assert outcome["validate"] is True and outcome["invalid"] == (False, False) and outcome["bad_args"] is True
+    assert outcome["render"] == (False, True) and outcome["batch"] == 9 and outcome["rules"] >= 20
+    if outcome["version"] is not None:
+        assert outcome["version"] == expected
