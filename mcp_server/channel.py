@@ -12,10 +12,24 @@ import sys
 import threading
 from typing import BinaryIO
 
-__all__ = ["DEFAULT_LINE_LIMIT", "Channel", "LineTooLong", "protect_stdout"]
+__all__ = ["DEFAULT_LINE_LIMIT", "Channel", "LineTooLong", "RawJson", "dumps", "protect_stdout"]
 
 DEFAULT_LINE_LIMIT = 8 * 1024 * 1024
 _CHUNK = 1024 * 1024
+
+
+def dumps(value: object) -> str:
+    """Compact JSON text, UTF-8 characters kept (no newline can appear: strings escape it)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class RawJson:
+    """A message already serialised with :func:`dumps` (parts cached or built without re-encoding)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 class LineTooLong(Exception):
@@ -55,9 +69,12 @@ class Channel:
             if line:
                 return line
 
-    def send(self, message: dict | list) -> None:
+    def send(self, message: dict | list | RawJson) -> None:
         """Write one message as one line (UTF-8, no embedded newline) and flush; a gone client is ignored."""
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        if isinstance(message, RawJson):
+            data = message.text.encode("utf-8") + b"\n"
+        else:
+            data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
         with self._lock:
             if self.closed:
                 return

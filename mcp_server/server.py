@@ -13,7 +13,7 @@ import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, BinaryIO
 
-from .channel import DEFAULT_LINE_LIMIT, Channel, LineTooLong, protect_stdout
+from .channel import DEFAULT_LINE_LIMIT, Channel, LineTooLong, RawJson, dumps, protect_stdout
 from .log import log_call
 from .protocol import (
     HANDSHAKE_VERSIONS, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, LATEST_HANDSHAKE, META_CAPABILITIES,
@@ -55,6 +55,8 @@ class Server:
         self._inflight: dict[Any, tuple[Future, threading.Event]] = {}
         self._lock = threading.Lock()
         self._tools = None
+        self._definitions: dict[str, list[dict]] = {}
+        self._listings: dict[str, RawJson] = {}
 
     # --- input ------------------------------------------------------------------------------------
 
@@ -86,12 +88,16 @@ class Server:
                                               "Invalid Request: initialize must not be part of a batch"))
                 continue
             reply = self.handle(message, inline=True)
+            if isinstance(reply, RawJson):
+                import json
+
+                reply = json.loads(reply.text)
             if reply is not None:
                 replies.append(reply)
         if replies:
             self.channel.send(replies)
 
-    def handle(self, message: Any, *, inline: bool = False) -> dict | None:
+    def handle(self, message: Any, *, inline: bool = False) -> dict | RawJson | None:
         """The response to ``message`` (``None`` for notifications and for tool calls answered later)."""
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             request_id = message.get("id") if isinstance(message, dict) else None
@@ -119,6 +125,8 @@ class Server:
         if outcome is None:
             return None
         log_call(method, None, "ok", started)
+        if isinstance(outcome, RawJson):  # a pre-serialised result (tools/list)
+            return RawJson(f'{{"jsonrpc":"2.0","id":{dumps(request_id)},"result":{outcome.text}}}')
         return result_response(request_id, outcome)
 
     def _notification(self, method: str, params: Any) -> None:
@@ -192,14 +200,26 @@ class Server:
             result = {"tools": self._tool_definitions(version)}
             if version in MODERN_VERSIONS:
                 result.update(ttlMs=3_600_000, cacheScope="public")
-            return result
+                return result
+            return self._listing(version, result)
         if method == "tools/call":
             return self._call(request_id, params, version, inline)
         raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
 
+    def _listing(self, version: str, result: dict) -> RawJson:
+        """The legacy ``tools/list`` result, serialised once per revision."""
+        cached = self._listings.get(version)
+        if cached is None:
+            cached = self._listings[version] = RawJson(dumps(result))
+        return cached
+
     def _tool_definitions(self, version: str) -> list[dict]:
-        tools = self._load_tools()
-        return [tool.definition(version, at_least) for tool in tools.values()]
+        """Tool definitions for ``version``, built once (schemas are static for the process)."""
+        cached = self._definitions.get(version)
+        if cached is None:
+            cached = self._definitions[version] = [tool.definition(version, at_least)
+                                                   for tool in self._load_tools().values()]
+        return cached
 
     def _load_tools(self):
         if self._tools is None:
@@ -223,6 +243,9 @@ class Server:
         job = lambda: self._run_tool(tools[name], arguments, version, token, cancel)  # noqa: E731
         if inline:
             return job()
+        if tools[name].is_quick(arguments, self.roots):  # milliseconds: answer now, no thread hop
+            self._answer(request_id, name, job, cancel)
+            return None
         with self._lock:
             if request_id in self._inflight:
                 raise RpcError(INVALID_REQUEST, "Invalid Request: this id is already in flight")
@@ -234,7 +257,7 @@ class Server:
         started = time.perf_counter()
         try:
             result = job()
-            response = result_response(request_id, result)
+            response = _fast_response(request_id, result)
             log_call("tools/call", name, "tool_error" if result.get("isError") else "ok", started,
                      result["content"][0]["text"] if result.get("isError") else None)
         except Exception as exc:  # noqa: BLE001 - unexpected failure: short message out, details to stderr
@@ -270,13 +293,11 @@ class Server:
         except ToolFailure as exc:
             result: dict = {"content": [{"type": "text", "text": str(exc)}], "isError": True}
         else:
-            import json
-
-            result = {"content": [{"type": "text", "text": json.dumps(structured, ensure_ascii=False)}],
+            serialised = dumps(structured)
+            result = {"content": [{"type": "text", "text": serialised}, {"type": "text", "text": text}],
                       "isError": False}
             if at_least(version, "2025-06-18"):
-                result["structuredContent"] = structured
-            result["content"].append({"type": "text", "text": text})
+                result["structuredContent"] = _Serialised(structured, serialised)
         if version in MODERN_VERSIONS:
             result = self._modern_envelope(result)
         return result
@@ -297,6 +318,24 @@ class Server:
                 except Exception:  # noqa: BLE001 - already answered as an error
                     pass
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class _Serialised(dict):
+    """A structured result carried with its JSON text, so the response never serialises it twice."""
+
+    def __init__(self, value: dict, text: str) -> None:
+        super().__init__(value)
+        self.text = text
+
+
+def _fast_response(request_id: Any, result: dict) -> RawJson | dict:
+    """The response line for a tool result, splicing in the already serialised structured content."""
+    structured = result.get("structuredContent")
+    if not isinstance(structured, _Serialised):
+        return result_response(request_id, result)
+    rest = dumps({key: value for key, value in result.items() if key != "structuredContent"})
+    return RawJson(f'{{"jsonrpc":"2.0","id":{dumps(request_id)},"result":{rest[:-1]},'
+                   f'"structuredContent":{structured.text}}}}}')
 
 
 def _usable_id(value: Any) -> Any:
