@@ -8,7 +8,6 @@ the same process — validation alone — so machine noise affects both alike. N
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ sys.path.insert(0, str(ROOT))
 
 from fel_rules import Validator  # noqa: E402
 from fel_rules.render import RenderSettings, render_bytes  # noqa: E402
+from benchmarks.timing import median_ms  # noqa: E402
 from tests.support.builder import Invoice, Item  # noqa: E402
 
 UUID = "5D8A3F21-9C4B-4E7A-B2D6-0F1E8C7A4B93"
@@ -30,13 +30,6 @@ def invoice(lines: int) -> bytes:
     return document.certify(UUID, "2026-03-02T09:15:27-06:00").to_xml()
 
 
-def median_ms(action, repeat: int) -> float:
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1000
 
 
 def main() -> None:

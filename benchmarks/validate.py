@@ -9,7 +9,6 @@ affects both sides alike. Nothing here asserts timings.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from fel_rules.checks import CheckInput  # noqa: E402
 from fel_rules.facts import extract_facts  # noqa: E402
 from fel_rules.parse import parse_xml  # noqa: E402
 from fel_rules.schema import builtin_schema_set, check_schema  # noqa: E402
+from benchmarks.timing import median_ms  # noqa: E402
 from tests.support.builder import Invoice, Item  # noqa: E402
 
 
@@ -35,13 +35,6 @@ def invoice(lines: int) -> bytes:
     return Invoice(tipo="FACT", receptor_id="CF", frases=[(1, 1)], items=items).to_xml()
 
 
-def median_ms(action, repeat: int) -> float:
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1000
 
 
 def main() -> None:
