@@ -16,7 +16,7 @@ from decimal import Decimal, InvalidOperation
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from .config import DEFAULT_MAX_BYTES, Config
+from .config import DEFAULT_MAX_BYTES, DEFAULT_MAX_ITEMS, Config
 from .errors import FelRulesError, InputError
 from .report import Report, Severity
 
@@ -75,6 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--tolerance", type=_decimal, metavar="AMOUNT", help="tolerancia aritmética (0.01)")
     validate.add_argument("--max-bytes", type=_positive_int, default=DEFAULT_MAX_BYTES, metavar="N",
                           help="tamaño máximo de un documento en bytes (20 MB)")
+    validate.add_argument("--max-items", type=_positive_int, default=DEFAULT_MAX_ITEMS, metavar="N",
+                          help="máximo de ítems por documento (9999, el límite de SAT)")
     validate.add_argument("--as-of", type=_date, metavar="AAAA-MM-DD",
                           help="usar las reglas vigentes en esta fecha en lugar de la fecha de emisión")
 
@@ -98,6 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--workers", type=_positive_int, metavar="N", help="procesos (por defecto todos los núcleos)")
     batch.add_argument("--no-render", action="store_true", help="solo validar, sin PDFs")
     batch.add_argument("--recursive", action="store_true", help="incluir subcarpetas")
+    batch.add_argument("--max-files", type=_positive_int, default=100_000, metavar="N",
+                       help="máximo de archivos por lote (100000)")
+    batch.add_argument("--max-bytes", type=_positive_int, default=DEFAULT_MAX_BYTES, metavar="N",
+                       help="tamaño máximo de un documento en bytes (20 MB)")
     batch.add_argument("--resume", action="store_true", help="saltar archivos ya procesados sin cambios")
     batch.add_argument("--format", choices=("text", "json"), default="text", help="salida en la terminal")
     batch.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de los mensajes")
@@ -137,7 +143,7 @@ def _validate(args: argparse.Namespace) -> int:
     from .engine import Validator  # import the engine only when a command runs
     from .formats import render_json, render_sarif, render_text
 
-    settings: dict = {"lang": args.lang, "max_bytes": args.max_bytes, "profile": args.profile,
+    settings: dict = {"lang": args.lang, "max_bytes": args.max_bytes, "max_items": args.max_items, "profile": args.profile,
                       "schema_dir": args.schema_dir, "as_of": args.as_of}
     if args.tolerance is not None:
         settings["tolerance"] = args.tolerance
@@ -186,7 +192,8 @@ def _batch(args: argparse.Namespace) -> int:
     options = BatchOptions(
         input_dir=args.dir, out_dir=args.out or settings.output_dir, workers=args.workers, render=not args.no_render,
         recursive=args.recursive, resume=args.resume, executor=args.executor, scheduler=args.scheduler,
-        config=Config(lang=args.lang, profile=args.profile, schema_dir=args.schema_dir), render_settings=settings,
+        max_files=args.max_files, render_settings=settings,
+        config=Config(lang=args.lang, profile=args.profile, schema_dir=args.schema_dir, max_bytes=args.max_bytes),
     )
     result = run_batch(options)
     manifest = result.manifest

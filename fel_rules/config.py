@@ -11,12 +11,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .resources import BUILTIN_RULES_DIR
 
-__all__ = ["DEFAULT_MAX_BYTES", "Config", "Lang"]
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_ITEMS", "Config", "Lang"]
 
 Lang = Literal["es", "en"]
 
 #: Documents larger than this are refused before parsing (20 MB).
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+#: Documents with more lines than this are refused before the schema check (SAT's own maximum).
+DEFAULT_MAX_ITEMS = 9999
 
 _ROUNDING_MODES = {"half_up": ROUND_HALF_UP, "half_even": ROUND_HALF_EVEN}
 
@@ -35,6 +37,7 @@ class Config(BaseModel):
         default="half_up", description="Rounding mode for round2() and other rounding in rules."
     )
     max_bytes: int = Field(default=DEFAULT_MAX_BYTES, gt=0, description="Largest document accepted, in bytes.")
+    max_items: int = Field(default=DEFAULT_MAX_ITEMS, gt=0, description="Most dte:Item elements accepted (SAT: 9,999).")
     lang: Lang = Field(default="es", description="Language of messages in reports.")
     rules_dir: Path = Field(default=BUILTIN_RULES_DIR, description="Folder with the YAML rule files.")
     profile: str | None = Field(default=None, description="Profile name or path (rules/profiles/NAME.yaml).")

@@ -23,6 +23,7 @@ from .expressions import Evaluator
 from .facts import Anulacion, Documento, extract_facts
 from .messages import engine_issue
 from .money import MONEY_CONTEXT
+from .namespaces import DTE
 from .parse import parse_xml
 from .report import Counts, Issue, Location, Refs, Report, RulesetRef, RunInfo, SchemaInfo, Severity, Stage
 from .ruleset import LoadedRule, RuleCatalog, load_catalog
@@ -34,6 +35,8 @@ __all__ = ["MAX_FINDINGS_PER_RULE", "Outcome", "Validator"]
 
 #: Issues one rule may add to a report; beyond that an information issue says how many were left out.
 MAX_FINDINGS_PER_RULE = 200
+
+_ITEM = f"{{{DTE}}}Item"
 
 #: SAT's cardinalities (GT_Documento 0.2.x); rules run on a schema-invalid document only within them.
 _SAT_LIMITS = {"Item": 9999, "TotalImpuesto": 20, "Impuesto por ítem": 2, "Frase": 100, "Complemento": 100}
@@ -107,6 +110,10 @@ class Validator:
         if parsed.root is None:
             return self._finish(path, sha256, issues, [parsed.status], None, started)
         root = parsed.root
+        items = sum(1 for _ in root.iter(_ITEM))
+        if items > self.config.max_items:  # bounded work: refused before the schema and the rules
+            issue = engine_issue("FEL-XML-08", lang, count=items, limit=self.config.max_items)
+            return self._finish(path, sha256, [issue], ["error"], None, started)
         strip_adendas(root)  # free-form certifier data: neither the schema nor the rules look inside
         schema = check_schema(self.schema_set, root, lang, source=data)
         issues += schema.issues

@@ -61,9 +61,8 @@ def parse_xml(data: bytes, *, max_bytes: int, lang: str = "es") -> ParseResult:
     except etree.XMLSyntaxError as exc:
         line = exc.lineno if exc.lineno and exc.lineno > 0 else None
         detail = _syntax_detail(exc, lang) + _looks_like(data, lang)
-        return ParseResult(
-            "failed", issues=[engine_issue("FEL-XML-03", lang, location=Location(line=line), detail=detail)]
-        )
+        rule = "FEL-XML-04" if _declares_doctype(data) else "FEL-XML-03"  # DTD tricks: say so, not "malformed"
+        return ParseResult("failed", issues=[engine_issue(rule, lang, location=Location(line=line), detail=detail)])
     except ValueError as exc:  # e.g. unsupported encoding declarations
         return ParseResult("failed", issues=[engine_issue("FEL-XML-03", lang, detail=str(exc))])
     checked = _check_root(root, lang)
@@ -96,8 +95,26 @@ def _check_root(root: etree._Element, lang: str) -> ParseResult:
     return ParseResult("passed", root=root, kind=kind)
 
 
+_LIMITS = {  # libxml2's safety limits, explained (Spanish, English)
+    "Excessive depth in document": ("el anidamiento supera 256 niveles", "nesting deeper than 256 levels"),
+    "Buffer size limit exceeded": ("un texto o atributo supera 10 MB", "a text or attribute larger than 10 MB"),
+    "Maximum entity amplification": ("las entidades se expandirían de forma desmedida",
+                                     "entities would expand out of proportion"),
+    "Attempt to load network entity": ("se intentó cargar un recurso de red (bloqueado)",
+                                       "an attempt to load a network resource (blocked)"),
+}
+
+
+def _declares_doctype(data: bytes) -> bool:
+    head = data[:4096]
+    return b"<!DOCTYPE" in head.upper() or "<!DOCTYPE".encode("utf-16-le") in head
+
+
 def _syntax_detail(exc: etree.XMLSyntaxError, lang: str) -> str:
     message = (exc.msg or str(exc)).strip()
+    for marker, (spanish, english) in _LIMITS.items():
+        if marker in message:
+            return english if lang == "en" else spanish
     # libxml2 appends ", line N, column M"; the report carries the line on its own.
     message = message.split(", line ")[0]
     column = getattr(exc, "position", (None, None))[1]

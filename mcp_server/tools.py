@@ -3,6 +3,7 @@ fel_rules' public API only. Loaded on the first ``tools/list`` or ``tools/call``
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from .schemas import self_contained
 
 __all__ = ["TOOLS", "Tool", "ToolContext", "ToolFailure"]
 
-XML_TEXT_LIMIT = 2 * 1024 * 1024
+XML_TEXT_LIMIT = int(os.environ.get("FEL_MCP_MAX_XML_TEXT", 2 * 1024 * 1024))  # characters of inline XML
 FLOW = ("Flujo recomendado: fel_validate primero; si el reporte dice valid: true, fel_render para el PDF. "
         "Recommended flow: fel_validate first; when the report says valid: true, fel_render for the PDF.")
 
@@ -52,7 +53,7 @@ class ValidateArgs(_Args):
 
     xml_path: str | None = Field(default=None, description="Path of the FEL XML (inside the allowed roots).")
     xml_text: str | None = Field(default=None, max_length=XML_TEXT_LIMIT,
-                                 description="The FEL XML itself, instead of xml_path (at most 2 MiB).")
+                                 description=f"The FEL XML itself, instead of xml_path (at most {XML_TEXT_LIMIT // 1024} KiB of text).")
     lang: Literal["es", "en"] = Field(default="es", description="Language of the messages.")
     profile: str | None = Field(default=None, description="Rule profile name (rules/profiles/NAME.yaml).")
 

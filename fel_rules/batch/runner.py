@@ -57,6 +57,7 @@ class BatchOptions:
     config: Config = field(default_factory=Config)
     render_settings: RenderSettings | None = None
     progress: bool | None = None
+    max_files: int = 100_000
     on_progress: Callable[[int, int], None] | None = None
     cancel: threading.Event | None = None
 
@@ -81,6 +82,9 @@ def run_batch(options: BatchOptions) -> BatchResult:
     started, clock = datetime.now(timezone.utc), time.perf_counter()
     input_dir, out_dir = options.input_dir.resolve(), options.out_dir.resolve()
     files = _collect(input_dir, out_dir, options.recursive, options.config.lang)
+    if len(files) > options.max_files:
+        raise InputError(f"El lote tiene {len(files)} archivos y el límite es {options.max_files} (--max-files)",
+                         message_en=f"The batch has {len(files)} files and the limit is {options.max_files} (--max-files)")
     settings = options.render_settings or RenderSettings.from_env(lang=options.config.lang)
     if settings.logo is not None:  # workers may run elsewhere (another cwd, a Dask node): absolute paths only
         settings = settings.model_copy(update={"logo": settings.logo.resolve()})
