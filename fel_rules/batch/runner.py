@@ -193,7 +193,7 @@ def _collect(input_dir: Path, out_dir: Path, recursive: bool, lang: str) -> list
 def _inside(path: Path, folder: Path) -> bool:
     try:
         path.resolve().relative_to(folder)
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (reported per file later)
         return False
     return True
 
