@@ -2,12 +2,15 @@
 
 Exit codes: 0 every document valid (or the PDF was written), 1 at least one invalid (or an issue at
 ``--fail-on``; for render: refused because invalid), 2 a document could not be validated or the
-command was misused (missing path, bad rule file, bad logo, unwritable output…).
+command was misused (missing path, bad rule file, bad logo, unwritable output…). When the reader of
+stdout goes away (``fel-rules validate … | head -1``) the command stops quietly with 141, the status
+of a program ended by SIGPIPE.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -23,6 +26,7 @@ from .report import Report, Severity
 __all__ = ["main"]
 
 EXIT_VALID, EXIT_INVALID, EXIT_ERROR = 0, 1, 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command whose reader went away
 COMMANDS_GROUP = "fel_rules.commands"
 
 
@@ -121,6 +125,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fel-rules`` console script."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # stdout closed early (``| head``): no traceback, nothing more to say
+        return _stdout_gone()
+
+
+def _stdout_gone() -> int:
+    """Point stdout at /dev/null, so the interpreter's final flush does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command in parser.plugin_commands:

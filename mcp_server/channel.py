@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import threading
+from collections.abc import Callable
 from typing import BinaryIO
 
 __all__ = ["DEFAULT_LINE_LIMIT", "Channel", "LineTooLong", "RawJson", "dumps", "protect_stdout"]
@@ -52,6 +53,7 @@ class Channel:
         self.reader, self.writer, self.line_limit = reader, writer, line_limit
         self._lock = threading.Lock()
         self.closed = False
+        self.on_close: Callable[[], None] | None = None  # called once, when the client stops reading
 
     def read_line(self) -> bytes | None:
         """The next non-empty line without its line ending, ``None`` at EOF; ``LineTooLong`` when over the limit."""
@@ -71,15 +73,21 @@ class Channel:
 
     def send(self, message: dict | list | RawJson) -> None:
         """Write one message as one line (UTF-8, no embedded newline) and flush; a gone client is ignored."""
+        # A lone surrogate (a client may send "\ud800" in an id, a method name, a path…) cannot be
+        # encoded as UTF-8; it can only sit inside a JSON string, where "\ud800" is its valid escape.
         if isinstance(message, RawJson):
-            data = message.text.encode("utf-8") + b"\n"
+            data = message.text.encode("utf-8", "backslashreplace") + b"\n"
         else:
-            data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+            text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+            data = text.encode("utf-8", "backslashreplace") + b"\n"
         with self._lock:
             if self.closed:
                 return
             try:
                 self.writer.write(data)
                 self.writer.flush()
+                return
             except (BrokenPipeError, ValueError, OSError):
                 self.closed = True
+        if self.on_close is not None:
+            self.on_close()

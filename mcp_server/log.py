@@ -7,7 +7,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
-__all__ = ["log_call"]
+__all__ = ["log_call", "log_event"]
 
 
 def log_call(method: str, tool: str | None, status: str, started: float, error: str | None = None) -> None:
@@ -20,6 +20,15 @@ def log_call(method: str, tool: str | None, status: str, started: float, error: 
         "latency_ms": round((time.perf_counter() - started) * 1000, 3),
         "error": error[:300] if error else None,
     }
+    _write(record)
+
+
+def log_event(event: str, message: str) -> None:
+    """A log line about the server itself (not a call), e.g. the client closing stdout."""
+    _write({"ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"), "event": event, "message": message})
+
+
+def _write(record: dict) -> None:
     try:
         sys.stderr.write(json.dumps(record, ensure_ascii=False) + "\n")
         sys.stderr.flush()

@@ -29,14 +29,28 @@ class Roots:
 
     def check(self, raw: str, *, must_exist: bool = True) -> Path:
         """The resolved path, or ``SandboxError``; relative paths are taken from the first root."""
-        candidate = Path(raw).expanduser()
-        if not candidate.is_absolute():
-            candidate = self.paths[0] / candidate
-        resolved = candidate.resolve()
+        try:
+            candidate = Path(raw).expanduser()
+            if not candidate.is_absolute():
+                candidate = self.paths[0] / candidate
+            resolved = candidate.resolve()
+        except (OSError, ValueError, RuntimeError) as exc:  # NUL byte, "~nobody", a name too long, a symlink loop
+            raise SandboxError(_invalid(raw, exc)) from exc
         if not any(resolved == root or root in resolved.parents for root in self.paths):
             allowed = ", ".join(str(root) for root in self.paths)
             raise SandboxError(f"La ruta {raw} queda fuera de las carpetas permitidas ({allowed}). "
                                f"Use una ruta dentro de ellas o inicie el servidor con --root.")
-        if must_exist and not resolved.exists():
+        try:
+            exists = resolved.exists()
+        except OSError as exc:  # e.g. ENAMETOOLONG, which exists() (and is_dir(), is_file()…) do not swallow
+            raise SandboxError(_invalid(raw, exc)) from exc
+        if must_exist and not exists:
             raise SandboxError(f"No existe: {raw}")
         return resolved
+
+
+def _invalid(raw: str, exc: Exception) -> str:
+    """A short message for a path the operating system refuses (the path cut to 200 characters)."""
+    shown = raw if len(raw) <= 200 else raw[:200] + "…"
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return f"Ruta inválida: {shown!r} ({reason})."

@@ -1,7 +1,9 @@
 """The MCP server: era and version negotiation, method dispatch, tools on worker threads.
 
 The reader thread keeps reading stdin while tools run, so ``ping`` and ``notifications/cancelled``
-are handled at any time. On stdin EOF the server lets in-flight calls finish, then returns 0.
+are handled at any time. On stdin EOF the server lets in-flight calls finish, then returns 0. When the
+client closes stdout (EPIPE), nobody can read an answer any more: in-flight calls are cancelled, later
+requests are read and dropped, and at stdin EOF the server returns 0 at once.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, BinaryIO
 
 from .channel import DEFAULT_LINE_LIMIT, Channel, LineTooLong, RawJson, dumps, protect_stdout
-from .log import log_call
+from .log import log_call, log_event
 from .protocol import (
     HANDSHAKE_VERSIONS, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, LATEST_HANDSHAKE, META_CAPABILITIES,
     META_PROTOCOL_VERSION, META_SERVER_INFO, METHOD_NOT_FOUND, MODERN_VERSIONS, PARSE_ERROR,
@@ -31,6 +33,7 @@ INSTRUCTIONS = (
     "fel_rules explica las reglas. Las rutas deben estar dentro de las carpetas permitidas."
 )
 _EOF_GRACE_S = 600.0
+_CLOSED_GRACE_S = 10.0  # stdout gone: how long cancelled calls get to stop
 
 
 def _version() -> str:
@@ -57,6 +60,8 @@ class Server:
         self._tools = None
         self._definitions: dict[str, list[dict]] = {}
         self._listings: dict[str, RawJson] = {}
+        self._abandoned = False
+        channel.on_close = self._abandon
 
     # --- input ------------------------------------------------------------------------------------
 
@@ -64,10 +69,15 @@ class Server:
         """Parse one line and act on it (a response is sent now, or later for tool calls)."""
         import json
 
+        if self.channel.closed:  # nobody reads the answers any more
+            return
         try:
             message = json.loads(line)
         except ValueError:
             self.channel.send(error_response(None, PARSE_ERROR, "Parse error: the line is not valid JSON"))
+            return
+        except RecursionError:  # "[[[[…" nested deeper than the interpreter's stack: refuse it, keep serving
+            self.channel.send(error_response(None, PARSE_ERROR, "Parse error: the JSON is nested too deeply"))
             return
         if isinstance(message, list):
             self._batch(message)
@@ -83,8 +93,9 @@ class Server:
             return
         replies = []
         for message in messages:
-            if isinstance(message, dict) and message.get("method") == "initialize":
-                replies.append(error_response(message.get("id"), INVALID_REQUEST,
+            if (isinstance(message, dict) and message.get("method") == "initialize" and "id" in message
+                    and message.get("jsonrpc") == "2.0"):  # a notification gets no answer; a bad envelope, handle's
+                replies.append(error_response(_usable_id(message["id"]), INVALID_REQUEST,
                                               "Invalid Request: initialize must not be part of a batch"))
                 continue
             reply = self.handle(message, inline=True)
@@ -134,8 +145,11 @@ class Server:
             if self.era == "legacy":
                 self.initialized = True
         elif method == "notifications/cancelled" and isinstance(params, dict):
+            request_id = _usable_id(params.get("requestId"))  # a list or object is unhashable: no such request
+            if request_id is None:
+                return
             with self._lock:
-                entry = self._inflight.get(params.get("requestId"))
+                entry = self._inflight.get(request_id)
             if entry is not None:
                 entry[1].set()
 
@@ -304,8 +318,23 @@ class Server:
 
     # --- lifecycle --------------------------------------------------------------------------------
 
+    def _abandon(self) -> None:
+        """The client closed stdout: cancel every in-flight call (said once on stderr)."""
+        with self._lock:
+            if self._abandoned:
+                return
+            self._abandoned = True
+            events = [cancel for _, cancel in self._inflight.values()]
+        for cancel in events:
+            cancel.set()
+        log_event("stdout_closed", "el cliente cerró la salida estándar: se cancelan las llamadas en curso y se "
+                                   "descartan las solicitudes hasta el fin de la entrada")
+
     def drain(self, timeout: float = _EOF_GRACE_S) -> None:
         """Wait (bounded) for in-flight tool calls, then stop the worker threads."""
+        if self.channel.closed:
+            self._abandon()
+            timeout = min(timeout, _CLOSED_GRACE_S)
         deadline = time.monotonic() + timeout
         while True:
             with self._lock:

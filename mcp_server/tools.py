@@ -76,8 +76,16 @@ def _validator(lang: str, profile: str | None) -> Validator:
         return _VALIDATORS[key]
 
 
+def _profile(profile: str | None, ctx: ToolContext) -> str | None:
+    """A profile name (rules/profiles/NAME.yaml) as given; a profile given as a file, like every path a tool
+    reads, must be inside the allowed roots."""
+    if profile and (Path(profile).suffix in (".yaml", ".yml") or "/" in profile):
+        return str(ctx.roots.check(profile))
+    return profile
+
+
 def _validate(args: ValidateArgs, ctx: ToolContext) -> tuple[dict, str]:
-    validator = _validator(args.lang, args.profile)
+    validator = _validator(args.lang, _profile(args.profile, ctx))
     if args.xml_path is not None:
         path = ctx.roots.check(args.xml_path)
         if path.is_file() and path.stat().st_size <= validator.config.max_bytes:
@@ -204,7 +212,7 @@ class RulesOutput(BaseModel):
 
 
 def _rules(args: RulesArgs, ctx: ToolContext) -> tuple[dict, str]:
-    catalog = _validator("es", args.profile).catalog
+    catalog = _validator("es", _profile(args.profile, ctx)).catalog
     rules = [RuleInfo(id=r.id, title=r.spec.title, severity=r.severity.value, sat_code=r.spec.refs.sat_code_text,
                       applies_to=sorted(r.applies_to) if r.applies_to else None, document=r.document)
              for r in catalog.rules]

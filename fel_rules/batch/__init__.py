@@ -1,9 +1,9 @@
 """Batch processing: a folder of invoices → reports, PDFs, cross-document checks and manifest.json."""
 
 from .manifest import MANIFEST_VERSION, Entry, Manifest, manifest_json_schema
-from .runner import BatchCancelled, BatchOptions, BatchResult, run_batch
+from .runner import BatchCancelled, BatchError, BatchOptions, BatchResult, run_batch
 
 __all__ = [
-    "MANIFEST_VERSION", "BatchCancelled", "BatchOptions", "BatchResult", "Entry", "Manifest", "manifest_json_schema",
-    "run_batch",
+    "MANIFEST_VERSION", "BatchCancelled", "BatchError", "BatchOptions", "BatchResult", "Entry", "Manifest",
+    "manifest_json_schema", "run_batch",
 ]

@@ -6,12 +6,13 @@ import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, as_completed, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from ..errors import FelRulesError
 
-__all__ = ["DaskExecutor", "LocalExecutor", "default_workers"]
+__all__ = ["DaskExecutor", "LocalExecutor", "WorkerCrashed", "default_workers"]
 
 
 def default_workers() -> int:
@@ -23,35 +24,102 @@ def default_workers() -> int:
 
 
 class LocalExecutor:
-    """A process pool; forked workers inherit the warmed-up validator (rules and schema compiled once)."""
+    """A process pool; forked workers inherit the warmed-up validator (rules and schema compiled once).
+
+    A worker that dies (killed by a signal, the kernel's out-of-memory killer, a crash in a C library)
+    breaks the whole pool: every unfinished task fails with ``BrokenProcessPool``. The pool is then
+    replaced and the unfinished tasks run again one at a time, so a task that kills its worker a second
+    time is known for sure: ``crashed(item)`` gives its result, and the others go on.
+    """
 
     name = "process"
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
+        self.crashes = 0  # how many times a worker died (its temporary files may be left behind)
         # fork only from a single-threaded process: forking while another thread holds a lock (a
         # server answering requests, say) can leave the child waiting on it forever
         single = threading.active_count() == 1
         method = "fork" if single and "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method))
+        self._context = multiprocessing.get_context(method)
+        self._pool = self._new_pool()
 
-    def run(self, function: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._context)
+
+    def _replace_pool(self) -> None:
+        self.crashes += 1
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = self._new_pool()
+
+    def run(self, function: Callable[[Any], Any], items: Iterable[Any],
+            crashed: Callable[[Any], Any] | None = None) -> Iterator[Any]:
         """Results of ``function`` over ``items``, in completion order; at most a few tasks per worker
-        are in flight, so memory does not grow with the number of files."""
-        pending: set = set()
+        are in flight, so memory does not grow with the number of files. ``crashed(item)`` is the result
+        of an item whose worker died twice (without it, :class:`WorkerCrashed` is raised)."""
+        items = iter(items)
+        pending: dict = {}  # future -> item
         limit = 4 * self.workers
-        for item in items:
-            pending.add(self._pool.submit(function, item))
-            if len(pending) >= limit:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
+        exhausted = False
+        while True:
+            lost: list = []  # items whose worker pool broke before they finished
+            while not exhausted and len(pending) < limit:
+                item = next(items, _END)
+                if item is _END:
+                    exhausted = True
+                    break
+                try:
+                    pending[self._pool.submit(function, item)] = item
+                except BrokenProcessPool:
+                    lost.append(item)
+                    break
+            if not pending and not lost:
+                return
+            broken = bool(lost)
+            if not broken:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                broken = any(_broke(future) for future in done)
+            if broken:  # a broken pool fails every unfinished future: wait for all, keep what did finish
+                wait(pending)
+                done = set(pending)
+            for future in done:
+                item = pending.pop(future)
+                if _broke(future):
+                    lost.append(item)
+                else:
                     yield future.result()
-        for future in as_completed(pending):
-            yield future.result()
+            if lost:
+                self._replace_pool()
+                for item in lost:  # one at a time: a second death names the culprit
+                    yield self._alone(function, item, crashed)
+
+    def _alone(self, function: Callable[[Any], Any], item: Any, crashed: Callable[[Any], Any] | None) -> Any:
+        future = self._pool.submit(function, item)
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            self._replace_pool()
+            if crashed is None:
+                raise WorkerCrashed(
+                    "un proceso de trabajo terminó inesperadamente dos veces con la misma tarea",
+                    message_en="a worker process ended unexpectedly twice on the same task",
+                ) from None
+            return crashed(item)
 
     def close(self) -> None:
         """Stop the workers."""
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+_END = object()
+
+
+def _broke(future) -> bool:
+    return not future.cancelled() and isinstance(future.exception(), BrokenProcessPool)
+
+
+class WorkerCrashed(FelRulesError):
+    """A worker process died twice on the same task and no ``crashed`` fallback was given."""
 
 
 class DaskExecutor:
@@ -74,13 +142,23 @@ class DaskExecutor:
                                 message_en=f"Could not connect to the Dask scheduler {scheduler}: {exc}") from exc
         self.workers = sum(self._client.nthreads().values()) or 1
 
-    def run(self, function: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
-        """Results of ``function`` over ``items``, in completion order."""
+    def run(self, function: Callable[[Any], Any], items: Iterable[Any],
+            crashed: Callable[[Any], Any] | None = None) -> Iterator[Any]:
+        """Results of ``function`` over ``items``, in completion order. Dask itself retries a task whose
+        worker died; when it gives up (``KilledWorker``), ``crashed(item)`` is the item's result."""
         from distributed import as_completed as dask_completed
 
-        futures = self._client.map(function, list(items), pure=False)
+        items = list(items)
+        futures = self._client.map(function, items, pure=False)
+        item_of = {future.key: item for future, item in zip(futures, items)}
         for future in dask_completed(futures):
-            yield future.result()
+            try:
+                result = future.result()
+            except Exception as exc:
+                if crashed is None or type(exc).__name__ != "KilledWorker":
+                    raise
+                result = crashed(item_of[future.key])
+            yield result
             future.release()
 
     def close(self) -> None:

@@ -1,8 +1,12 @@
 """Run a batch: many files → reports, PDFs, cross-document checks and ``manifest.json``.
 
 Phases: (1) per-file work in parallel (validate, report, PDF), each finished file recorded in a
-journal so a killed run can resume; (2) cross-document rules, patched into the affected reports;
-(3) PDFs reconciled with the final verdicts; (4) the manifest, sorted by path, written atomically.
+journal so a killed run can resume — a file whose outputs vanished meanwhile (output folder deleted) is
+processed again, and one that kills its worker process twice gets an ``error`` entry; (2) cross-document
+rules, patched into the affected reports; (3) PDFs reconciled with the final verdicts; (4) a last check
+that every report and PDF still exists (an entry whose output vanished says so), then the manifest,
+sorted by path, written atomically. An output folder that cannot be written (disk full, read-only)
+stops the run with :class:`BatchError`; no manifest is left that describes anything but a finished run.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import hashlib
 import json
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -19,9 +24,9 @@ from pathlib import Path
 from typing import Literal
 
 from .. import __version__
-from ..atomic import atomic_writer, write_atomic
+from ..atomic import atomic_writer, describe_os_error, write_atomic
 from ..config import Config
-from ..errors import InputError
+from ..errors import FelRulesError, InputError
 from ..report import Issue, Report
 from ..render.api import load_logo
 from ..render.settings import RenderSettings
@@ -30,16 +35,22 @@ from .executors import DaskExecutor, LocalExecutor, default_workers
 from .manifest import Entry, Manifest, RunStats, Summary
 from .progress import Progress
 from .worker import (
-    Brief, FileResult, FileTask, _validator, journal_file, output_paths, process_and_record, record, render_pdf,
+    PDF_NOT_WRITTEN, Brief, FileResult, FileTask, _validator, _write_error, crashed_result, journal_file,
+    output_paths, process_and_record, record, render_pdf,
 )
 
-__all__ = ["BatchCancelled", "BatchOptions", "BatchResult", "run_batch"]
+__all__ = ["BatchCancelled", "BatchError", "BatchOptions", "BatchResult", "run_batch"]
 
 _STATE_DIR = ".fel-rules"
 
 
 class BatchCancelled(Exception):
     """The run was cancelled; finished files are in the journal, so ``resume`` continues from there."""
+
+
+class BatchError(FelRulesError):
+    """The output folder could not be written (disk full, read-only…): the run stopped without a manifest.
+    Finished files are in the journal, so ``resume`` continues once the problem is fixed."""
 
 
 @dataclass(frozen=True)
@@ -95,11 +106,24 @@ def run_batch(options: BatchOptions) -> BatchResult:
     schema_info = validator.schema_set.info
     rulesets = [{"id": r.id, "version": r.version} for r in validator.catalog.rulesets]
     fingerprint = _fingerprint(config, rulesets, schema_info.sha256, options.render, settings)
+    try:
+        return _run(options, started, clock, input_dir, out_dir, files, settings, config, rulesets, schema_info,
+                    fingerprint)
+    except OSError as exc:
+        raise _output_error(out_dir, exc) from exc
+
+
+def _run(options: BatchOptions, started: datetime, clock: float, input_dir: Path, out_dir: Path, files: list[str],
+         settings: RenderSettings, config: dict, rulesets: list, schema_info, fingerprint: str) -> BatchResult:
     _remove_stale_temporaries(out_dir)
+    path = out_dir / "manifest.json"
+    path.unlink(missing_ok=True)  # a manifest describes a finished run, never one under way or failed
     run = _Run(out_dir / _STATE_DIR / "journal", fingerprint)
+    run.folder.mkdir(parents=True, exist_ok=True)  # a read-only output folder fails here, before any work
     rendering = settings.model_dump(mode="json")
     task_of = lambda rel: FileTask(str(input_dir / rel), rel, str(out_dir), options.render,  # noqa: E731
                                    config, rendering, str(run.folder), fingerprint)
+    crashed = lambda task: _crashed(task, run)  # noqa: E731
 
     briefs: dict[str, Brief] = {}
     pending: list[str] = []
@@ -115,7 +139,7 @@ def run_batch(options: BatchOptions) -> BatchResult:
     progress = Progress(len(files), enabled=options.progress)
     progress.advance(reused_count)
     try:
-        for brief in executor.run(process_and_record, (task_of(rel) for rel in pending)):
+        for brief in executor.run(process_and_record, (task_of(rel) for rel in pending), crashed):
             briefs[brief.rel] = brief
             progress.advance()
             if options.on_progress is not None:
@@ -123,16 +147,22 @@ def run_batch(options: BatchOptions) -> BatchResult:
             if options.cancel is not None and options.cancel.is_set():
                 raise BatchCancelled(f"lote cancelado tras {len(briefs)} de {len(files)} archivos; "
                                      "--resume continúa donde quedó")
+        lost = [rel for rel, brief in briefs.items() if _missing_outputs(rel, brief, out_dir, run)]
+        for brief in executor.run(process_and_record, (task_of(rel) for rel in lost), crashed):
+            briefs[brief.rel] = brief  # its outputs vanished during the run (output folder deleted…): done again
         _apply_cross_rules(briefs, out_dir, run, options.config.lang)
         if options.render:
             _reconcile_pdfs(briefs, out_dir, run, executor, task_of)
     finally:
         progress.close()
         executor.close()
+    if getattr(executor, "crashes", 0):
+        _remove_stale_temporaries(out_dir)  # a killed worker could not remove its temporary file
+    fixes = _check_outputs(briefs, out_dir, run, options.config.lang)
 
     summary = Summary(
         files=len(briefs),
-        valid=sum(1 for b in briefs.values() if b.valid),
+        valid=sum(1 for b in briefs.values() if b.valid and not b.failed),
         invalid=sum(1 for b in briefs.values() if not b.valid and not b.failed),
         errors=sum(1 for b in briefs.values() if b.failed),
         rendered=sum(1 for b in briefs.values() if b.has_pdf),
@@ -144,10 +174,72 @@ def run_batch(options: BatchOptions) -> BatchResult:
                      duration_ms=round((time.perf_counter() - clock) * 1000, 1), executor=executor.name,
                      workers=executor.workers, reused=reused_count, engine_version=__version__),
     )
-    path = out_dir / "manifest.json"
-    _write_manifest(path, header, (run.load(rel) for rel in sorted(briefs)))
+    _write_manifest(path, header, (fixes.get(rel) or run.load(rel) for rel in sorted(briefs)))
     code = 2 if summary.errors else (1 if summary.invalid else 0)
     return BatchResult(path, summary, code)
+
+
+def _output_error(out_dir: Path, exc: OSError) -> BatchError:
+    """``No se pudo completar el lote: OUT/a.pdf: no queda espacio en el disco…``"""
+    where = Path(exc.filename) if isinstance(exc.filename, (str, Path)) else out_dir
+    if where.name.startswith(".") and where.name.endswith(".tmp"):  # a temporary file: name its folder
+        where = where.parent
+    return BatchError(
+        f"No se pudo completar el lote: {where}: {describe_os_error(exc)}. Los archivos terminados quedan "
+        "registrados; corrija el problema y repita con --resume para continuar.",
+        message_en=f"Could not complete the batch: {where}: {describe_os_error(exc, 'en')}. Finished files are "
+                   "recorded; fix the problem and run again with --resume to continue.",
+    )
+
+
+def _crashed(task: FileTask, run: _Run) -> Brief:
+    """A file that killed its worker twice: an ``error`` entry, and no outputs (any there are stale)."""
+    result = crashed_result(task)
+    for stale in output_paths(task.rel):
+        (Path(task.out_dir) / stale).unlink(missing_ok=True)
+    run.record(result)
+    return Brief.of(result)
+
+
+def _missing_outputs(rel: str, brief: Brief, out_dir: Path, run: _Run) -> list[str]:
+    """What the manifest would name for ``rel`` but is not on disk: its journal entry, report or PDF."""
+    report, pdf = output_paths(rel)
+    missing = [] if run.has(rel) else [_JOURNAL]
+    if brief.has_report and not (out_dir / report).is_file():
+        missing.append(report)
+    if brief.has_pdf and not (out_dir / pdf).is_file():
+        missing.append(pdf)
+    return missing
+
+
+_JOURNAL = ""  # stands for the journal entry in _missing_outputs
+
+
+def _check_outputs(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang: str) -> dict[str, FileResult]:
+    """The last check before the manifest: every report and PDF it names exists. An entry whose output
+    vanished (deleted while the run was finishing) loses that path and gets an ``error`` saying so."""
+    fixes: dict[str, FileResult] = {}
+    for rel, brief in briefs.items():
+        missing = _missing_outputs(rel, brief, out_dir, run)
+        if not missing:
+            continue
+        try:
+            result = run.load(rel)
+        except (OSError, ValueError, KeyError, TypeError):
+            result = FileResult(rel=rel, sha256=None, tipo=None, numero_autorizacion=None, valid=brief.valid,
+                                complete=False, counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None,
+                                pdf_note="no procesado", error=None)
+        if result.report is not None and not (out_dir / result.report).is_file():
+            result.report = None
+        if result.pdf is not None and not (out_dir / result.pdf).is_file():
+            result.pdf, result.pdf_note = None, "el PDF desapareció durante el lote"
+        names = ", ".join(name or ("registro del lote" if lang != "en" else "batch journal entry") for name in missing)
+        note = (f"removed from the output folder during the run: {names}; --resume processes it again" if lang == "en"
+                else f"desapareció de la carpeta de salida durante el lote: {names}; --resume lo vuelve a procesar")
+        result.error = f"{result.error}; {note}" if result.error else note
+        brief.failed, brief.has_pdf, brief.has_report = True, result.pdf is not None, result.report is not None
+        fixes[rel] = result
+    return fixes
 
 
 def _write_manifest(path: Path, header: Manifest, results: Iterator[FileResult]) -> None:
@@ -225,6 +317,10 @@ class _Run:
     def record(self, result: FileResult) -> None:
         record(self.folder, self.fingerprint, result)
 
+    def has(self, rel: str) -> bool:
+        """True when ``rel`` has a journal entry."""
+        return self._file(rel).is_file()
+
     def load(self, rel: str) -> FileResult:
         return FileResult.from_dict(json.loads(self._file(rel).read_text(encoding="utf-8"))["result"])
 
@@ -289,29 +385,43 @@ def _with_issues(report: Report, issues: list[Issue]) -> Report:
 
 
 def _reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, run: _Run, executor, task_of) -> None:
-    """After cross-document rules: valid documents have a PDF, invalid ones none."""
+    """After cross-document rules: valid documents have a PDF, invalid ones none. A PDF that could not be
+    written (in phase 1, or here) is an ``error`` of its entry."""
     missing = []
     for rel, brief in briefs.items():
         pdf = out_dir / output_paths(rel)[1]
         if brief.valid and brief.renderable and not brief.failed:
             if not brief.has_pdf or not pdf.is_file():
                 missing.append(rel)
-        elif brief.has_pdf or pdf.is_file():
+        elif brief.has_pdf or brief.pdf_failed or pdf.is_file():
             pdf.unlink(missing_ok=True)
-            result = run.load(rel)
-            result.pdf, result.pdf_note = None, "documento no válido (reglas entre documentos)"
-            run.record(result)
-            brief.has_pdf = False
-    for rel in executor.run(_render_task, (task_of(rel) for rel in missing)):
+            if brief.has_pdf or brief.pdf_failed:  # rendered (or tried) in phase 1, then made invalid by a
+                result = run.load(rel)  # cross-document rule
+                result.pdf, result.pdf_note = None, "documento no válido (reglas entre documentos)"
+                run.record(result)
+                brief.has_pdf = brief.pdf_failed = False
+    rendered = executor.run(_render_task, (task_of(rel) for rel in missing),
+                            lambda task: (task.rel, crashed_result(task).error))
+    for rel, error in rendered:
         result = run.load(rel)
-        result.pdf, result.pdf_note = output_paths(rel)[1], None
+        if error is None:
+            result.pdf, result.pdf_note = output_paths(rel)[1], None
+        else:
+            result.pdf, result.pdf_note, result.error = None, PDF_NOT_WRITTEN, error
+            briefs[rel].failed = True
         run.record(result)
-        briefs[rel].has_pdf = True
+        briefs[rel].has_pdf = error is None
 
 
-def _render_task(task: FileTask) -> str:
-    render_pdf(task)
-    return task.rel
+def _render_task(task: FileTask) -> tuple[str, str | None]:
+    """``(rel, None)`` once the PDF is written, ``(rel, why not)`` otherwise."""
+    try:
+        render_pdf(task)
+    except OSError as exc:
+        return task.rel, _write_error("el PDF", "the PDF", output_paths(task.rel)[1], exc, task)
+    except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
+        return task.rel, "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    return task.rel, None
 
 
 def _entry(result: FileResult) -> Entry:

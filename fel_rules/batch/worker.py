@@ -9,15 +9,15 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..atomic import write_atomic
+from ..atomic import describe_os_error, write_atomic
 from ..config import Config
 from ..engine import Validator
 from ..facts import Anulacion, Documento
 from ..money import decimal_str
 
 __all__ = [
-    "Brief", "CrossFacts", "FileResult", "FileTask", "journal_file", "output_paths", "process_and_record",
-    "process_file", "record", "render_pdf",
+    "Brief", "CrossFacts", "FileResult", "FileTask", "crashed_result", "journal_file", "output_paths",
+    "process_and_record", "process_file", "record", "render_pdf",
 ]
 
 
@@ -86,6 +86,8 @@ class FileResult:
         return cls(**{**data, "cross": CrossFacts(**cross)})
 
 
+PDF_NOT_WRITTEN = "PDF no escrito"  # pdf_note of a valid document whose PDF could not be written
+
 _VALIDATORS: dict[str, Validator] = {}
 
 
@@ -132,13 +134,16 @@ class Brief:
     has_pdf: bool
     cross_applied: bool
     cross: CrossFacts | None
+    has_report: bool = True
+    pdf_failed: bool = False
 
     @classmethod
     def of(cls, result: FileResult) -> Brief:
         """The summary of a full result."""
         relevant = result.cross.relevant and result.error is None
         return cls(result.rel, result.valid, result.renderable, result.error is not None, result.pdf is not None,
-                   result.cross_applied, result.cross if relevant else None)
+                   result.cross_applied, result.cross if relevant else None, result.report is not None,
+                   result.pdf is None and result.pdf_note == PDF_NOT_WRITTEN)
 
 
 def process_file(task: FileTask) -> FileResult:
@@ -159,7 +164,6 @@ def process_file(task: FileTask) -> FileResult:
             else:
                 report, facts = validator.inspect_bytes(data, path=task.rel)
         report = report.model_copy(update={"document": report.document.model_copy(update={"path": task.rel})})
-        write_atomic(out / report_rel, (report.to_json(include_run=False) + "\n").encode())
         error = None
         if report.could_not_validate:
             first = next((i for i in report.issues if i.severity.value == "error"), None)
@@ -171,6 +175,17 @@ def process_file(task: FileTask) -> FileResult:
             counts=report.counts.model_dump(), report=report_rel, pdf=None, pdf_note=None, error=error,
             cross=_cross_facts(facts), renderable=renderable,
         )
+        try:
+            write_atomic(out / report_rel, (report.to_json(include_run=False) + "\n").encode())
+        except OSError as exc:  # disk full, read-only folder…: said in the entry, nothing half-written left
+            result.report, result.pdf_note = None, "no procesado"
+            result.error = _write_error("el reporte", "the report", report_rel, exc, task)
+            for stale in (report_rel, pdf_rel):  # outputs of an earlier run would contradict the entry
+                try:
+                    (out / stale).unlink(missing_ok=True)
+                except OSError:
+                    pass
+            return result
         if not task.render:
             result.pdf_note = "render desactivado (--no-render)"
         elif isinstance(facts, Anulacion):
@@ -178,14 +193,42 @@ def process_file(task: FileTask) -> FileResult:
         elif not report.valid:
             result.pdf_note = "documento no válido"
         elif renderable:
-            render_pdf(task, facts, report)
-            result.pdf = pdf_rel
+            try:
+                render_pdf(task, facts, report)
+            except OSError:  # disk full…: the verdict stands; the batch tries again once cross rules are in
+                result.pdf_note = PDF_NOT_WRITTEN
+            else:
+                result.pdf = pdf_rel
         return result
     except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         return FileResult(rel=task.rel, sha256=None, tipo=None, numero_autorizacion=None, valid=False, complete=False,
                           counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None,
                           pdf_note="no procesado", error=detail)
+
+
+def _write_error(what: str, what_en: str, rel: str, exc: OSError, task: FileTask) -> str:
+    """``no se pudo escribir el PDF a.pdf: no queda espacio en el disco`` (English with ``lang: en``)."""
+    if task.config.get("lang") == "en":
+        return f"could not write {what_en} {rel}: {describe_os_error(exc, 'en')}"
+    return f"no se pudo escribir {what} {rel}: {describe_os_error(exc)}"
+
+
+def crashed_result(task: FileTask) -> FileResult:
+    """The result of a file whose worker process died each time it was tried (it has no outputs)."""
+    try:
+        with open(task.source, "rb") as stream:  # in chunks: the file may be huge
+            digest = hashlib.file_digest(stream, "sha256").hexdigest()
+    except OSError:
+        digest = None
+    english = task.config.get("lang") == "en"
+    error = ("the process validating the file ended unexpectedly (killed, or out of memory), again when retried; "
+             "the file was not processed" if english else
+             "el proceso que validaba el archivo terminó inesperadamente (terminado por el sistema o sin memoria), "
+             "también al reintentarlo; el archivo no se procesó")
+    return FileResult(rel=task.rel, sha256=digest, tipo=None, numero_autorizacion=None, valid=False, complete=False,
+                      counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None, pdf_note="no procesado",
+                      error=error)
 
 
 def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> None:

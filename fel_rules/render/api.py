@@ -9,7 +9,7 @@ from pathlib import Path
 
 from reportlab.lib.utils import ImageReader
 
-from ..atomic import write_atomic
+from ..atomic import describe_os_error, write_atomic
 from ..config import Config
 from ..engine import Validator
 from ..errors import RenderError
@@ -88,9 +88,9 @@ def render_file(source: str | Path, out: str | Path | None = None, *, settings: 
     try:
         write_atomic(target, result.pdf)
     except OSError as exc:
-        raise RenderError(
-            f"No se pudo escribir {target}: {exc.strerror or exc}",
-            message_en=f"Could not write {target}: {exc.strerror or exc}",
+        raise RenderError(  # nothing is left behind: the temporary file was removed
+            f"No se pudo escribir {target}: {describe_os_error(exc)}",
+            message_en=f"Could not write {target}: {describe_os_error(exc, 'en')}",
         ) from exc
     return RenderResult(pdf=result.pdf, view=result.view, report=result.report, path=target)
 

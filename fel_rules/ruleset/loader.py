@@ -238,7 +238,12 @@ def _check_unique(rulesets: list[Ruleset]) -> None:
 
 def apply_profile(catalog: RuleCatalog, path: Path) -> RuleCatalog:
     """``catalog`` with the overrides of the profile file at ``path``."""
-    if not path.is_file():
+    try:
+        exists = path.is_file()
+    except OSError as exc:  # e.g. a profile name longer than the filesystem allows (ENAMETOOLONG)
+        raise RuleFileError(f"no se pudo leer el perfil: {exc.strerror or exc}",
+                            message_en=f"cannot read the profile: {exc.strerror or exc}", path=str(path)) from exc
+    if not exists:
         raise RuleFileError("el perfil no existe", message_en="profile does not exist", path=str(path))
     data = load_yaml(path)
     try:
