@@ -118,6 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--executor", choices=("process", "dask"), default="process",
                        help="procesos locales, o un clúster Dask existente (extra fel-rules[dask])")
     batch.add_argument("--scheduler", metavar="ADDRESS", help="dirección del planificador Dask (tcp://host:8786)")
+    from . import cli_rules
+
+    cli_rules.register(commands)
+    parser.plugin_commands["rules"] = cli_rules.run
     for entry in entry_points(group=COMMANDS_GROUP):  # e.g. `serve` from mcp_server
         parser.plugin_commands[entry.name] = entry.load()(commands)
     return parser
