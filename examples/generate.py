@@ -30,6 +30,7 @@ from tests.support.builder import (  # noqa: E402
     Cambiaria,
     Direccion,
     Exportacion,
+    Impuesto,
     Invoice,
     Item,
     ReferenciasNota,
@@ -75,6 +76,22 @@ BENEFICIO = dict(
     afiliacion_iva="GEN",
     emisor_direccion=Direccion("Kilómetro 4.5 Carretera a Almolonga, Zona 6", "09001",
                                "Quetzaltenango", "Quetzaltenango"),
+)
+
+GASOLINERA = dict(
+    emisor_nit=nit_with_check_digit("4729165"),
+    emisor_nombre="SERVICIOS Y COMBUSTIBLES LOS VOLCANES, SOCIEDAD ANÓNIMA",
+    emisor_nombre_comercial="ESTACIÓN DE SERVICIO LOS VOLCANES",
+    codigo_establecimiento=3,
+    afiliacion_iva="GEN",
+    emisor_direccion=Direccion("Kilómetro 14.5 Carretera a El Salvador", "01051",
+                               "Santa Catarina Pinula", "Guatemala"),
+)
+
+TRANSPORTISTA = dict(
+    receptor_id=nit_with_check_digit("5826391"),
+    receptor_nombre="TRANSPORTES RÁPIDOS DEL SUR, SOCIEDAD ANÓNIMA",
+    receptor_direccion=Direccion("Avenida Petapa 38-12, Zona 12", "01012", "Guatemala", "Guatemala"),
 )
 
 CLIENTE_FACT = dict(
@@ -219,6 +236,26 @@ def factura_exportacion() -> Invoice:
     )
 
 
+def factura_combustible() -> Invoice:
+    """FACT of a fuel station: gasoline and diesel with IDP (PETROLEO), and a line without IDP.
+
+    The IDP is a specific tax per gallon (CantidadUnidadesGravables, no MontoGravable), added to
+    the line Total: superior (code 1) 12.5 gal × Q4.70 = 58.75; diésel (code 4) 20 gal × Q1.30 = 26.00
+    (rates of rules/data/impuestos.yaml). IVA is included in Precio, as on any line.
+    """
+    return Invoice(
+        tipo="FACT", fecha="2026-03-12T07:45:00-06:00", **GASOLINERA, **TRANSPORTISTA,
+        frases=[(1, 1)],
+        items=[
+            Item.goods("Gasolina superior", "12.5", "28.40", unidad_medida="GAL", otros_impuestos=[
+                Impuesto("PETROLEO", 1, "58.75", cantidad_unidades_gravables="12.5")]),
+            Item.goods("Combustible diésel", "20", "25.15", unidad_medida="GAL", descuento="10.00",
+                       otros_impuestos=[Impuesto("PETROLEO", 4, "26.00", cantidad_unidades_gravables="20")]),
+            Item.goods("Aceite para motor 15W-40, galón", "1", "195.00", unidad_medida="GAL"),
+        ],
+    )
+
+
 def anulacion() -> Anulacion:
     """Annulment of another (not shipped) FACT of the ferretería, issued to CF."""
     return Anulacion(
@@ -239,6 +276,7 @@ EXAMPLES = {
     "factura-exenta.xml": factura_exenta,
     "factura-especial-fesp.xml": factura_especial,
     "factura-exportacion.xml": factura_exportacion,
+    "factura-combustible.xml": factura_combustible,
     "anulacion.xml": anulacion,
 }
 

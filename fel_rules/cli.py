@@ -149,10 +149,10 @@ def _stdout_gone() -> int:
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command in parser.plugin_commands:
-        return parser.plugin_commands[args.command](args)
-    lang = args.lang
+    lang = getattr(args, "lang", "es")
     try:
+        if args.command in parser.plugin_commands:
+            return parser.plugin_commands[args.command](args)
         if args.command == "render":
             return _render(args)
         if args.command == "batch":

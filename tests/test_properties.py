@@ -4,9 +4,9 @@
    crash, and the report is always well-formed, self-consistent and deterministic; rewriting a document
    without changing its content (indentation, comments, CDATA, attribute order, namespace prefix,
    encoding, line ends) keeps the verdict and the issues.
-2. Arithmetic rules (FEL-IVA-*, FEL-LIN-*, FEL-TOT-*) agree with an independent Decimal recomputation
-   written here: silent on correct documents, firing exactly where one perturbed amount breaks a relation
-   beyond the tolerance.
+2. Arithmetic rules (FEL-IVA-*, FEL-LIN-*, FEL-TOT-*, FEL-PET-*, FEL-BOM-*) agree with an independent
+   Decimal recomputation written here: silent on correct documents, firing exactly where one perturbed
+   amount breaks a relation beyond the tolerance.
 3. The MCP server answers every line (random bytes, random JSON, random JSON-RPC messages) with a
    well-formed JSON-RPC response, or nothing for a notification, never with an internal error, and
    keeps serving.
@@ -36,6 +36,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import yaml
 from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
@@ -43,7 +44,7 @@ from lxml import etree
 
 from fel_rules import Config, Report, Validator
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, RULES
 from .mcp.harness import INIT, MODERN_META, Session
 from .support.builder import SAMPLE_KINDS, Anulacion, Impuesto, Invoice, Item, sample_invoice
 
@@ -423,7 +424,9 @@ def test_neutral_rewrites_keep_the_verdict(seed, data):
 
 TOL = Decimal("0.01")
 IVA_RATES = {"1": Decimal("0.12"), "2": Decimal("0")}
-ARITHMETIC = re.compile(r"FEL-(IVA|LIN|TOT)-")
+PETROLEO_RATES = {str(code): Decimal(str(unit["factor"])) for code, unit in yaml.safe_load(
+    (RULES / "data" / "impuestos.yaml").read_text(encoding="utf-8"))["impuestos"]["PETROLEO"]["unidades"].items()}
+ARITHMETIC = re.compile(r"FEL-(IVA|LIN|TOT|PET|BOM)-")
 OTHER_TAXES = ["TIMBRE DE PRENSA", "BOMBEROS", "TURISMO HOSPEDAJE", "PETROLEO"]
 
 
@@ -433,6 +436,25 @@ def q(value: Decimal, places: int) -> Decimal:
 
 def amount(max_value: int, places: int, min_value: int = 0) -> st.SearchStrategy[Decimal]:
     return st.decimals(min_value=min_value, max_value=max_value, places=places, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def other_taxes(draw, neto: Decimal, iva: str, decimals: int) -> Impuesto:
+    """A non-IVA tax as the rules on its fields want it (FEL-IMP-*, FEL-PET-01, FEL-BOM-01); other amounts free."""
+    name = draw(st.sampled_from(OTHER_TAXES))
+    if name == "PETROLEO":  # per gallon: CantidadUnidadesGravables × rate, no MontoGravable
+        code = draw(st.sampled_from(sorted(PETROLEO_RATES, key=int)))
+        galones = draw(amount(5000, draw(st.sampled_from([0, 2, 3]))))
+        with localcontext() as ctx:
+            ctx.prec = 80
+            monto = q(galones * PETROLEO_RATES[code], decimals)
+        return Impuesto(name, code, monto_impuesto=monto, cantidad_unidades_gravables=galones)
+    gravable = draw(amount(5000, decimals))
+    if name == "BOMBEROS" and iva != "ninguno":  # (Precio − Descuento) without the line's IVA
+        with localcontext() as ctx:
+            ctx.prec = 80
+            gravable = q(neto / (1 + IVA_RATES["1" if iva == "gravado" else "2"]), decimals)
+    return Impuesto(name, 1, monto_impuesto=draw(amount(500, decimals)), monto_gravable=gravable)
 
 
 @st.composite
@@ -448,8 +470,7 @@ def arithmetic_items(draw, index: int, decimals: int) -> Item:
     iva = draw(st.sampled_from(["gravado", "gravado", "gravado", "exento", "ninguno"]))
     otros = []
     if draw(st.integers(0, 4)) == 0:
-        otros.append(Impuesto(draw(st.sampled_from(OTHER_TAXES)), 1, monto_impuesto=draw(amount(500, decimals)),
-                              monto_gravable=draw(amount(5000, decimals))))
+        otros.append(draw(other_taxes(precio - descuento, iva, decimals)))
     return Item.goods(f"Artículo {index}", cantidad=str(cantidad), precio_unitario=str(unitario),
                       descuento=str(descuento), iva=iva, otros_impuestos=otros)
 
@@ -499,13 +520,31 @@ def expected_arithmetic_findings(root) -> Counter:
                 found["FEL-LIN-02", line] += 1
             if abs(total - (precio - (descuento or 0) + otros)) > TOL:
                 found["FEL-LIN-03", line] += 1
+            otros_descuentos = _dec(item, "dte:OtrosDescuento") or Decimal(0)
             for tax in iva_taxes:
                 gravable, impuesto = _dec(tax, "dte:MontoGravable"), _dec(tax, "dte:MontoImpuesto")
-                rate = IVA_RATES[tax.findtext("dte:CodigoUnidadGravable", namespaces=ns).strip()]
+                code = tax.findtext("dte:CodigoUnidadGravable", namespaces=ns).strip()
+                rate = IVA_RATES[code]
                 if abs(impuesto - q(gravable * rate, _places(impuesto))) > TOL:
                     found["FEL-IVA-01", line] += 1
+                neto = precio - (descuento or 0) - otros_descuentos
+                if code == "1" and abs(gravable - q(neto / (1 + rate), _places(gravable))) > TOL:
+                    found["FEL-IVA-05", line] += 1
                 gravables += gravable
                 ivas += impuesto
+            for tax in taxes:
+                name = tax.findtext("dte:NombreCorto", namespaces=ns)
+                tax_code = tax.findtext("dte:CodigoUnidadGravable", namespaces=ns).strip()
+                if name == "BOMBEROS" and iva_taxes:
+                    base = _dec(tax, "dte:MontoGravable")
+                    rate = IVA_RATES[iva_taxes[0].findtext("dte:CodigoUnidadGravable", namespaces=ns).strip()]
+                    if abs(base - q((precio - (descuento or 0)) / (1 + rate), _places(base))) > TOL:
+                        found["FEL-BOM-01", line] += 1
+                unidades = _dec(tax, "dte:CantidadUnidadesGravables")
+                if name == "PETROLEO" and unidades is not None and tax_code in PETROLEO_RATES:  # GTQ documents
+                    monto = _dec(tax, "dte:MontoImpuesto")
+                    if abs(monto - q(unidades * PETROLEO_RATES[tax_code], _places(monto))) > TOL:
+                        found["FEL-PET-01", line] += 1
             if iva_taxes:
                 gravable, impuesto = _dec(iva_taxes[0], "dte:MontoGravable"), _dec(iva_taxes[0], "dte:MontoImpuesto")
                 if abs(total - (gravable + impuesto + otros)) > TOL:
@@ -535,7 +574,8 @@ def engine_arithmetic_findings(report: Report) -> Counter:
 PERTURBABLE = [
     ".//dte:Item/dte:Cantidad", ".//dte:Item/dte:PrecioUnitario", ".//dte:Item/dte:Precio",
     ".//dte:Item/dte:Descuento", ".//dte:Item/dte:Total", ".//dte:Impuesto/dte:MontoGravable",
-    ".//dte:Impuesto/dte:MontoImpuesto", ".//dte:TotalImpuesto/@TotalMontoImpuesto", ".//dte:GranTotal",
+    ".//dte:Impuesto/dte:MontoImpuesto", ".//dte:Impuesto/dte:CantidadUnidadesGravables",
+    ".//dte:TotalImpuesto/@TotalMontoImpuesto", ".//dte:GranTotal",
 ]
 _BOUNDARY = ["0.01", "0.005", "0.0100001", "0.011", "0.0099999", "0.02", "0.000001", "0.015", "1", "100"]
 deltas = st.one_of(

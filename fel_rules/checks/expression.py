@@ -44,6 +44,10 @@ class ExpressionParams(KindParams):
 
     context: str = Field(description="XPath of the nodes the rule checks, one evaluation each.")
     let: dict[str, str | LetSpec] = Field(default_factory=dict, description="name: XPath (a decimal) or a LetSpec.")
+    constants: dict[str, str] = Field(
+        default_factory=dict,
+        description="name: value (numbers become Decimal) — limits a profile may change without editing the rule.",
+    )
     when: str | None = Field(default=None, description="Guard expression; the rule is skipped when false.")
     assert_: str | None = Field(default=None, alias="assert", description="Boolean expression that must hold.")
     expected: str | None = Field(default=None, description="Expression for the expected value.")
@@ -59,9 +63,12 @@ class ExpressionParams(KindParams):
             raise ValueError("se requiere 'assert', o 'expected' junto con 'actual'")
         if (self.expected is None) != (self.actual is None):
             raise ValueError("'expected' y 'actual' van juntos")
-        for name in self.let:
+        for name in [*self.let, *self.constants]:
             if not name.isidentifier() or name in _RESERVED:
-                raise ValueError(f"nombre de variable no permitido en 'let': {name!r}")
+                raise ValueError(f"nombre de variable no permitido: {name!r}")
+        clash = set(self.let) & set(self.constants)
+        if clash:
+            raise ValueError(f"'{sorted(clash)[0]}' está en 'let' y en 'constants'")
         if self.at is not None and self.at not in self.let:
             raise ValueError(f"'at' debe nombrar una variable de 'let'; '{self.at}' no existe")
         return self
@@ -98,7 +105,9 @@ class ExpressionCheck:
         for name, raw in params.let.items():
             spec = raw if isinstance(raw, LetSpec) else LetSpec(path=raw)
             self.bindings.append(_Binding(name, spec, env, {b.name: b.spec for b in self.bindings}))
-        names = [b.name for b in self.bindings]
+        self.constants = {name: parse_decimal(value) if parse_decimal(value) is not None else value
+                          for name, value in params.constants.items()}
+        names = [b.name for b in self.bindings] + list(self.constants)
         self.when = self._compile("when", params.when, names)
         self.assertion = self._compile("assert", params.assert_, names)
         self.expected = self._compile("expected", params.expected, names)
@@ -117,8 +126,8 @@ class ExpressionCheck:
             raise
 
     def placeholders(self) -> set[str]:
-        """Every binding plus expected, actual and difference."""
-        return {b.name for b in self.bindings} | {"expected", "actual", "difference"}
+        """Every binding and constant plus expected, actual and difference."""
+        return {b.name for b in self.bindings} | set(self.constants) | {"expected", "actual", "difference"}
 
     def check(self, doc: CheckInput) -> Iterator[Finding]:
         """Evaluate the rule on every context node of ``doc``."""
@@ -132,7 +141,7 @@ class ExpressionCheck:
                 yield finding
 
     def _bind(self, node: object) -> tuple[dict[str, object], dict[str, object]] | None:
-        values: dict[str, object] = {}
+        values: dict[str, object] = dict(self.constants)
         nodes: dict[str, object] = {}
         for binding in self.bindings:
             variables = {name: _as_xpath_variable(values[name]) for name in binding.needs}

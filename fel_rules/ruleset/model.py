@@ -31,7 +31,7 @@ DTE_TYPES = (
 )
 
 #: Keys of the ``expression`` kind that a rule may write at its top level.
-EXPRESSION_KEYS = ("context", "let", "when", "assert", "expected", "actual", "at", "tolerance")
+EXPRESSION_KEYS = ("context", "let", "constants", "when", "assert", "expected", "actual", "at", "tolerance")
 
 RULE_ID_PATTERN = r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$"
 
@@ -107,6 +107,7 @@ class RuleSpec(_Strict):
     # expression kind, written at the top level
     context: str | None = None
     let: dict[str, Any] | None = None
+    constants: dict[str, str] | None = Field(default=None, description="Named values a profile may override.")
     when: str | None = None
     assert_: str | None = Field(default=None, alias="assert")
     expected: str | None = None

@@ -110,6 +110,7 @@ def test_official_sdk_client(mode, expected):
     outcome = asyncio.run(asyncio.wait_for(_drive(mode), timeout=120))
     assert outcome["tools"] == ["fel_validate", "fel_render", "fel_batch", "fel_rules"]
     assert outcome["validate"] is True and outcome["invalid"] == (False, False) and outcome["bad_args"] is True
-    assert outcome["render"] == (False, True) and outcome["batch"] == 9 and outcome["rules"] >= 20
+    assert outcome["render"] == (False, True) and outcome["rules"] >= 20
+    assert outcome["batch"] == len(list((ROOT / "examples").glob("*.xml")))
     if outcome["version"] is not None:
         assert outcome["version"] == expected
