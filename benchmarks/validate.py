@@ -58,9 +58,8 @@ def main() -> None:
         assert report.valid, [i.message for i in report.issues]
         root = parse_xml(data, max_bytes=validator.config.max_bytes).root
         facts = extract_facts(root)
-        doc = CheckInput(root=root, facts=facts, config=validator.config, evaluator=validator._evaluator)
-
-        def run_rules(doc=doc):
+        def run_rules():
+            doc = CheckInput(root=root, facts=facts, config=validator.config, evaluator=validator._evaluator)
             for rule in validator.catalog.rules:
                 if rule.applies(facts.kind, "FACT"):
                     list(rule.check.check(doc))

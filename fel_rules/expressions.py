@@ -53,11 +53,12 @@ class ExpressionError(ValueError):
 
 @dataclass(frozen=True)
 class CompiledExpression:
-    """A checked expression, ready to evaluate many times."""
+    """A checked expression, ready to evaluate many times (``name`` is set when it is a bare name)."""
 
     source: str
     node: ast.Expr
     names: frozenset[str]
+    name: str | None = None
 
 
 def _sum(values: Iterable[Decimal | None]) -> Decimal:
@@ -146,7 +147,9 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
                 ) from None
         elif isinstance(node, ast.Constant) and isinstance(node.value, complex):
             raise ExpressionError("no se permiten números complejos", "complex numbers are not allowed", column)
-    return CompiledExpression(text, module.body[0], frozenset(used))
+    body = module.body[0]
+    bare = body.value.id if isinstance(body.value, ast.Name) and body.value.id not in FUNCTION_NAMES else None
+    return CompiledExpression(text, body, frozenset(used), bare)
 
 
 def _code(value: object) -> str:
@@ -189,6 +192,8 @@ class Evaluator:
 
     def evaluate(self, expression: CompiledExpression, names: Mapping[str, object]) -> object:
         """Value of ``expression`` with ``names`` bound (the tolerance is available as ``tol``)."""
+        if expression.name is not None:  # a bare name (``actual: impuesto``): no interpreter needed
+            return self.tolerance if expression.name == "tol" else names[expression.name]
         engine = getattr(self._local, "engine", None)
         if engine is None:
             engine = self._local.engine = _DecimalEval(

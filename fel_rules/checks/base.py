@@ -39,6 +39,7 @@ class CheckInput:
     facts: Documento | Anulacion
     config: Config
     evaluator: Evaluator
+    memo: dict = dataclass_field(default_factory=dict)  # per-document cache shared by the checks
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,7 @@ class ExpressionParams(KindParams):
 
 
 class _Binding:
-    __slots__ = ("name", "spec", "xpath", "needs")
+    __slots__ = ("name", "spec", "xpath", "needs", "key")
 
     def __init__(self, name: str, spec: LetSpec, env: RuleEnv, earlier: dict[str, LetSpec]) -> None:
         self.name = name
@@ -90,6 +90,7 @@ class _Binding:
         if spec.default is not None and _read(spec.default, spec.type) is None:
             raise ValueError(f"'let.{name}': el valor por defecto {spec.default!r} no es de tipo {spec.type}")
         self.xpath = compile_xpath(spec.path, env.namespaces, variables=self.needs)
+        self.key = (spec.path, spec.type, spec.many, tuple(sorted(env.namespaces.items())))
 
 
 @check_kind("expression")
@@ -101,6 +102,7 @@ class ExpressionCheck:
     def __init__(self, params: ExpressionParams, env: RuleEnv) -> None:
         self.params = params
         self.context = compile_xpath(params.context, env.namespaces, nodes=True)
+        self.context_key = (params.context, tuple(sorted(env.namespaces.items())))
         self.bindings: list[_Binding] = []
         for name, raw in params.let.items():
             spec = raw if isinstance(raw, LetSpec) else LetSpec(path=raw)
@@ -131,8 +133,13 @@ class ExpressionCheck:
 
     def check(self, doc: CheckInput) -> Iterator[Finding]:
         """Evaluate the rule on every context node of ``doc``."""
-        for node in self.context(doc.root):
-            bound = self._bind(node)
+        memo = doc.memo
+        key = ("context", self.context_key)
+        nodes = memo.get(key)
+        if nodes is None:  # rules sharing a context (//dte:Item…) select it once per document
+            nodes = memo[key] = self.context(doc.root)
+        for node in nodes:
+            bound = self._bind(node, memo)
             if bound is None:
                 continue
             values, nodes = bound
@@ -140,16 +147,20 @@ class ExpressionCheck:
             if finding is not None:
                 yield finding
 
-    def _bind(self, node: object) -> tuple[dict[str, object], dict[str, object]] | None:
+    def _bind(self, node: object, memo: dict) -> tuple[dict[str, object], dict[str, object]] | None:
         values: dict[str, object] = dict(self.constants)
         nodes: dict[str, object] = {}
         for binding in self.bindings:
             variables = {name: _as_xpath_variable(values[name]) for name in binding.needs}
-            try:
-                result = binding.xpath(node, **variables)
-            except Exception as exc:  # lxml XPathEvalError and friends
-                raise CheckError(f"XPath de 'let.{binding.name}' falló: {exc}") from exc
-            value, first = _convert(result, binding.spec, binding.name)
+            key = (binding.key, node, tuple(variables.items())) if variables else (binding.key, node)
+            cached = memo.get(key)
+            if cached is None:  # the same binding in several rules (dte:Precio, dte:Total…) is read once
+                try:
+                    result = binding.xpath(node, **variables)
+                except Exception as exc:  # lxml XPathEvalError and friends
+                    raise CheckError(f"XPath de 'let.{binding.name}' falló: {exc}") from exc
+                cached = memo[key] = _convert(result, binding.spec, binding.name)
+            value, first = cached
             if value is None and not binding.spec.many:
                 if binding.spec.default is None:
                     return None
