@@ -60,11 +60,11 @@ class CaseOutcome:
     result: CaseResult
 
 
-def run_cases(folder: Path, validator: Validator | None = None) -> list[CaseOutcome]:
-    """Run every case of every case file in ``folder``."""
+def run_cases(location: Path, validator: Validator | None = None) -> list[CaseOutcome]:
+    """Run every case of one case file, or of every case file in a folder."""
     validator = validator or Validator(Config())
     outcomes = []
-    for path in case_files(folder):
+    for path in case_files(location) if location.is_dir() else [location]:
         case_file = load_case_file(path)
         for case in case_file.cases:
             outcomes.append(CaseOutcome(path, case_file, run_case(validator, case_file, case, path.parent)))
@@ -91,7 +91,8 @@ def lint(rules_dir: Path, cases_dir: Path | None = None) -> list[LintProblem]:
     covered: dict[str, CaseFile] = {}
     for path in case_files(cases_dir) if cases_dir.is_dir() else []:
         try:
-            covered[load_case_file(path).rule] = load_case_file(path)
+            case_file = load_case_file(path)
+            covered[case_file.rule] = case_file
         except FelRulesError as exc:
             problems.append(LintProblem("error", str(path), exc.message))
     for rule in catalog.rules:

@@ -77,10 +77,7 @@ def _test(args: argparse.Namespace) -> int:
     from .engine import Validator
 
     path = args.path or args.rules_dir / "tests"
-    folder = path if path.is_dir() else path.parent
-    outcomes = run_cases(folder, Validator(Config(rules_dir=args.rules_dir, lang=args.lang)))
-    if not path.is_dir():
-        outcomes = [o for o in outcomes if o.path.resolve() == path.resolve()]
+    outcomes = run_cases(path, Validator(Config(rules_dir=args.rules_dir, lang=args.lang)))
     failures = 0
     for outcome in outcomes:
         result, case = outcome.result, outcome.result.case
