@@ -57,7 +57,8 @@ class Validator:
         self.catalog = catalog or load_catalog(self.config.rules_dir, self.config.profile)
         self._schema_set: SchemaSet | None = None
         self._evaluator = Evaluator(
-            tolerance=self.config.tolerance, rounding=self.config.rounding_mode, rates=self.catalog.rates
+            tolerance=self.config.tolerance, rounding=self.config.rounding_mode,
+            catalogues=self.catalog.catalogues,
         )
 
     @property

@@ -12,13 +12,19 @@ from __future__ import annotations
 import ast
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
+import calendar
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
 
 from simpleeval import EvalWithCompoundTypes
 
 from .identifiers import uuid_numero, uuid_serie
 from .money import parse_decimal, round_half_up
+
+if TYPE_CHECKING:  # the catalogues live in ruleset, which imports the check kinds that import this module
+    from .ruleset.catalogues import Catalogues
 
 __all__ = ["FUNCTION_NAMES", "CompiledExpression", "ExpressionError", "Evaluator", "compile_expression"]
 
@@ -69,6 +75,35 @@ def _count(values: Iterable[object] | None) -> Decimal:
     return Decimal(0) if values is None else Decimal(len(list(values)))
 
 
+def parse_date(value: object) -> date | None:
+    """The calendar date of ``2024-03-05`` or ``2024-03-05T10:00:00-06:00`` (local date as written)."""
+    if isinstance(value, date):
+        return value
+    if not isinstance(value, str):
+        return None
+    try:
+        return date.fromisoformat(value.strip()[:10])
+    except ValueError:
+        return None
+
+
+def _days_between(start: object, end: object) -> Decimal | None:
+    first, last = parse_date(start), parse_date(end)
+    if first is None or last is None:
+        return None
+    return Decimal((last - first).days)
+
+
+def _month_end(day: object, months: object = 0) -> date | None:
+    """Last day of the month ``months`` after the month of ``day`` (0: its own month)."""
+    first = parse_date(day)
+    if first is None:
+        return None
+    index = first.year * 12 + first.month - 1 + int(months)  # type: ignore[call-overload]
+    year, month = divmod(index, 12)
+    return date(year, month + 1, calendar.monthrange(year, month + 1)[1])
+
+
 def _builtin_functions() -> dict[str, Callable[..., object]]:
     return {
         "abs": abs,
@@ -79,11 +114,17 @@ def _builtin_functions() -> dict[str, Callable[..., object]]:
         "uuid_serie": lambda uuid: uuid_serie(uuid) if uuid else None,
         "uuid_numero": lambda uuid: uuid_numero(uuid) if uuid else None,
         "text": lambda value: "" if value is None else str(value),
+        "date": parse_date,
+        "days_between": _days_between,
+        "month_end": _month_end,
     }
 
 
-#: Functions every expression may call (the last five depend on configuration or catalogues).
-FUNCTION_NAMES = frozenset(_builtin_functions()) | {"round2", "round_to", "round_as", "close", "rate"}
+#: Functions that depend on configuration (tolerance, rounding) or on the catalogues in rules/data.
+_CONFIGURED = {"round2", "round_to", "round_as", "close", "rate", "tax_base", "tax_currency", "frase", "frase_resolution"}
+
+#: Functions every expression may call.
+FUNCTION_NAMES = frozenset(_builtin_functions()) | _CONFIGURED
 
 
 def _places(like: Decimal) -> int:
@@ -164,7 +205,7 @@ def _code(value: object) -> str:
 class _DecimalEval(EvalWithCompoundTypes):
     """simpleeval whose safety re-check skips plain values (Decimal is the common result here)."""
 
-    _PLAIN = (Decimal, str, bool, int, type(None))
+    _PLAIN = (Decimal, str, bool, int, date, type(None))
 
     def _check_disallowed_items(self, item: object) -> None:
         if type(item) in self._PLAIN:
@@ -175,14 +216,35 @@ class _DecimalEval(EvalWithCompoundTypes):
 class Evaluator:
     """Runs compiled expressions with money helpers bound to a tolerance and rounding mode."""
 
-    def __init__(self, *, tolerance: Decimal, rounding: str, rates: Mapping[tuple[str, str], Decimal]) -> None:
+    def __init__(
+        self,
+        *,
+        tolerance: Decimal,
+        rounding: str,
+        rates: Mapping[tuple[str, str], Decimal] | None = None,
+        catalogues: Catalogues | None = None,
+    ) -> None:
+        units = catalogues.tax_units if catalogues is not None else {}
+        frases = catalogues.frases if catalogues is not None else {}
+        factors = dict(rates) if rates is not None else {key: u.factor for key, u in units.items()}
+
+        def unit(tax: object, code: object):
+            return units.get((str(tax).strip().upper(), _code(code)))
+
+        def frase(tipo: object, escenario: object):
+            return frases.get((_code(tipo), _code(escenario)))
+
         functions = _builtin_functions()
         functions.update(
             round2=lambda value: round_half_up(value, 2, rounding),
             round_to=lambda value, places: round_half_up(value, int(places), rounding),
             round_as=lambda value, like: round_half_up(value, _places(like), rounding),
             close=lambda a, b: abs(a - b) <= tolerance,
-            rate=lambda tax, code: rates.get((str(tax).strip().upper(), _code(code))),
+            rate=lambda tax, code: factors.get((str(tax).strip().upper(), _code(code))),
+            tax_base=lambda tax, code: getattr(unit(tax, code), "base", None),
+            tax_currency=lambda tax, code: getattr(unit(tax, code), "currency", None),
+            frase=lambda tipo, escenario: getattr(frase(tipo, escenario), "text", None),
+            frase_resolution=lambda tipo, escenario: bool(getattr(frase(tipo, escenario), "needs_resolution", False)),
         )
         operators = dict(EvalWithCompoundTypes().operators)
         operators.pop(ast.Pow, None)

@@ -61,3 +61,37 @@ def test_unsafe_or_invalid_expressions_are_refused_at_load(source, fragment):
     with pytest.raises(ExpressionError) as info:
         compile_expression(source, ["x", "xs"])
     assert fragment in info.value.message
+
+
+def test_date_helpers():
+    from datetime import date
+
+    assert value('date("2024-03-05T10:00:00-06:00")') == date(2024, 3, 5)
+    assert value('date("05/03/2024")') is None
+    assert value("days_between(a, b)", a="2024-02-27T23:59:00-06:00", b="2024-03-01") == Decimal(3)
+    assert value("month_end(d)", d="2024-02-10") == date(2024, 2, 29)
+    assert value("month_end(d, 1)", d="2024-12-31T08:00:00-06:00") == date(2025, 1, 31)
+    assert value('date("2024-03-01") <= month_end(d)', d="2024-03-31") is True
+    assert value("days_between(a, b) is None", a="", b="2024-03-01") is True
+
+
+def test_catalogue_helpers():
+    from fel_rules.ruleset.catalogues import load_catalogues
+    from fel_rules.resources import BUILTIN_RULES_DIR
+
+    evaluator = Evaluator(tolerance=Decimal("0.01"), rounding=ROUND_HALF_UP,
+                          catalogues=load_catalogues(BUILTIN_RULES_DIR / "data"))
+
+    def run(source, **names):
+        return evaluator.evaluate(compile_expression(source, names), names)
+
+    assert run('rate("PETROLEO", "01")') == Decimal("4.7")
+    assert run('tax_base("TURISMO PASAJES", 1)') == "CantidadUnidadesGravables"
+    assert run('tax_base("iva", "1")') == "MontoGravable"
+    assert run('tax_currency("TURISMO PASAJES", 1)') == "USD"
+    assert run('tax_currency("IVA", 1) is None') is True
+    assert run('tax_base("TASA MUNICIPAL", 1) is None') is True
+    assert run('frase(4, 1)').startswith("Exportaciones")
+    assert run('frase(4, 99) is None') is True
+    assert run('frase_resolution(1, 3)') is True
+    assert run('frase_resolution(1, 1)') is False

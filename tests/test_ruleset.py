@@ -238,3 +238,15 @@ def test_profile_changes_a_rule_constant(tmp_path):
     profile = _profile(tmp_path, "FEL-CF-01: {params: {constants: {limite: '10000'}}, reason: 'Límite de Q10,000 anunciado'}\n")
     raised = Validator(Config(profile=str(profile))).validate_bytes(document)
     assert "FEL-CF-01" not in {i.rule_id for i in raised.issues}
+
+
+def test_bad_tax_unit_catalogue_names_file_and_line(tmp_path):
+    from fel_rules.errors import RuleFileError
+    from fel_rules.ruleset.catalogues import load_tax_units
+
+    path = tmp_path / "impuestos.yaml"
+    path.write_text('impuestos:\n  "IVA":\n    unidades:\n      1: {factor: "0.12", base: Precio}\n', encoding="utf-8")
+    with pytest.raises(RuleFileError) as caught:
+        load_tax_units(path)
+    assert caught.value.line == 4
+    assert "base" in str(caught.value)

@@ -14,12 +14,13 @@ missing field) unless it declares a ``default``. Everything is compiled when rul
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import date
 from decimal import Decimal
 from typing import Literal
 
 from pydantic import Field, model_validator
 
-from ..expressions import FUNCTION_NAMES, CompiledExpression, compile_expression
+from ..expressions import FUNCTION_NAMES, CompiledExpression, compile_expression, parse_date
 from ..money import decimal_str, parse_decimal, parse_small_int
 from .base import CheckError, CheckInput, Finding, KindParams, RuleEnv
 from ._xpath import compile_xpath, item_number, located, referenced_variables
@@ -34,7 +35,9 @@ class LetSpec(KindParams):
     """A binding: an XPath relative to the context node and how to read it."""
 
     path: str = Field(description="XPath 1.0, relative to the context node; may use $earlier_binding.")
-    type: Literal["decimal", "text", "int"] = Field(default="decimal", description="How to read the value.")
+    type: Literal["decimal", "text", "int", "date"] = Field(
+        default="decimal", description="How to read the value (date: the calendar date of an ISO date or date-time)."
+    )
     many: bool = Field(default=False, description="Bind the list of all matches (for sum/count).")
     default: str | None = Field(default=None, description="Value used when nothing matches.")
 
@@ -248,12 +251,16 @@ def _read(text: str, kind: str) -> object:
         return text.strip()
     if kind == "int":
         return parse_small_int(text)
+    if kind == "date":
+        return parse_date(text)
     return parse_decimal(text)
 
 
 def _as_xpath_variable(value: object) -> object:
     if isinstance(value, Decimal):
         return decimal_str(value)
+    if isinstance(value, date):
+        return value.isoformat()
     if isinstance(value, list):
         return ""
     return "" if value is None else value

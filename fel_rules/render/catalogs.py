@@ -6,7 +6,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from ..resources import BUILTIN_RULES_DIR
-from ..ruleset.yamlfile import load_yaml
+from ..ruleset.catalogues import load_frases
 
 __all__ = ["DTE_NAMES", "format_money", "frase_text", "tipo_name"]
 
@@ -65,12 +65,8 @@ def format_money(amount: Decimal | None, currency: str = "GTQ") -> str:
 
 @lru_cache(maxsize=1)
 def _frases() -> dict[tuple[str, str], tuple[str, bool]]:
-    data = load_yaml(BUILTIN_RULES_DIR / "data" / "frases.yaml")
-    table: dict[tuple[str, str], tuple[str, bool]] = {}
-    for tipo, entry in (data.get("tipos") or {}).items():
-        for escenario, frase in (entry.get("escenarios") or {}).items():
-            table[(str(tipo), str(escenario))] = (str(frase["texto"]), bool(frase.get("resolucion")))
-    return table
+    frases = load_frases(BUILTIN_RULES_DIR / "data" / "frases.yaml")
+    return {key: (entry.text, entry.needs_resolution) for key, entry in frases.items()}
 
 
 def frase_text(tipo: str | None, escenario: str | None, resolucion: str | None = None, fecha: str | None = None) -> str:

@@ -7,6 +7,7 @@ from datetime import date
 
 from ..checks import CheckKind
 from ..report import Severity
+from .catalogues import Catalogues
 from .model import Effective, Override, RuleSpec
 
 __all__ = ["LoadedRule", "RuleCatalog", "Ruleset"]
@@ -79,7 +80,12 @@ class RuleCatalog:
 
     rulesets: tuple[Ruleset, ...]
     profile: str | None = None
-    rates: dict[tuple[str, str], object] = field(default_factory=dict)
+    catalogues: Catalogues = field(default_factory=Catalogues)
+
+    @property
+    def rates(self) -> dict[tuple[str, str], object]:
+        """Tax factor per (NombreCorto, CodigoUnidadGravable)."""
+        return self.catalogues.rates  # type: ignore[return-value]
 
     @property
     def rules(self) -> tuple[LoadedRule, ...]:

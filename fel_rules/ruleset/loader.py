@@ -13,7 +13,7 @@ from ..namespaces import DS, DTE, DTE_ANULACION
 from .loaded import LoadedRule, RuleCatalog, Ruleset
 from .model import EXPRESSION_KEYS, Override, ProfileFile, RuleFile, RuleSpec
 from ..templates import template_fields
-from .rates import load_rates
+from .catalogues import load_catalogues
 from .yamlfile import load_yaml, position, value_position
 
 __all__ = ["apply_profile", "load_catalog", "load_rule_file"]
@@ -35,7 +35,7 @@ def load_catalog(directory: Path, profile: str | None = None) -> RuleCatalog:
         )
     rulesets = [load_rule_file(path) for path in files]
     _check_unique(rulesets)
-    catalog = RuleCatalog(tuple(rulesets), rates=load_rates(directory / "data" / "impuestos.yaml"))
+    catalog = RuleCatalog(tuple(rulesets), catalogues=load_catalogues(directory / "data"))
     if profile:
         catalog = apply_profile(catalog, _profile_path(directory, profile))
     return catalog
@@ -274,7 +274,7 @@ def apply_profile(catalog: RuleCatalog, path: Path) -> RuleCatalog:
                                  dict(rule.namespaces))
             rules.append(rule.with_override(override, check))
         rulesets.append(Ruleset(ruleset.id, ruleset.version, ruleset.title, ruleset.path, tuple(rules)))
-    return RuleCatalog(tuple(rulesets), profile=profile.profile.id, rates=catalog.rates)
+    return RuleCatalog(tuple(rulesets), profile=profile.profile.id, catalogues=catalog.catalogues)
 
 
 def _current_params(rule: LoadedRule) -> dict:
