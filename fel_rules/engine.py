@@ -38,6 +38,9 @@ MAX_FINDINGS_PER_RULE = 200
 
 _ITEM = f"{{{DTE}}}Item"
 
+#: Rule plans (rules in force per document kind, DTE type and day) kept per validator.
+_MAX_PLANS = 512
+
 #: SAT's cardinalities (GT_Documento 0.2.x); rules run on a schema-invalid document only within them.
 _SAT_LIMITS = {"Item": 9999, "TotalImpuesto": 20, "Impuesto por ítem": 2, "Frase": 100, "Complemento": 100}
 
@@ -56,6 +59,7 @@ class Validator:
         self.config = config or Config()
         self.catalog = catalog or load_catalog(self.config.rules_dir, self.config.profile)
         self._schema_set: SchemaSet | None = None
+        self._plans: dict[tuple[str, str | None, date], tuple] = {}
         self._evaluator = Evaluator(
             tolerance=self.config.tolerance, rounding=self.config.rounding_mode,
             catalogues=self.catalog.catalogues,
@@ -132,18 +136,11 @@ class Validator:
         return self._finish(path, sha256, issues + rule_issues, [*statuses, rules_status], facts, started)
 
     def _run_rules(self, root, facts: Documento | Anulacion) -> tuple[list[Issue], str]:
-        day = self._as_of(facts)
-        tipo = _tipo(facts)
         doc = CheckInput(root=root, facts=facts, config=self.config, evaluator=self._evaluator)
         issues: list[Issue] = []
         status = "passed"
         with decimal.localcontext(MONEY_CONTEXT):
-            for rule in self.catalog.rules:
-                if not rule.in_force(day) or not rule.applies(facts.kind, tipo):
-                    continue
-                enabled, severity, check = rule.resolved(day)
-                if not enabled:
-                    continue
+            for rule, severity, check in self._plan(facts.kind, _tipo(facts), self._as_of(facts)):
                 try:
                     findings = list(islice(check.check(doc), MAX_FINDINGS_PER_RULE + 1))
                 except CheckError as exc:
@@ -154,6 +151,8 @@ class Validator:
                     issues.append(self._crash(rule, exc, unexpected=True))
                     status = "error"
                     continue
+                if not findings:
+                    continue
                 issues.extend(self._issue(rule, severity, finding) for finding in findings[:MAX_FINDINGS_PER_RULE])
                 if len(findings) > MAX_FINDINGS_PER_RULE:
                     issues.append(engine_issue("FEL-ENG-04", self.config.lang, rule=rule.id,
@@ -163,6 +162,23 @@ class Validator:
         if status == "passed" and any(i.severity == Severity.ERROR for i in issues):
             status = "failed"
         return issues, status
+
+    def _plan(self, document: str, tipo: str | None, day: date) -> tuple[tuple[LoadedRule, Severity, object], ...]:
+        """The enabled rules for this kind of document, DTE type and day, with their resolved severity."""
+        key = (document, tipo, day)
+        plan = self._plans.get(key)
+        if plan is None:
+            chosen = []
+            for rule in self.catalog.rules:
+                if rule.in_force(day) and rule.applies(document, tipo):
+                    enabled, severity, check = rule.resolved(day)
+                    if enabled:
+                        chosen.append((rule, severity, check))
+            plan = tuple(chosen)
+            if len(self._plans) >= _MAX_PLANS:  # bounded: emission dates of a large batch vary
+                self._plans.clear()
+            self._plans[key] = plan
+        return plan
 
     def _as_of(self, facts: Documento | Anulacion) -> date:
         if self.config.as_of is not None:

@@ -4,7 +4,7 @@
    crash, and the report is always well-formed, self-consistent and deterministic; rewriting a document
    without changing its content (indentation, comments, CDATA, attribute order, namespace prefix,
    encoding, line ends) keeps the verdict and the issues.
-2. Arithmetic rules (FEL-IVA-*, FEL-LIN-*, FEL-TOT-*, FEL-PET-*, FEL-BOM-*) agree with an independent
+2. Arithmetic rules (FEL-IVA-*, FEL-LIN-*, FEL-TOT-*, FEL-PET-*, FEL-BOM-*, FEL-IMP-05) agree with an independent
    Decimal recomputation written here: silent on correct documents, firing exactly where one perturbed
    amount breaks a relation beyond the tolerance.
 3. The MCP server answers every line (random bytes, random JSON, random JSON-RPC messages) with a
@@ -424,10 +424,14 @@ def test_neutral_rewrites_keep_the_verdict(seed, data):
 
 TOL = Decimal("0.01")
 IVA_RATES = {"1": Decimal("0.12"), "2": Decimal("0")}
-PETROLEO_RATES = {str(code): Decimal(str(unit["factor"])) for code, unit in yaml.safe_load(
-    (RULES / "data" / "impuestos.yaml").read_text(encoding="utf-8"))["impuestos"]["PETROLEO"]["unidades"].items()}
-ARITHMETIC = re.compile(r"FEL-(IVA|LIN|TOT|PET|BOM)-")
-OTHER_TAXES = ["TIMBRE DE PRENSA", "BOMBEROS", "TURISMO HOSPEDAJE", "PETROLEO"]
+TAX_UNITS = {  # (NombreCorto, code) → (factor, base field, currency of a fixed rate), from the project's catalogue
+    (name, str(code)): (Decimal(str(unit["factor"])), unit["base"], unit.get("moneda"))
+    for name, tax in yaml.safe_load((RULES / "data" / "impuestos.yaml").read_text(encoding="utf-8"))["impuestos"].items()
+    for code, unit in tax["unidades"].items()
+}
+PETROLEO_RATES = {code: factor for (name, code), (factor, _, _) in TAX_UNITS.items() if name == "PETROLEO"}
+ARITHMETIC = re.compile(r"FEL-(IVA|LIN|TOT|PET|BOM)-|FEL-IMP-05")
+OTHER_TAXES = sorted({name for name, _ in TAX_UNITS if name != "IVA"})
 
 
 def q(value: Decimal, places: int) -> Decimal:
@@ -440,21 +444,23 @@ def amount(max_value: int, places: int, min_value: int = 0) -> st.SearchStrategy
 
 @st.composite
 def other_taxes(draw, neto: Decimal, iva: str, decimals: int) -> Impuesto:
-    """A non-IVA tax as the rules on its fields want it (FEL-IMP-*, FEL-PET-01, FEL-BOM-01); other amounts free."""
+    """A non-IVA tax of the catalogue as the tax rules want it: its base field × the code's rate."""
     name = draw(st.sampled_from(OTHER_TAXES))
-    if name == "PETROLEO":  # per gallon: CantidadUnidadesGravables × rate, no MontoGravable
-        code = draw(st.sampled_from(sorted(PETROLEO_RATES, key=int)))
-        galones = draw(amount(5000, draw(st.sampled_from([0, 2, 3]))))
+    code = draw(st.sampled_from(sorted((c for n, c in TAX_UNITS if n == name), key=int)))
+    factor, base, _ = TAX_UNITS[(name, code)]
+    if base == "CantidadUnidadesGravables":  # gallons, tickets, bags… or a declared price
+        cantidad = draw(amount(5000, draw(st.sampled_from([0, 2, 3]))))
         with localcontext() as ctx:
             ctx.prec = 80
-            monto = q(galones * PETROLEO_RATES[code], decimals)
-        return Impuesto(name, code, monto_impuesto=monto, cantidad_unidades_gravables=galones)
+            monto = q(cantidad * factor, decimals)
+        return Impuesto(name, code, monto_impuesto=monto, cantidad_unidades_gravables=cantidad)
     gravable = draw(amount(5000, decimals))
-    if name == "BOMBEROS" and iva != "ninguno":  # (Precio − Descuento) without the line's IVA
-        with localcontext() as ctx:
-            ctx.prec = 80
+    with localcontext() as ctx:
+        ctx.prec = 80
+        if name == "BOMBEROS" and iva != "ninguno":  # (Precio − Descuento) without the line's IVA
             gravable = q(neto / (1 + IVA_RATES["1" if iva == "gravado" else "2"]), decimals)
-    return Impuesto(name, 1, monto_impuesto=draw(amount(500, decimals)), monto_gravable=gravable)
+        monto = q(gravable * factor, decimals)
+    return Impuesto(name, code, monto_impuesto=monto, monto_gravable=gravable)
 
 
 @st.composite
@@ -545,6 +551,15 @@ def expected_arithmetic_findings(root) -> Counter:
                     monto = _dec(tax, "dte:MontoImpuesto")
                     if abs(monto - q(unidades * PETROLEO_RATES[tax_code], _places(monto))) > TOL:
                         found["FEL-PET-01", line] += 1
+                unit = TAX_UNITS.get((name, tax_code))
+                if name not in ("IVA", "PETROLEO") and unit and unit[2] in (None, "GTQ"):  # the invoices are in GTQ
+                    factor, base_field, _ = unit
+                    wrong_field = "CantidadUnidadesGravables" if base_field == "MontoGravable" else "MontoGravable"
+                    base = _dec(tax, f"dte:{base_field}")
+                    if base is not None and tax.find(f"dte:{wrong_field}", ns) is None:
+                        monto = _dec(tax, "dte:MontoImpuesto")
+                        if abs(monto - q(base * factor, _places(monto))) > TOL:
+                            found["FEL-IMP-05", line] += 1
             if iva_taxes:
                 gravable, impuesto = _dec(iva_taxes[0], "dte:MontoGravable"), _dec(iva_taxes[0], "dte:MontoImpuesto")
                 if abs(total - (gravable + impuesto + otros)) > TOL:

@@ -77,6 +77,15 @@ class ExpressionParams(KindParams):
         return self
 
 
+_NO_VARIABLES: dict[str, object] = {}
+_SHARED_KEYS: dict[tuple, int] = {}
+
+
+def _shared_key(description: tuple) -> int:
+    """A small int naming a context or binding; rules with the same one share its memo entries."""
+    return _SHARED_KEYS.setdefault(description, len(_SHARED_KEYS))
+
+
 class _Binding:
     __slots__ = ("name", "spec", "xpath", "needs", "key")
 
@@ -93,7 +102,7 @@ class _Binding:
         if spec.default is not None and _read(spec.default, spec.type) is None:
             raise ValueError(f"'let.{name}': el valor por defecto {spec.default!r} no es de tipo {spec.type}")
         self.xpath = compile_xpath(spec.path, env.namespaces, variables=self.needs)
-        self.key = (spec.path, spec.type, spec.many, tuple(sorted(env.namespaces.items())))
+        self.key = _shared_key((spec.path, spec.type, spec.many, tuple(sorted(env.namespaces.items()))))
 
 
 @check_kind("expression")
@@ -105,7 +114,7 @@ class ExpressionCheck:
     def __init__(self, params: ExpressionParams, env: RuleEnv) -> None:
         self.params = params
         self.context = compile_xpath(params.context, env.namespaces, nodes=True)
-        self.context_key = (params.context, tuple(sorted(env.namespaces.items())))
+        self.context_key = _shared_key(("context", params.context, tuple(sorted(env.namespaces.items()))))
         self.bindings: list[_Binding] = []
         for name, raw in params.let.items():
             spec = raw if isinstance(raw, LetSpec) else LetSpec(path=raw)
@@ -137,7 +146,7 @@ class ExpressionCheck:
     def check(self, doc: CheckInput) -> Iterator[Finding]:
         """Evaluate the rule on every context node of ``doc``."""
         memo = doc.memo
-        key = ("context", self.context_key)
+        key = self.context_key
         nodes = memo.get(key)
         if nodes is None:  # rules sharing a context (//dte:Item…) select it once per document
             nodes = memo[key] = self.context(doc.root)
@@ -154,8 +163,12 @@ class ExpressionCheck:
         values: dict[str, object] = dict(self.constants)
         nodes: dict[str, object] = {}
         for binding in self.bindings:
-            variables = {name: _as_xpath_variable(values[name]) for name in binding.needs}
-            key = (binding.key, node, tuple(variables.items())) if variables else (binding.key, node)
+            if binding.needs:
+                variables = {name: _as_xpath_variable(values[name]) for name in binding.needs}
+                key = (binding.key, node, tuple(variables.items()))
+            else:
+                variables = _NO_VARIABLES
+                key = (binding.key, node)
             cached = memo.get(key)
             if cached is None:  # the same binding in several rules (dte:Precio, dte:Total…) is read once
                 try:

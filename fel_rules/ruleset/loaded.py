@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from datetime import date
 
 from ..checks import CheckKind
@@ -87,7 +88,7 @@ class RuleCatalog:
         """Tax factor per (NombreCorto, CodigoUnidadGravable)."""
         return self.catalogues.rates  # type: ignore[return-value]
 
-    @property
+    @cached_property
     def rules(self) -> tuple[LoadedRule, ...]:
         """All rules in file order."""
         return tuple(rule for ruleset in self.rulesets for rule in ruleset.rules)
