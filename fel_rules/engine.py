@@ -38,6 +38,8 @@ MAX_FINDINGS_PER_RULE = 200
 
 _ITEM = f"{{{DTE}}}Item"
 
+_EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
+
 #: Rule plans (rules in force per document kind, DTE type and day) kept per validator.
 _MAX_PLANS = 512
 
@@ -96,19 +98,22 @@ class Validator:
 
     def validate_bytes(self, data: bytes, *, path: str | None = None) -> Report:
         """Validate one document given as bytes; ``path`` only names it in the report."""
-        return self.inspect_bytes(data, path=path).report
+        return self._inspect(data, path, lines=False).report
 
     def inspect_bytes(self, data: bytes, *, path: str | None = None) -> Outcome:
         """Like :meth:`validate_bytes`, also returning the document's facts (for rendering)."""
+        return self._inspect(data, path, lines=True)
+
+    def _inspect(self, data: bytes, path: str | None, *, lines: bool) -> Outcome:
         started = time.perf_counter()
         sha256 = hashlib.sha256(data).hexdigest()
         try:
-            return self._pipeline(data, path, sha256, started)
+            return self._pipeline(data, path, sha256, started, lines)
         except Exception as exc:  # noqa: BLE001 - last line of defence: an engine bug is an issue, not a traceback
             issue = engine_issue("FEL-ENG-02", self.config.lang, stage="engine", detail=f"{type(exc).__name__}: {exc}")
             return self._finish(path, sha256, [issue], ["error"], None, started)
 
-    def _pipeline(self, data: bytes, path: str | None, sha256: str, started: float) -> Outcome:
+    def _pipeline(self, data: bytes, path: str | None, sha256: str, started: float, lines: bool) -> Outcome:
         lang = self.config.lang
         parsed = parse_xml(data, max_bytes=self.config.max_bytes, lang=lang)
         issues = list(parsed.issues)
@@ -123,20 +128,20 @@ class Validator:
         schema = check_schema(self.schema_set, root, lang, source=data)
         issues += schema.issues
         statuses = [parsed.status, schema.status]
-        try:
-            facts = extract_facts(root)
+        try:  # the facts of the lines only when the caller wants them (checks read them lazily)
+            facts = extract_facts(root, lines=lines)
         except Exception as exc:  # noqa: BLE001 - never a traceback, never a silent pass
             issues.append(engine_issue("FEL-ENG-02", lang, stage="facts", detail=f"{type(exc).__name__}: {exc}"))
             return self._finish(path, sha256, issues, [*statuses, "error"], None, started)
-        excess = _beyond_sat_limits(facts) if schema.status != "passed" else None
+        excess = _beyond_sat_limits(root) if schema.status != "passed" else None
         if excess:
             issues.append(engine_issue("FEL-ENG-03", lang, detail=excess))
-            return self._finish(path, sha256, issues, [*statuses, "skipped"], facts, started)
-        rule_issues, rules_status = self._run_rules(root, facts)
-        return self._finish(path, sha256, issues + rule_issues, [*statuses, rules_status], facts, started)
+            return self._finish(path, sha256, issues, [*statuses, "skipped"], facts, started, root)
+        rule_issues, rules_status = self._run_rules(root, facts, data)
+        return self._finish(path, sha256, issues + rule_issues, [*statuses, rules_status], facts, started, root)
 
-    def _run_rules(self, root, facts: Documento | Anulacion) -> tuple[list[Issue], str]:
-        doc = CheckInput(root=root, facts=facts, config=self.config, evaluator=self._evaluator)
+    def _run_rules(self, root, facts: Documento | Anulacion, source: bytes | None = None) -> tuple[list[Issue], str]:
+        doc = CheckInput(root=root, header=facts, config=self.config, evaluator=self._evaluator, source=source)
         issues: list[Issue] = []
         status = "passed"
         with decimal.localcontext(MONEY_CONTEXT):
@@ -222,7 +227,7 @@ class Validator:
         issue = engine_issue("FEL-XML-02", self.config.lang, size=size, limit=self.config.max_bytes)
         return self._finish(path, None, [issue], ["error"], None, time.perf_counter())
 
-    def _finish(self, path, sha256, issues, statuses, facts, started) -> Outcome:
+    def _finish(self, path, sha256, issues, statuses, facts, started, root=None) -> Outcome:
         as_of = self._as_of(facts) if facts is not None else self.config.as_of
         names = ("xml", "schema", "rules")
         stages = [Stage(name=name, status=statuses[i] if i < len(statuses) else "skipped") for i, name in enumerate(names)]
@@ -231,7 +236,7 @@ class Validator:
         complete = all(stage.status in ("passed", "failed") for stage in stages)
         valid = all(stage.status == "passed" for stage in stages) and counts.error == 0
         with decimal.localcontext(MONEY_CONTEXT):
-            totals = document_totals(facts)
+            totals = document_totals(root)
         report = Report(
             valid=valid,
             complete=complete,
@@ -260,20 +265,25 @@ def _tipo(facts: Documento | Anulacion) -> str | None:
     return None
 
 
-def _beyond_sat_limits(facts: Documento | Anulacion) -> str | None:
+def _beyond_sat_limits(root) -> str | None:
     """Which of SAT's cardinalities a (schema-invalid) document exceeds, if any.
 
     Rules are written for documents of SAT's shape; a document with, say, thousands of
     TotalImpuesto would make totals rules quadratic, so rules are skipped for it.
     """
-    if not isinstance(facts, Documento):
+    if root.tag != f"{{{DTE}}}GTDocumento":
         return None
+    emision = root.find(_EMISION)
+    if emision is None:
+        return None
+    items = emision.findall(f"{{{DTE}}}Items/{{{DTE}}}Item")
     counts = {
-        "Item": len(facts.items),
-        "TotalImpuesto": len(facts.totales.total_impuestos) if facts.totales else 0,
-        "Impuesto por ítem": max((len(item.impuestos) for item in facts.items), default=0),
-        "Frase": len(facts.frases),
-        "Complemento": len(facts.complementos),
+        "Item": len(items),
+        "TotalImpuesto": len(emision.findall(f"{{{DTE}}}Totales/{{{DTE}}}TotalImpuestos/{{{DTE}}}TotalImpuesto")),
+        "Impuesto por ítem": max((len(item.findall(f"{{{DTE}}}Impuestos/{{{DTE}}}Impuesto")) for item in items),
+                                 default=0),
+        "Frase": len(emision.findall(f"{{{DTE}}}Frases/{{{DTE}}}Frase")),
+        "Complemento": len(emision.findall(f"{{{DTE}}}Complementos/{{{DTE}}}Complemento")),
     }
     over = [f"{name}: {counts[name]} > {limit}" for name, limit in _SAT_LIMITS.items() if counts[name] > limit]
     return ", ".join(over) or None

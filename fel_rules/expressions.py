@@ -203,14 +203,22 @@ def _code(value: object) -> str:
 
 
 class _DecimalEval(EvalWithCompoundTypes):
-    """simpleeval whose safety re-check skips plain values (Decimal is the common result here)."""
+    """simpleeval whose per-node safety re-check is skipped for plain values (Decimal, text, dates…).
 
-    _PLAIN = (Decimal, str, bool, int, date, type(None))
+    ``_eval`` is simpleeval's own dispatch with that check inlined: every node still goes through
+    simpleeval's handlers, and any other kind of value is checked as simpleeval checks it.
+    """
 
-    def _check_disallowed_items(self, item: object) -> None:
-        if type(item) in self._PLAIN:
-            return
-        super()._check_disallowed_items(item)
+    _PLAIN = frozenset({Decimal, str, bool, int, date, type(None)})
+
+    def _eval(self, node: ast.AST) -> object:
+        handler = self.nodes.get(type(node))
+        if handler is None:
+            return super()._eval(node)  # simpleeval's own FeatureNotAvailable
+        result = handler(node)
+        if type(result) not in self._PLAIN:
+            self._check_disallowed_items(result)
+        return result
 
 
 class Evaluator:
@@ -261,5 +269,5 @@ class Evaluator:
             engine = self._local.engine = _DecimalEval(
                 operators=self._operators, functions=self._functions, names={}
             )
-        engine.names = {**names, "tol": self.tolerance}
+        engine.names = names if "tol" in names else {**names, "tol": self.tolerance}
         return engine.eval(expression.source, previously_parsed=expression.node)

@@ -1,14 +1,27 @@
-"""The report's ``document`` and ``totals`` sections, computed from the facts."""
+"""The report's ``document`` (from the facts) and ``totals`` (from the tree) sections."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
+from lxml import etree
+
 from .facts import Anulacion, Documento
-from .money import decimal_str
+from .money import decimal_str, parse_decimal
+from .namespaces import DTE
 from .report import DocumentSummary, Totals
 
 __all__ = ["document_summary", "document_totals"]
+
+_GT_DOCUMENTO = f"{{{DTE}}}GTDocumento"
+_EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
+_ITEM = f"{{{DTE}}}Items/{{{DTE}}}Item"
+_TAX = f"{{{DTE}}}Impuestos/{{{DTE}}}Impuesto"
+_NOMBRE_CORTO = f"{{{DTE}}}NombreCorto"
+_MONTO_GRAVABLE = f"{{{DTE}}}MontoGravable"
+_MONTO_IMPUESTO = f"{{{DTE}}}MontoImpuesto"
+_TOTAL = f"{{{DTE}}}Total"
+_GRAN_TOTAL = f"{{{DTE}}}Totales/{{{DTE}}}GranTotal"
 
 
 def _value(field) -> str | None:
@@ -49,29 +62,38 @@ def document_summary(facts: Documento | Anulacion | None, *, path: str | None, s
     )
 
 
-def document_totals(facts: Documento | Anulacion | None) -> Totals:
+def document_totals(root: etree._Element | None) -> Totals:
     """Subtotal (IVA taxable base, or net amount of lines without IVA), IVA, and GranTotal.
 
-    Subtotal + IVA + other taxes equals GranTotal on a consistent document.
+    Read from the tree, so validation needs no facts of the lines. Subtotal + IVA + other taxes
+    equals GranTotal on a consistent document.
     """
-    if not isinstance(facts, Documento) or not facts.items:
+    emision = root.find(_EMISION) if root is not None and root.tag == _GT_DOCUMENTO else None
+    items = emision.findall(_ITEM) if emision is not None else []
+    if not items:
         return Totals()
     subtotal = Decimal(0)
     iva = Decimal(0)
-    for item in facts.items:
-        line_iva = next((t for t in item.impuestos if t.nombre_corto and t.nombre_corto.value == "IVA"), None)
+    for item in items:
+        taxes = item.findall(_TAX)
+        line_iva = next((t for t in taxes if (t.findtext(_NOMBRE_CORTO) or "").strip() == "IVA"), None)
         if line_iva is not None:
-            subtotal += _amount(line_iva.monto_gravable)
-            iva += _amount(line_iva.monto_impuesto)
+            subtotal += _number(line_iva, _MONTO_GRAVABLE)
+            iva += _number(line_iva, _MONTO_IMPUESTO)
         else:
-            others = sum((_amount(t.monto_impuesto) for t in item.impuestos), Decimal(0))
-            subtotal += _amount(item.total) - others
-    gran_total = facts.totales.gran_total if facts.totales else None
+            others = sum((_number(t, _MONTO_IMPUESTO) for t in taxes), Decimal(0))
+            subtotal += _number(item, _TOTAL) - others
+    gran_total = parse_decimal(emision.findtext(_GRAN_TOTAL))
     return Totals(
         subtotal=decimal_str(subtotal),
         iva=decimal_str(iva),
-        total=decimal_str(gran_total.value) if gran_total and gran_total.value is not None else None,
+        total=decimal_str(gran_total) if gran_total is not None else None,
     )
+
+
+def _number(element: etree._Element, tag: str) -> Decimal:
+    value = parse_decimal(element.findtext(tag))
+    return value if value is not None else Decimal(0)
 
 
 def _canonical(amount) -> str | None:
@@ -81,5 +103,3 @@ def _canonical(amount) -> str | None:
     return decimal_str(amount.value) if amount.value is not None else amount.raw
 
 
-def _amount(field) -> Decimal:
-    return field.value if field is not None and field.value is not None else Decimal(0)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from lxml import etree
 
 from ..xmlpath import element_xpath, item_number
 
-__all__ = ["compile_xpath", "item_number", "located", "referenced_variables"]  # item_number re-exported
+__all__ = ["child_path_finder", "compile_xpath", "item_number", "located", "referenced_variables"]  # item_number re-exported
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -50,3 +50,39 @@ def located(node: object) -> tuple[str | None, int | None, str | None, etree._El
     if getattr(node, "is_attribute", False):
         return f"{element_xpath(parent)}/@{node.attrname}", parent.sourceline, node.attrname, parent
     return element_xpath(parent), parent.sourceline, etree.QName(parent).localname, parent
+
+
+_NAME = r"[A-Za-z_][\w.-]*"
+_SIMPLE_PATH = re.compile(rf"(?:\.\./)*(?:{_NAME}:{_NAME})(?:/{_NAME}:{_NAME})*|(?:\.\./)+\.\.")
+
+
+def child_path_finder(path: str, namespaces: Mapping[str, str]) -> Callable[[etree._Element], list] | None:
+    """A faster equivalent of a plain child path (``../../dte:Precio``, ``dte:A/dte:B``), else ``None``.
+
+    Such paths are most ``let`` bindings; lxml's ElementPath ``findall`` returns the same elements
+    in the same (document) order as XPath, at a fraction of the cost of an XPath call.
+    """
+    text = path.strip()
+    if not _SIMPLE_PATH.fullmatch(text):
+        return None
+    steps = text.split("/")
+    ups = 0
+    while steps and steps[0] == "..":
+        ups += 1
+        steps.pop(0)
+    clark = []
+    for step in steps:
+        prefix, local = step.split(":")
+        if prefix not in namespaces:
+            return None  # let XPath report the undefined prefix
+        clark.append(f"{{{namespaces[prefix]}}}{local}")
+    relative = "/".join(clark)
+
+    def find(node: etree._Element) -> list:
+        for _ in range(ups):
+            node = node.getparent()
+            if node is None:
+                return []
+        return node.findall(relative) if relative else [node]
+
+    return find

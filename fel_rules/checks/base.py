@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..config import Config
 from ..expressions import Evaluator
-from ..facts import Anulacion, Documento
+from ..facts import Anulacion, Documento, extract_facts
 
 __all__ = ["CheckError", "CheckInput", "CheckKind", "Finding", "KindParams", "RuleEnv"]
 
@@ -31,15 +31,43 @@ class RuleEnv:
     namespaces: Mapping[str, str]
 
 
-@dataclass
 class CheckInput:
-    """One document as check kinds see it: the XML tree, its typed facts and the configuration."""
+    """One document as check kinds see it: the XML tree, its typed facts and the configuration.
 
-    root: etree._Element
-    facts: Documento | Anulacion
-    config: Config
-    evaluator: Evaluator
-    memo: dict = dataclass_field(default_factory=dict)  # per-document cache shared by the checks
+    ``header`` holds the facts of the document without its lines (parties, general data, totals,
+    certification); ``facts`` are all of them, read from the tree the first time a check asks.
+    ``memo`` is a per-document cache the checks share. ``source`` is the document's bytes as
+    received (before comments, PIs and dte:Adenda were dropped), for checks that must see exactly
+    what was signed; ``None`` when the caller only has a tree.
+    """
+
+    __slots__ = ("root", "header", "config", "evaluator", "memo", "source", "_facts")
+
+    def __init__(
+        self,
+        root: etree._Element,
+        facts: Documento | Anulacion | None = None,
+        config: Config | None = None,
+        evaluator: Evaluator | None = None,
+        *,
+        header: Documento | Anulacion | None = None,
+        memo: dict | None = None,
+        source: bytes | None = None,
+    ) -> None:
+        self.root = root
+        self._facts = facts
+        self.header = header if header is not None else facts
+        self.config = config
+        self.evaluator = evaluator
+        self.memo = {} if memo is None else memo
+        self.source = source
+
+    @property
+    def facts(self) -> Documento | Anulacion:
+        """Every fact of the document, lines included (extracted once, on first use)."""
+        if self._facts is None:
+            self._facts = extract_facts(self.root)
+        return self._facts
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,13 @@ from datetime import date
 from decimal import Decimal
 from typing import Literal
 
+from lxml import etree
 from pydantic import Field, model_validator
 
 from ..expressions import FUNCTION_NAMES, CompiledExpression, compile_expression, parse_date
 from ..money import decimal_str, parse_decimal, parse_small_int
 from .base import CheckError, CheckInput, Finding, KindParams, RuleEnv
-from ._xpath import compile_xpath, item_number, located, referenced_variables
+from ._xpath import child_path_finder, compile_xpath, item_number, located, referenced_variables
 from .registry import check_kind
 
 __all__ = ["ExpressionCheck", "ExpressionParams", "LetSpec"]
@@ -78,6 +79,7 @@ class ExpressionParams(KindParams):
 
 
 _NO_VARIABLES: dict[str, object] = {}
+_ELEMENT = etree._Element
 _SHARED_KEYS: dict[tuple, int] = {}
 
 
@@ -87,7 +89,7 @@ def _shared_key(description: tuple) -> int:
 
 
 class _Binding:
-    __slots__ = ("name", "spec", "xpath", "needs", "key")
+    __slots__ = ("name", "spec", "xpath", "find", "needs", "key")
 
     def __init__(self, name: str, spec: LetSpec, env: RuleEnv, earlier: dict[str, LetSpec]) -> None:
         self.name = name
@@ -102,6 +104,7 @@ class _Binding:
         if spec.default is not None and _read(spec.default, spec.type) is None:
             raise ValueError(f"'let.{name}': el valor por defecto {spec.default!r} no es de tipo {spec.type}")
         self.xpath = compile_xpath(spec.path, env.namespaces, variables=self.needs)
+        self.find = None if self.needs else child_path_finder(spec.path, env.namespaces)
         self.key = _shared_key((spec.path, spec.type, spec.many, tuple(sorted(env.namespaces.items()))))
 
 
@@ -146,12 +149,13 @@ class ExpressionCheck:
     def check(self, doc: CheckInput) -> Iterator[Finding]:
         """Evaluate the rule on every context node of ``doc``."""
         memo = doc.memo
+        tolerance = doc.evaluator.tolerance
         key = self.context_key
         nodes = memo.get(key)
         if nodes is None:  # rules sharing a context (//dte:Item…) select it once per document
             nodes = memo[key] = self.context(doc.root)
         for node in nodes:
-            bound = self._bind(node, memo)
+            bound = self._bind(node, memo, tolerance)
             if bound is None:
                 continue
             values, nodes = bound
@@ -159,8 +163,8 @@ class ExpressionCheck:
             if finding is not None:
                 yield finding
 
-    def _bind(self, node: object, memo: dict) -> tuple[dict[str, object], dict[str, object]] | None:
-        values: dict[str, object] = dict(self.constants)
+    def _bind(self, node: object, memo: dict, tolerance: Decimal) -> tuple[dict[str, object], dict[str, object]] | None:
+        values: dict[str, object] = {**self.constants, "tol": tolerance}
         nodes: dict[str, object] = {}
         for binding in self.bindings:
             if binding.needs:
@@ -172,7 +176,10 @@ class ExpressionCheck:
             cached = memo.get(key)
             if cached is None:  # the same binding in several rules (dte:Precio, dte:Total…) is read once
                 try:
-                    result = binding.xpath(node, **variables)
+                    if binding.find is not None and type(node) is _ELEMENT:
+                        result = binding.find(node)
+                    else:
+                        result = binding.xpath(node, **variables)
                 except Exception as exc:  # lxml XPathEvalError and friends
                     raise CheckError(f"XPath de 'let.{binding.name}' falló: {exc}") from exc
                 cached = memo[key] = _convert(result, binding.spec, binding.name)
@@ -214,7 +221,7 @@ class ExpressionCheck:
         anchor = nodes.get(self.params.at) if self.params.at else None
         xpath, line, field, owner = located(anchor if anchor is not None else node)
         number = item_number(owner)
-        texts = {name: _text(value) for name, value in values.items()}
+        texts = {name: _text(value) for name, value in values.items() if name != "tol"}
         texts.update(
             expected=_text(expected), actual=_text(actual), difference=_text(difference),
             item="" if number is None else str(number),

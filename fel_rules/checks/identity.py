@@ -60,7 +60,7 @@ class NitCheck:
         return {"value"}
 
     def check(self, doc: CheckInput) -> Iterator[Finding]:
-        value, tipo_especial = _party_id(doc.facts, self.params.party)
+        value, tipo_especial = _party_id(doc.header, self.params.party)
         if value is None or not value.value.strip() or tipo_especial is not None:
             return
         if value.value.strip().upper() in self.allowed or nit_is_valid(value.value):
@@ -103,7 +103,7 @@ class CuiCheck:
         return {"value"}
 
     def check(self, doc: CheckInput) -> Iterator[Finding]:
-        value, tipo_especial = _party_id(doc.facts, "receptor")
+        value, tipo_especial = _party_id(doc.header, "receptor")
         if value is None or tipo_especial is None or tipo_especial.value != "CUI":
             return
         problem = cui_problem(value.value)

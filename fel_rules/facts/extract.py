@@ -95,14 +95,19 @@ class _Reader:
         return Amount(raw=raw, value=parse_decimal(raw), xpath=xpath, line=element.sourceline)
 
 
-def extract_facts(root: etree._Element) -> Documento | Anulacion:
-    """Facts of a GTDocumento or GTAnulacionDocumento root (already checked by the parser)."""
+def extract_facts(root: etree._Element, *, lines: bool = True) -> Documento | Anulacion:
+    """Facts of a GTDocumento or GTAnulacionDocumento root (already checked by the parser).
+
+    ``lines=False`` reads only the document's header (general data, parties, frases, totals,
+    certification) and leaves ``items`` and ``complementos`` empty: what validation needs, at a
+    fraction of the cost on long invoices.
+    """
     if etree.QName(root).namespace == DTE_ANULACION:
         return _anulacion(root)
-    return _documento(root)
+    return _documento(root, lines)
 
 
-def _documento(root: etree._Element) -> Documento:
+def _documento(root: etree._Element, lines: bool = True) -> Documento:
     r = _Reader(DTE)
     path = "/dte:GTDocumento"
     sat, sat_path = r.child(root, path, "SAT")
@@ -119,9 +124,10 @@ def _documento(root: etree._Element) -> Documento:
         emisor=_emisor(r, *r.child(emision, em_path, "Emisor")),
         receptor=_receptor(r, *r.child(emision, em_path, "Receptor")),
         frases=[_frase(r, el, p) for el, p in r.children(frases_el, frases_path, "Frase")],
-        items=[_item(r, el, p) for el, p in r.children(items_el, items_path, "Item")],
+        items=[_item(r, el, p) for el, p in r.children(items_el, items_path, "Item")] if lines else [],
         totales=_totales(r, *r.child(emision, em_path, "Totales")),
-        complementos=[_complemento(r, el, p) for el, p in r.children(complementos_el, comp_path, "Complemento")],
+        complementos=([_complemento(r, el, p) for el, p in r.children(complementos_el, comp_path, "Complemento")]
+                      if lines else []),
         certificacion=_certificacion(r, *r.child(dte, dte_path, "Certificacion")),
         signatures=len(root.findall(_SIGNATURE)),
     )
