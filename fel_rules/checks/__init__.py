@@ -1,6 +1,6 @@
 """Check kinds: the Python vocabulary that YAML rules compose.
 
-Built-in kinds: ``expression``, ``required``, ``nit``, ``cui``. Third parties register more
+Built-in kinds: ``expression``, ``required``, ``nit``, ``cui``, ``signature``. Third parties register more
 through the entry-point group ``fel_rules.checks``.
 """
 

@@ -1,0 +1,551 @@
+"""The ``signature`` check kind and the FEL-FIR-* rules (XMLDSig + XAdES signatures).
+
+Signed fixtures are made here, at test time: a self-signed RSA test certificate built with
+``cryptography`` and fixed signing times, so the tests do not depend on SAT's sample alone. The
+SAT-certified sample (../shared) is used when present: as stored it was re-indented after
+certification (its digests no longer match), and restored to its signed form it verifies.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import statistics
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+from cryptography.hazmat.primitives.serialization import Encoding
+from cryptography.x509.oid import NameOID
+from lxml import etree
+
+from fel_rules.checks import CheckInput, get_check_kind
+from fel_rules.checks.signature import SignatureCheck, SignatureParams
+from fel_rules.namespaces import DS, DTE
+
+from .conftest import EXAMPLES, FEL_REFERENCE, requires_shared
+
+XADES = "http://uri.etsi.org/01903/v1.3.2#"
+C14N = "http://www.w3.org/TR/2001/REC-xml-c14n-20010315"
+EXC_C14N = "http://www.w3.org/2001/10/xml-exc-c14n#"
+RSA_SHA256 = "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"
+SHA256 = "http://www.w3.org/2001/04/xmlenc#sha256"
+ENVELOPED = "http://www.w3.org/2000/09/xmldsig#enveloped-signature"
+SIGNED_PROPERTIES = "http://uri.etsi.org/01903#SignedProperties"
+SIGNING_TIME = "2026-03-05T22:20:00.000Z"
+NS = {"ds": DS, "dte": DTE, "xades": XADES}
+SAT_SAMPLE = FEL_REFERENCE / "samples" / "certified" / "fpeq-certified.xml"
+FIR = ("FEL-FIR-01", "FEL-FIR-02", "FEL-FIR-03", "FEL-FIR-04")
+
+
+# --------------------------------------------------------------------------------------------
+# signing (test side): lxml C14N + hashlib + cryptography, the way SAT's sample is built
+
+
+@dataclass(frozen=True)
+class Signer:
+    key: rsa.RSAPrivateKey
+    certificate: x509.Certificate
+
+    @property
+    def der(self) -> bytes:
+        return self.certificate.public_bytes(Encoding.DER)
+
+
+def make_certificate(key, not_before: datetime, not_after: datetime, name: str = "FEL-RULES TEST") -> x509.Certificate:
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name),
+                         x509.NameAttribute(NameOID.ORGANIZATION_NAME, "fel-rules tests")])
+    return (
+        x509.CertificateBuilder()
+        .subject_name(subject).issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(20260305)
+        .not_valid_before(not_before).not_valid_after(not_after)
+        .sign(key, hashes.SHA256())
+    )
+
+
+def _utc(text: str) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="session")
+def key() -> rsa.RSAPrivateKey:
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+@pytest.fixture(scope="session")
+def signer(key) -> Signer:
+    """Valid during 2026 only: expired 'today' once 2026 is over, valid at the fixed signing time."""
+    return Signer(key, make_certificate(key, _utc("2026-01-01T00:00:00"), _utc("2026-12-31T23:59:59")))
+
+
+def signature_element(signer: Signer, uri: str, sig_id: str, *, signing_time: str = SIGNING_TIME,
+                      c14n: str = C14N, reference_c14n: str | None = None) -> etree._Element:
+    """An unsigned XAdES-BES ds:Signature template (digests and value filled by :func:`sign`)."""
+    transforms = f'<ds:Transform Algorithm="{ENVELOPED}"/>'
+    if reference_c14n:
+        transforms += f'<ds:Transform Algorithm="{reference_c14n}"/>'
+    cert_b64 = base64.b64encode(signer.der).decode()
+    cert_digest = base64.b64encode(hashlib.sha256(signer.der).digest()).decode()
+    xml = f"""<ds:Signature xmlns:ds="{DS}" Id="{sig_id}">
+<ds:SignedInfo>
+<ds:CanonicalizationMethod Algorithm="{c14n}"/>
+<ds:SignatureMethod Algorithm="{RSA_SHA256}"/>
+<ds:Reference Id="{sig_id}-ref0" URI="{uri}">
+<ds:Transforms>{transforms}</ds:Transforms>
+<ds:DigestMethod Algorithm="{SHA256}"/>
+<ds:DigestValue></ds:DigestValue>
+</ds:Reference>
+<ds:Reference Type="{SIGNED_PROPERTIES}" URI="#{sig_id}-signedprops">
+<ds:DigestMethod Algorithm="{SHA256}"/>
+<ds:DigestValue></ds:DigestValue>
+</ds:Reference>
+</ds:SignedInfo>
+<ds:SignatureValue Id="{sig_id}-sigvalue"></ds:SignatureValue>
+<ds:KeyInfo>
+<ds:X509Data>
+<ds:X509Certificate>{cert_b64}</ds:X509Certificate>
+</ds:X509Data>
+</ds:KeyInfo>
+<ds:Object><xades:QualifyingProperties xmlns:xades="{XADES}" Target="#{sig_id}"><xades:SignedProperties Id="{sig_id}-signedprops"><xades:SignedSignatureProperties><xades:SigningTime>{signing_time}</xades:SigningTime><xades:SigningCertificate><xades:Cert><xades:CertDigest><ds:DigestMethod Algorithm="{SHA256}"/><ds:DigestValue>{cert_digest}</ds:DigestValue></xades:CertDigest></xades:Cert></xades:SigningCertificate></xades:SignedSignatureProperties></xades:SignedProperties></xades:QualifyingProperties></ds:Object>
+</ds:Signature>"""
+    return etree.fromstring(xml)
+
+
+def _c14n(node, algorithm: str, comments: bool = False) -> bytes:
+    return etree.tostring(node, method="c14n", exclusive=algorithm.startswith(EXC_C14N), with_comments=comments)
+
+
+def fill(root: etree._Element, signature: etree._Element, signer: Signer) -> None:
+    """Compute the digests and the signature value of a template already placed in ``root``."""
+    signed_info = signature.find("ds:SignedInfo", NS)
+    for reference in signed_info.findall("ds:Reference", NS):
+        uri = reference.get("URI")[1:]
+        target = root.xpath("//*[@ID=$v or @Id=$v]", v=uri)[0]
+        c14n = reference.find("ds:Transforms/ds:Transform[last()]", NS)
+        algorithm = c14n.get("Algorithm") if c14n is not None and c14n.get("Algorithm") != ENVELOPED else C14N
+        digest = hashlib.sha256(_c14n(target, algorithm)).digest()
+        reference.find("ds:DigestValue", NS).text = base64.b64encode(digest).decode()
+    algorithm = signed_info.find("ds:CanonicalizationMethod", NS).get("Algorithm")
+    value = signer.key.sign(_c14n(signed_info, algorithm), padding.PKCS1v15(), hashes.SHA256())
+    signature.find("ds:SignatureValue", NS).text = base64.b64encode(value).decode()
+
+
+def sign(document: bytes, signer: Signer, *uris: str, **options) -> bytes:
+    """``document`` with one signature per URI appended to the root (issuer first, then certifier)."""
+    root = etree.fromstring(document)
+    for number, uri in enumerate(uris):
+        signature = signature_element(signer, uri, f"xmldsig-test-{number}", **options)
+        root.append(signature)
+        fill(root, signature, signer)
+    return etree.tostring(root.getroottree(), xml_declaration=True, encoding="UTF-8")
+
+
+def edit(document: bytes, xpath: str, value: str | None = None, *, attribute: str | None = None) -> bytes:
+    """Set an element's text (or an attribute) at ``xpath`` — a change after signing."""
+    root = etree.fromstring(document)
+    found = root.xpath(xpath, namespaces={**NS, "dte": etree.QName(root).namespace})
+    assert found, xpath
+    for node in found:
+        if attribute:
+            node.set(attribute, value)
+        else:
+            node.text = value
+    return etree.tostring(root.getroottree(), xml_declaration=True, encoding="UTF-8")
+
+
+# --------------------------------------------------------------------------------------------
+# fixtures and helpers
+
+
+CERTIFIED = (EXAMPLES / "factura-certificada.xml").read_bytes()
+ANNULMENT = (EXAMPLES / "anulacion.xml").read_bytes()
+
+
+@pytest.fixture(scope="session")
+def signed(signer) -> bytes:
+    """The certified example signed by its issuer (#DatosEmision) and its certifier (#DatosCertificados)."""
+    return sign(CERTIFIED, signer, "#DatosEmision", "#DatosCertificados")
+
+
+@pytest.fixture(scope="session")
+def signed_annulment(signer) -> bytes:
+    return sign(ANNULMENT, signer, "#DatosAnulacion", "#DatosCertificados")
+
+
+def fir(report) -> list:
+    return [issue for issue in report.issues if issue.rule_id.startswith("FEL-FIR")]
+
+
+def fired(report) -> set[str]:
+    return {issue.rule_id for issue in fir(report)}
+
+
+def assert_no_crash(report) -> None:
+    assert not [i for i in report.issues if i.stage == "engine"], [i.message for i in report.issues]
+
+
+def restored_sat_sample() -> bytes:
+    """SAT's sample with the indentation that was added inside dte:DTE after certification removed."""
+    root = etree.fromstring(SAT_SAMPLE.read_bytes())
+    dte = root.find("dte:SAT/dte:DTE", NS)
+    for node in dte.iter():
+        if node.text is not None and not node.text.strip() and len(node):
+            node.text = None
+        if node is not dte and node.tail is not None and not node.tail.strip():
+            node.tail = None
+    return etree.tostring(root.getroottree(), xml_declaration=True, encoding="UTF-8")
+
+
+# --------------------------------------------------------------------------------------------
+# the check kind
+
+
+def test_fir_kind_is_registered_with_its_params():
+    assert get_check_kind("signature") is SignatureCheck
+    with pytest.raises(ValueError):
+        SignatureParams(reference="DatosEmision")  # a same-document reference: '#id'
+    with pytest.raises(ValueError):
+        SignatureParams(reference="#DatosEmision", other=1)
+
+
+def test_fir_rules_are_loaded_for_each_role(validator):
+    rules = {rule.id: rule for rule in validator.catalog.rules if rule.id in FIR}
+    assert {rid: (r.document, r.spec.params["reference"], r.spec.refs.sat_code_text) for rid, r in rules.items()} == {
+        "FEL-FIR-01": ("documento", "#DatosEmision", "FEL_RCP361"),
+        "FEL-FIR-02": ("documento", "#DatosCertificados", "FEL_RCP364"),
+        "FEL-FIR-03": ("anulacion", "#DatosAnulacion", "FEL_ANU370"),
+        "FEL-FIR-04": ("anulacion", "#DatosCertificados", "FEL_ANU373"),
+    }
+    for rule in rules.values():  # the fixed note: what is not checked
+        assert "cadena de certificados de SAT" in rule.spec.hint and "NIT" in rule.spec.hint
+        assert "SAT's certificate chain" in rule.spec.hint_en and "NIT" in rule.spec.hint_en
+
+
+# --------------------------------------------------------------------------------------------
+# SAT's certified sample
+
+
+@requires_shared
+def test_fir_sat_sample_restored_to_its_signed_form_verifies(validator):
+    """Both real signatures (issuer, SAT as certifier) verify; their certificates expired in 2021/2022
+    but were valid at xades:SigningTime (2021-01-31)."""
+    report = validator.validate_bytes(restored_sat_sample())
+    assert fir(report) == []
+    assert report.valid
+
+
+@requires_shared
+def test_fir_sat_sample_as_stored_was_reindented_after_signing(validator):
+    """The stored copy was pretty-printed after certification: both digests fail, and say why."""
+    report = validator.validate_path(SAT_SAMPLE)
+    issues = fir(report)
+    assert {(i.rule_id, i.location.field) for i in issues} == {("FEL-FIR-01", "DigestValue"),
+                                                               ("FEL-FIR-02", "DigestValue")}
+    for issue in issues:
+        assert "re-indentado" in issue.message
+        assert issue.expected != issue.actual
+    assert issues[0].location.xpath == "/dte:GTDocumento/ds:Signature[1]/ds:SignedInfo/ds:Reference[1]/ds:DigestValue"
+    assert issues[0].location.line == 52
+
+
+# --------------------------------------------------------------------------------------------
+# repo-made signatures
+
+
+def test_fir_signed_document_verifies_with_no_finding(validator, signed):
+    report = validator.validate_bytes(signed)
+    assert_no_crash(report)
+    assert fir(report) == []
+    assert not [i for i in report.issues if i.rule_id == "FEL-XSD-02"]  # it is signed
+
+
+def test_fir_certificate_expired_today_is_judged_at_signing_time(validator, key):
+    old = Signer(key, make_certificate(key, _utc("2019-01-01T00:00:00"), _utc("2020-01-01T00:00:00")))
+    document = sign(CERTIFIED, old, "#DatosEmision", signing_time="2019-06-30T12:00:00-06:00")
+    assert fir(validator.validate_bytes(document)) == []
+
+
+def test_fir_unsigned_document_yields_nothing_and_keeps_the_schema_information(validator):
+    report = validator.validate_bytes(CERTIFIED)
+    assert fir(report) == []
+    assert [(i.rule_id, i.severity.value) for i in report.issues if i.rule_id == "FEL-XSD-02"] == [("FEL-XSD-02", "info")]
+
+
+def test_fir_unsigned_document_costs_nothing(validator):
+    doc = CheckInput(root=etree.fromstring(CERTIFIED), facts=None, config=validator.config,  # type: ignore[arg-type]
+                     evaluator=None, source=CERTIFIED)  # type: ignore[arg-type]
+    check = SignatureCheck(SignatureParams(reference="#DatosEmision"), None)  # type: ignore[arg-type]
+    assert list(check.check(doc)) == []
+    assert doc.memo == {}  # not even re-parsed
+
+
+def test_fir_altered_emission_data_breaks_both_signatures(validator, signed):
+    """The certifier's #DatosCertificados (dte:DTE) contains the issuer's #DatosEmision."""
+    report = validator.validate_bytes(edit(signed, "//dte:Receptor", "OTRO CLIENTE", attribute="NombreReceptor"))
+    assert {(i.rule_id, i.location.field) for i in fir(report)} == {("FEL-FIR-01", "DigestValue"),
+                                                                   ("FEL-FIR-02", "DigestValue")}
+    issuer = next(i for i in fir(report) if i.rule_id == "FEL-FIR-01")
+    assert issuer.location.xpath.startswith("/dte:GTDocumento/ds:Signature[1]/")
+    assert "'#DatosEmision' no coincide" in issuer.message and "re-indentado" not in issuer.message
+    assert not report.valid
+
+
+def test_fir_altered_certification_data_breaks_only_the_certifier_signature(validator, signed):
+    report = validator.validate_bytes(edit(signed, "//dte:Certificacion/dte:NombreCertificador", "OTRO"))
+    assert [(i.rule_id, i.location.field) for i in fir(report)] == [("FEL-FIR-02", "DigestValue")]
+    assert fir(report)[0].location.xpath.startswith("/dte:GTDocumento/ds:Signature[2]/")
+
+
+def _pretty(document: bytes) -> bytes:
+    root = etree.fromstring(document, etree.XMLParser(remove_blank_text=True))
+    etree.indent(root.find("dte:SAT", NS), space="    ")
+    return etree.tostring(root.getroottree(), xml_declaration=True, encoding="UTF-8")
+
+
+def test_fir_reindented_document_is_an_error(validator, signed, signer):
+    report = validator.validate_bytes(_pretty(signed))  # signed indented with 2 spaces, now 4
+    # ds:SignedInfo lost its line breaks too, so the signature values fail as well
+    assert {(i.rule_id, i.location.field) for i in fir(report)} >= {("FEL-FIR-01", "DigestValue"),
+                                                                   ("FEL-FIR-02", "DigestValue")}
+    compact = etree.tostring(etree.fromstring(CERTIFIED, etree.XMLParser(remove_blank_text=True)))
+    report = validator.validate_bytes(_pretty(sign(compact, signer, "#DatosEmision", "#DatosCertificados")))
+    issues = fir(report)
+    assert {i.rule_id for i in issues} == {"FEL-FIR-01", "FEL-FIR-02"}
+    digests = [i for i in issues if i.location.field == "DigestValue"]
+    assert len(digests) == 2 and all("re-indentado" in i.message for i in digests)  # signed compact, then indented
+
+
+def test_fir_altered_signature_value(validator, signed):
+    root = etree.fromstring(signed)
+    value = root.find("ds:Signature/ds:SignatureValue", NS)
+    raw = bytearray(base64.b64decode(value.text))
+    raw[10] ^= 1
+    value.text = base64.b64encode(bytes(raw)).decode()
+    report = validator.validate_bytes(etree.tostring(root))
+    assert [(i.rule_id, i.location.field) for i in fir(report)] == [("FEL-FIR-01", "SignatureValue")]
+    assert "no corresponde a ds:SignedInfo" in fir(report)[0].message
+
+
+def test_fir_altered_signed_info_breaks_the_signature_value(validator, signed):
+    edited = edit(signed, "(//ds:Reference)[1]", "urn:other", attribute="Id")
+    assert [(i.rule_id, i.location.field) for i in fir(validator.validate_bytes(edited))] == [
+        ("FEL-FIR-01", "SignatureValue")]
+
+
+@pytest.mark.parametrize(("signing_time", "problem"), [
+    ("2025-12-31T17:59:59-06:00", "anterior al inicio de la vigencia"),   # 2025-12-31T23:59:59Z: not yet valid
+    ("2027-01-01T00:00:00Z", "posterior al vencimiento"),
+])
+def test_fir_signing_time_outside_the_certificate_validity(validator, signer, signing_time, problem):
+    report = validator.validate_bytes(sign(CERTIFIED, signer, "#DatosEmision", signing_time=signing_time))
+    issues = fir(report)
+    assert [(i.rule_id, i.location.field) for i in issues] == [("FEL-FIR-01", "SigningTime")]
+    assert problem in issues[0].message
+    assert issues[0].expected == "2026-01-01T00:00:00Z – 2026-12-31T23:59:59Z"
+    assert issues[0].actual == signing_time
+
+
+def test_fir_signing_time_without_zone_is_guatemala_time(validator, signer):
+    # 2025-12-31T19:00:00 in Guatemala is 2026-01-01T01:00:00Z: inside the validity
+    document = sign(CERTIFIED, signer, "#DatosEmision", signing_time="2025-12-31T19:00:00")
+    assert fir(validator.validate_bytes(document)) == []
+
+
+@pytest.mark.parametrize(("xpath", "attribute", "field"), [
+    ("//ds:SignatureMethod", "Algorithm", "SignatureMethod"),
+    ("//ds:CanonicalizationMethod", "Algorithm", "CanonicalizationMethod"),
+    ("(//ds:Reference)[1]/ds:DigestMethod", "Algorithm", "DigestMethod"),
+    ("(//ds:Transform)[1]", "Algorithm", "Transform"),
+])
+def test_fir_unknown_algorithm_is_a_finding(validator, signer, xpath, attribute, field):
+    document = sign(CERTIFIED, signer, "#DatosEmision")
+    report = validator.validate_bytes(edit(document, xpath, "http://example.com/rot13", attribute=attribute))
+    assert_no_crash(report)
+    issues = fir(report)
+    assert (("FEL-FIR-01", field) in {(i.rule_id, i.location.field) for i in issues})
+    unsupported = next(i for i in issues if i.location.field == field)
+    assert "no soportado: 'http://example.com/rot13'" in unsupported.message
+
+
+@pytest.mark.parametrize(("xpath", "field"), [
+    ("//ds:SignatureValue", "SignatureValue"),
+    ("(//ds:Reference)[1]/ds:DigestValue", "DigestValue"),
+    ("//ds:X509Certificate", "X509Certificate"),
+])
+@pytest.mark.parametrize("garbage", ["¡esto no es base64!", "QUJD=QUJD", "", "AAAA"])
+def test_fir_garbage_base64_is_a_finding_not_a_crash(validator, signer, xpath, field, garbage):
+    document = sign(CERTIFIED, signer, "#DatosEmision")
+    report = validator.validate_bytes(edit(document, xpath, garbage))
+    assert_no_crash(report)
+    assert ("FEL-FIR-01", field) in {(i.rule_id, i.location.field) for i in fir(report)}
+
+
+def test_fir_malformed_signatures_are_findings(validator, signer):
+    document = sign(CERTIFIED, signer, "#DatosEmision")
+    root = etree.fromstring(document)
+    signature = root.find("ds:Signature", NS)
+    signature.remove(signature.find("ds:SignatureValue", NS))
+    report = validator.validate_bytes(etree.tostring(root))
+    assert_no_crash(report)
+    assert [(i.rule_id, i.location.field) for i in fir(report)] == [("FEL-FIR-01", "SignatureValue")]
+
+    bare = etree.fromstring(CERTIFIED)
+    etree.SubElement(etree.SubElement(etree.SubElement(bare, f"{{{DS}}}Signature"), f"{{{DS}}}SignedInfo"),
+                     f"{{{DS}}}Reference", URI="#DatosEmision")
+    report = validator.validate_bytes(etree.tostring(bare))
+    assert_no_crash(report)
+    assert {i.location.field for i in fir(report)} == {
+        "DigestMethod", "X509Certificate", "CanonicalizationMethod", "SigningTime"}
+
+
+def test_fir_certificate_not_named_by_xades_is_a_finding(validator, signer, key):
+    other = make_certificate(key, _utc("2026-01-01T00:00:00"), _utc("2026-12-31T23:59:59"), name="OTRO")
+    document = edit(sign(CERTIFIED, signer, "#DatosEmision"), "//ds:X509Certificate",
+                    base64.b64encode(other.public_bytes(Encoding.DER)).decode())
+    # same key, so the value still verifies: only XAdES ties the signature to the certificate
+    assert [(i.rule_id, i.location.field) for i in fir(validator.validate_bytes(document))] == [
+        ("FEL-FIR-01", "SigningCertificate")]
+
+
+def test_fir_non_rsa_certificate_is_a_finding(validator, signer):
+    ec_key = ec.generate_private_key(ec.SECP256R1())
+    ec_cert = make_certificate(ec_key, _utc("2026-01-01T00:00:00"), _utc("2026-12-31T23:59:59"))
+    document = edit(sign(CERTIFIED, signer, "#DatosEmision"), "//ds:X509Certificate",
+                    base64.b64encode(ec_cert.public_bytes(Encoding.DER)).decode())
+    messages = [i.message for i in fir(validator.validate_bytes(document)) if i.location.field == "SignatureValue"]
+    assert messages and "no RSA" in messages[0]
+
+
+def test_fir_without_xades_the_validity_cannot_be_judged(validator, signer):
+    root = etree.fromstring(sign(CERTIFIED, signer, "#DatosEmision"))
+    signature = root.find("ds:Signature", NS)
+    signed_info = signature.find("ds:SignedInfo", NS)
+    signed_info.remove(signed_info.findall("ds:Reference", NS)[1])
+    signature.remove(signature.find("ds:Object", NS))
+    fill(root, signature, signer)
+    issues = fir(validator.validate_bytes(etree.tostring(root)))
+    assert [(i.rule_id, i.location.field) for i in issues] == [("FEL-FIR-01", "SigningTime")]
+    assert "no lleva propiedades XAdES" in issues[0].message
+
+
+def test_fir_unsigned_signed_properties_are_a_finding(validator, signer):
+    root = etree.fromstring(sign(CERTIFIED, signer, "#DatosEmision"))
+    signature = root.find("ds:Signature", NS)
+    signed_info = signature.find("ds:SignedInfo", NS)
+    signed_info.remove(signed_info.findall("ds:Reference", NS)[1])
+    fill(root, signature, signer)
+    assert [i.location.field for i in fir(validator.validate_bytes(etree.tostring(root)))] == ["SignedProperties"]
+
+
+def test_fir_exclusive_c14n_is_supported(validator, signer):
+    document = sign(CERTIFIED, signer, "#DatosEmision", "#DatosCertificados",
+                    c14n=EXC_C14N, reference_c14n=EXC_C14N)
+    assert fir(validator.validate_bytes(document)) == []
+
+
+def test_fir_verified_against_the_bytes_as_received(validator, signed):
+    """Comments are outside a '#id' reference; PIs are inside it; dte:Adenda is outside the signed data."""
+    text = signed.decode()
+    commented = text.replace("<dte:Receptor ", "<!-- nota --><dte:Receptor ", 1)
+    assert fir(validator.validate_bytes(commented.encode())) == []
+    with_pi = text.replace("<dte:Receptor ", "<?nota algo?><dte:Receptor ", 1)
+    report = validator.validate_bytes(with_pi.encode())
+    assert {(i.rule_id, i.location.field) for i in fir(report)} == {("FEL-FIR-01", "DigestValue"),
+                                                                   ("FEL-FIR-02", "DigestValue")}
+    with_adenda = text.replace("</dte:DTE>", "</dte:DTE><dte:Adenda><Extra>libre</Extra></dte:Adenda>", 1)
+    assert with_adenda != text
+    assert fir(validator.validate_bytes(with_adenda.encode())) == []
+
+
+def test_fir_duplicate_id_is_refused_as_ambiguous(validator, signed):
+    """Signature wrapping: a second element with the signed ID (here in dte:Adenda) is not followed."""
+    root = etree.fromstring(signed)
+    original = root.find("dte:SAT/dte:DTE/dte:DatosEmision", NS)
+    adenda = etree.SubElement(root.find("dte:SAT", NS), f"{{{DTE}}}Adenda")
+    adenda.append(etree.fromstring(etree.tostring(original)))
+    report = validator.validate_bytes(etree.tostring(root))
+    assert ("FEL-FIR-01", "Reference") in {(i.rule_id, i.location.field) for i in fir(report)}
+    assert any("ambigua" in i.message for i in fir(report))
+
+
+def test_fir_reference_to_adenda_content_is_refused(validator, signed):
+    root = etree.fromstring(signed)
+    original = root.find("dte:SAT/dte:DTE/dte:DatosEmision", NS)
+    adenda = etree.SubElement(root.find("dte:SAT", NS), f"{{{DTE}}}Adenda")
+    adenda.append(etree.fromstring(etree.tostring(original)))
+    original.set("ID", "Otro")  # what the rules read is no longer what was signed
+    report = validator.validate_bytes(etree.tostring(root))
+    assert any(i.location.field == "Reference" and "dte:Adenda" in i.message for i in fir(report))
+
+
+def test_fir_whole_document_reference_with_enveloped_signature(validator, signer):
+    """URI="" covers the whole document minus the signature itself (the enveloped-signature transform)."""
+    root = etree.fromstring(CERTIFIED)
+    unsigned_c14n = etree.tostring(root.getroottree(), method="c14n", with_comments=False)
+    signature = signature_element(signer, "#DatosEmision", "xmldsig-doc")
+    root.append(signature)
+    fill(root, signature, signer)
+    whole = etree.SubElement(signature.find("ds:SignedInfo", NS), f"{{{DS}}}Reference", URI="")
+    transforms = etree.SubElement(whole, f"{{{DS}}}Transforms")
+    etree.SubElement(transforms, f"{{{DS}}}Transform", Algorithm=ENVELOPED)
+    etree.SubElement(whole, f"{{{DS}}}DigestMethod", Algorithm=SHA256)
+    etree.SubElement(whole, f"{{{DS}}}DigestValue").text = base64.b64encode(hashlib.sha256(unsigned_c14n).digest()).decode()
+    value = signer.key.sign(_c14n(signature.find("ds:SignedInfo", NS), C14N), padding.PKCS1v15(), hashes.SHA256())
+    signature.find("ds:SignatureValue", NS).text = base64.b64encode(value).decode()
+    document = etree.tostring(root)
+    assert fir(validator.validate_bytes(document)) == []
+    altered = document.replace(b"</dte:GTDocumento>", b"<!-- x --></dte:GTDocumento>")  # comments are outside ""
+    assert fir(validator.validate_bytes(altered)) == []
+    altered = document.replace(b'Version="0.1"', b'Version="0.2"')
+    assert [(i.rule_id, i.location.field) for i in fir(validator.validate_bytes(altered))] == [
+        ("FEL-FIR-01", "DigestValue")]
+
+
+def test_fir_work_is_bounded(validator, signed):
+    root = etree.fromstring(signed)
+    signed_info = root.find("ds:Signature/ds:SignedInfo", NS)
+    reference = signed_info.find("ds:Reference", NS)
+    for _ in range(500):
+        signed_info.append(etree.fromstring(etree.tostring(reference)))
+    started = time.perf_counter()
+    report = validator.validate_bytes(etree.tostring(root))
+    assert time.perf_counter() - started < 2
+    assert [(i.rule_id, i.location.field) for i in fir(report)] == [("FEL-FIR-01", "Reference")]
+
+
+def test_fir_annulment_signatures(validator, signed_annulment):
+    report = validator.validate_bytes(signed_annulment)
+    assert_no_crash(report)
+    assert fir(report) == []
+    altered = edit(signed_annulment, "//dte:DatosGenerales", "Otro motivo", attribute="MotivoAnulacion")
+    report = validator.validate_bytes(altered)
+    assert {(i.rule_id, i.refs.sat_code) for i in fir(report)} == {("FEL-FIR-03", "FEL_ANU370"),
+                                                                  ("FEL-FIR-04", "FEL_ANU373")}
+
+
+def test_fir_invoice_rules_do_not_judge_annulments(validator, signed_annulment):
+    altered = edit(signed_annulment, "//dte:DatosGenerales", "Otro motivo", attribute="MotivoAnulacion")
+    assert not fired(validator.validate_bytes(altered)) & {"FEL-FIR-01", "FEL-FIR-02"}
+
+
+def test_fir_english_messages(validator_en, signed):
+    report = validator_en.validate_bytes(edit(signed, "//dte:Certificacion/dte:NombreCertificador", "OTRO"))
+    (issue,) = fir(report)
+    assert issue.message.startswith("The certifier's signature over #DatosCertificados is not valid: the digest of")
+    assert "SAT's certificate chain" in issue.hint
+
+
+def test_fir_verification_is_fast(validator, signed):
+    validator.validate_bytes(signed)
+    runs = []
+    for _ in range(30):
+        started = time.perf_counter()
+        validator.validate_bytes(signed)
+        runs.append(time.perf_counter() - started)
+    assert statistics.median(runs) < 0.05  # generous: the whole pipeline, two RSA verifications included
