@@ -37,7 +37,12 @@ class FileTask:
 
 @dataclass(slots=True)
 class CrossFacts:
-    """What cross-document rules need to know about a document (kept in memory for the whole batch)."""
+    """What cross-document rules need to know about a document (kept in memory for the whole batch).
+
+    ``origin_uuid`` is the document this one refers to: the origin of a note (ReferenciasNota) or of a
+    CIVA/CAIS (ReferenciasConstancia), or the document an annulment annuls; ``origin_fecha`` is the
+    emission date it states for it. ``fecha`` is FechaHoraEmision (FechaHoraAnulacion for an annulment).
+    """
 
     tipo: str | None = None
     uuid: str | None = None
@@ -48,11 +53,29 @@ class CrossFacts:
     tax_totals: tuple[tuple[str, str], ...] = ()
     origin_uuid: str | None = None
     regimen_antiguo: bool = False
+    anulacion: bool = False
+    fecha: str | None = None
+    nit_certificador: str | None = None
+    origin_fecha: str | None = None
+    monto_iva_exento: str | None = None  # ReferenciasConstancia/@MontoIVAExento (CIVA)
+    provisional_uuid: str | None = None  # Exportacion/NumeroAutorizacionProvisional (FACP referenced)
+    exp: bool = False
+    frases: tuple[str, ...] = ()  # "TipoFrase-CodigoEscenario"
 
     @property
     def relevant(self) -> bool:
         """True when another document could refer to this one, or this one to another."""
-        return bool(self.uuid or self.origin_uuid)
+        return bool(self.uuid or self.origin_uuid or self.provisional_uuid)
+
+    @property
+    def dia(self) -> str | None:
+        """The date part of :attr:`fecha`."""
+        return self.fecha[:10] if self.fecha else None
+
+    @property
+    def origin_dia(self) -> str | None:
+        """The date part of :attr:`origin_fecha`."""
+        return self.origin_fecha[:10] if self.origin_fecha else None
 
 
 @dataclass
@@ -83,6 +106,7 @@ class FileResult:
         """Inverse of :meth:`to_dict`."""
         cross = dict(data["cross"])
         cross["tax_totals"] = tuple(tuple(pair) for pair in cross.get("tax_totals", ()))
+        cross["frases"] = tuple(cross.get("frases", ()))
         return cls(**{**data, "cross": CrossFacts(**cross)})
 
 
@@ -247,18 +271,25 @@ def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> N
 
 
 def _cross_facts(facts: Documento | Anulacion | None) -> CrossFacts:
+    value = lambda field: field.value if field is not None else None  # noqa: E731
+    if isinstance(facts, Anulacion):
+        return CrossFacts(
+            anulacion=True, origin_uuid=value(facts.numero_documento_a_anular), nit_emisor=value(facts.nit_emisor),
+            id_receptor=value(facts.id_receptor), origin_fecha=value(facts.fecha_emision_documento_anular),
+            fecha=value(facts.fecha_hora_anulacion),
+            nit_certificador=value(facts.certificacion.nit_certificador) if facts.certificacion else None,
+        )
     if not isinstance(facts, Documento):
         return CrossFacts()
     general, cert = facts.datos_generales, facts.certificacion
-    notes = [c for c in facts.complementos if (c.content_tag or "").endswith("}ReferenciasNota")]
-    origin = notes[0].fields if notes else {}
+    content = {(c.content_tag or "").rpartition("}")[2]: c.fields for c in reversed(facts.complementos)}
+    origin = content.get("ReferenciasNota") or content.get("ReferenciasConstancia") or {}
     totals = []
     if facts.totales:
         for tax in facts.totales.total_impuestos:
             if tax.nombre_corto and tax.total_monto_impuesto and tax.total_monto_impuesto.value is not None:
                 totals.append((tax.nombre_corto.value, decimal_str(tax.total_monto_impuesto.value)))
     gran_total = facts.totales.gran_total if facts.totales else None
-    value = lambda field: field.value if field is not None else None  # noqa: E731
     return CrossFacts(
         tipo=value(general.tipo) if general else None,
         uuid=value(cert.numero_autorizacion) if cert else None,
@@ -269,4 +300,11 @@ def _cross_facts(facts: Documento | Anulacion | None) -> CrossFacts:
         tax_totals=tuple(totals),
         origin_uuid=origin.get("NumeroAutorizacionDocumentoOrigen"),
         regimen_antiguo=bool(origin.get("RegimenAntiguo")),
+        fecha=value(general.fecha_hora_emision) if general else None,
+        nit_certificador=value(cert.nit_certificador) if cert else None,
+        origin_fecha=origin.get("FechaEmisionDocumentoOrigen"),
+        monto_iva_exento=origin.get("MontoIVAExento"),
+        provisional_uuid=content.get("Exportacion", {}).get("NumeroAutorizacionProvisional"),
+        exp=bool(general and value(general.exp) == "SI"),
+        frases=tuple(f"{value(f.tipo_frase)}-{value(f.codigo_escenario)}" for f in facts.frases),
     )
