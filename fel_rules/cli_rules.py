@@ -30,7 +30,7 @@ def register(commands) -> None:
     test.add_argument("path", nargs="?", type=Path, metavar="PATH", help="carpeta o archivo de casos (rules/tests)")
     lint = actions.add_parser("lint", help="revisar archivos de reglas")
     lint.add_argument("path", nargs="?", type=Path, metavar="PATH", help="carpeta de reglas (por defecto --rules-dir)")
-    docs = actions.add_parser("docs", help="generar docs/RULES.md y rules/schema.json")
+    docs = actions.add_parser("docs", help="generar docs/RULES.md, docs/SAT_COVERAGE.md y rules/schema.json")
     docs.add_argument("--check", action="store_true", help="solo comprobar que están al día (código 1 si no)")
     docs.add_argument("--out", type=Path, default=DOCS, metavar="FILE", help="Markdown de salida")
 
@@ -103,13 +103,25 @@ def _lint(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
+def _coverage_markdown(catalog, decisions: Path) -> str:
+    from .coverage import code_coverage, implementing_rules, load_decisions, render_coverage_markdown
+    from .ruleset.yamlfile import load_yaml
+
+    source = load_yaml(decisions).get("source", str(decisions))
+    return render_coverage_markdown(code_coverage(load_decisions(decisions), implementing_rules(catalog)), source)
+
+
 def _docs(args: argparse.Namespace) -> int:
     from .atomic import write_atomic
     from .authoring import render_rules_markdown, rule_file_json_schema
 
-    markdown = render_rules_markdown(_catalog(args), args.rules_dir / "tests")
+    catalog = _catalog(args)
+    markdown = render_rules_markdown(catalog, args.rules_dir / "tests")
     schema = json.dumps(rule_file_json_schema(), ensure_ascii=False, indent=2) + "\n"
     targets = {args.out: markdown, args.rules_dir / "schema.json": schema}
+    decisions = args.rules_dir / "data" / "sat_coverage.yaml"
+    if decisions.is_file():  # a rules folder of one's own may not classify SAT's catalogue
+        targets[args.out.with_name("SAT_COVERAGE.md")] = _coverage_markdown(catalog, decisions)
     stale = [path for path, text in targets.items() if not path.is_file() or path.read_text(encoding="utf-8") != text]
     if args.check:
         for path in stale:

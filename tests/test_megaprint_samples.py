@@ -43,8 +43,20 @@ def test_not_well_formed_sample_is_an_xml_issue(validator):
     assert report.exit_code() == 1
 
 
-def test_sat_certified_document_is_valid(validator):
+def test_sat_certified_document_as_stored_was_reindented(validator):
+    """The stored copy was re-indented after certification: both signed digests fail, and say why."""
     report = validator.validate_path(FEL_REFERENCE / "samples/certified/fpeq-certified.xml")
+    assert not report.valid
+    assert {i.rule_id for i in report.issues} == {"FEL-FIR-01", "FEL-FIR-02"}
+    assert all("sangría" in i.message for i in report.issues)
+    assert report.document.certified and report.document.serie == "40706AFC"
+
+
+def test_sat_certified_document_as_signed_is_valid(validator):
+    """With the added indentation removed, SAT's signatures verify (certificates judged at signing time)."""
+    from .test_signature import restored_sat_sample
+
+    report = validator.validate_bytes(restored_sat_sample())
     assert report.valid and report.counts.error == 0 and report.counts.info == 0
     assert report.document.certified and report.document.serie == "40706AFC"
 

@@ -76,6 +76,8 @@ def test_project_and_official_sets_agree(validator, official_validator, document
     ours = validator.validate_bytes(document)
     theirs = official.validate_bytes(document)
     assert ours.stages[1].status == theirs.stages[1].status
-    locations = lambda report: sorted(  # noqa: E731
-        (i.location.xpath, i.location.field) for i in report.issues if i.stage == "schema")
+    # SAT's set states some facets twice (base and derived type), so one bad value can give two
+    # identical errors there: the places must agree, not how many times each is reported
+    locations = lambda report: sorted({  # noqa: E731
+        (i.location.xpath, i.location.field) for i in report.issues if i.stage == "schema"})
     assert locations(ours) == locations(theirs)
