@@ -104,6 +104,16 @@ def _month_end(day: object, months: object = 0) -> date | None:
     return date(year, month + 1, calendar.monthrange(year, month + 1)[1])
 
 
+def _listed(value: object, items: object) -> bool:
+    """True when ``value`` (as text) is one of the comma-separated entries of ``items``."""
+    wanted = _text_of(value).strip()
+    return any(entry.strip() == wanted for entry in _text_of(items).split(","))
+
+
+def _text_of(value: object) -> str:
+    return "" if value is None else str(value)
+
+
 def _builtin_functions() -> dict[str, Callable[..., object]]:
     return {
         "abs": abs,
@@ -113,7 +123,8 @@ def _builtin_functions() -> dict[str, Callable[..., object]]:
         "count": _count,
         "uuid_serie": lambda uuid: uuid_serie(uuid) if uuid else None,
         "uuid_numero": lambda uuid: uuid_numero(uuid) if uuid else None,
-        "text": lambda value: "" if value is None else str(value),
+        "text": _text_of,
+        "listed": _listed,
         "date": parse_date,
         "days_between": _days_between,
         "month_end": _month_end,
@@ -121,7 +132,8 @@ def _builtin_functions() -> dict[str, Callable[..., object]]:
 
 
 #: Functions that depend on configuration (tolerance, rounding) or on the catalogues in rules/data.
-_CONFIGURED = {"round2", "round_to", "round_as", "close", "rate", "tax_base", "tax_currency", "frase", "frase_resolution"}
+_CONFIGURED = {"round2", "round_to", "round_as", "close", "rate", "tax_base", "tax_currency", "frase", "frase_resolution",
+               "personeria_rdon"}
 
 #: Functions every expression may call.
 FUNCTION_NAMES = frozenset(_builtin_functions()) | _CONFIGURED
@@ -234,6 +246,7 @@ class Evaluator:
     ) -> None:
         units = catalogues.tax_units if catalogues is not None else {}
         frases = catalogues.frases if catalogues is not None else {}
+        rdon = catalogues.rdon_personerias if catalogues is not None else frozenset()
         factors = dict(rates) if rates is not None else {key: u.factor for key, u in units.items()}
 
         def unit(tax: object, code: object):
@@ -253,6 +266,7 @@ class Evaluator:
             tax_currency=lambda tax, code: getattr(unit(tax, code), "currency", None),
             frase=lambda tipo, escenario: getattr(frase(tipo, escenario), "text", None),
             frase_resolution=lambda tipo, escenario: bool(getattr(frase(tipo, escenario), "needs_resolution", False)),
+            personeria_rdon=lambda code: _code(code) in rdon,
         )
         operators = dict(EvalWithCompoundTypes().operators)
         operators.pop(ast.Pow, None)

@@ -95,3 +95,14 @@ def test_catalogue_helpers():
     assert run('frase(4, 99) is None') is True
     assert run('frase_resolution(1, 3)') is True
     assert run('frase_resolution(1, 1)') is False
+    assert run('personeria_rdon(2635)') is True
+    assert run('personeria_rdon("0")') is False
+    assert run('personeria_rdon(722)') is False
+
+
+def test_listed_matches_whole_entries():
+    assert value('listed(x, "1, 2, 12")', x=Decimal("12")) is True
+    assert value('listed(x, "1, 2, 12")', x="1 ") is True
+    assert value('listed(x, "1, 2, 12")', x="3") is False
+    assert value('listed(x, "Exportación en pie, Mercado")', x="Exportación") is False
+    assert value('listed(x, "a, b")', x=None) is False

@@ -1,4 +1,4 @@
-"""SAT catalogues the rules consult at run time: tax units and frases, from ``rules/data``.
+"""SAT catalogues the rules consult at run time: tax units, frases and personerías, from ``rules/data``.
 
 Both files are the project's own format (see their headers); a rate or frase change is an edit
 there, never in a rule. Errors name the file, line and column, like rule files.
@@ -13,7 +13,7 @@ from pathlib import Path
 from ..errors import RuleFileError
 from .yamlfile import load_yaml, position
 
-__all__ = ["Catalogues", "FraseEntry", "TaxUnit", "load_catalogues", "load_frases", "load_tax_units"]
+__all__ = ["Catalogues", "FraseEntry", "TaxUnit", "load_catalogues", "load_frases", "load_personerias", "load_tax_units"]
 
 _BASES = ("MontoGravable", "CantidadUnidadesGravables")
 
@@ -42,10 +42,12 @@ class FraseEntry:
 
 @dataclass(frozen=True)
 class Catalogues:
-    """Tax units keyed by (NombreCorto, code) and frases keyed by (TipoFrase, CodigoEscenario)."""
+    """Tax units keyed by (NombreCorto, code), frases keyed by (TipoFrase, CodigoEscenario), and the
+    TipoPersoneria codes allowed to issue RDON."""
 
     tax_units: dict[tuple[str, str], TaxUnit] = field(default_factory=dict)
     frases: dict[tuple[str, str], FraseEntry] = field(default_factory=dict)
+    rdon_personerias: frozenset[str] = frozenset()
 
     @property
     def rates(self) -> dict[tuple[str, str], Decimal]:
@@ -55,7 +57,8 @@ class Catalogues:
 
 def load_catalogues(data_dir: Path) -> Catalogues:
     """Both catalogues from ``data_dir`` (an absent file gives an empty catalogue)."""
-    return Catalogues(load_tax_units(data_dir / "impuestos.yaml"), load_frases(data_dir / "frases.yaml"))
+    return Catalogues(load_tax_units(data_dir / "impuestos.yaml"), load_frases(data_dir / "frases.yaml"),
+                      load_personerias(data_dir / "personerias.yaml"))
 
 
 def _error(path: Path, data: object, keys: tuple, message: str, message_en: str) -> RuleFileError:
@@ -120,3 +123,22 @@ def load_frases(path: Path) -> dict[tuple[str, str], FraseEntry]:
                              f"type {tipo} scenario {escenario}: expected {{texto: …}}")
             frases[(str(tipo), str(escenario))] = FraseEntry(frase["texto"], bool(frase.get("resolucion", False)))
     return frases
+
+
+def load_personerias(path: Path) -> frozenset[str]:
+    """TipoPersoneria codes of ``personerias.yaml`` marked ``rdon: true`` (may issue RDON)."""
+    if not path.is_file():
+        return frozenset()
+    data = load_yaml(path)
+    entries = data.get("personerias") if isinstance(data, dict) else None
+    if not isinstance(entries, dict):
+        raise RuleFileError("falta la clave 'personerias'", message_en="missing key 'personerias'",
+                            path=str(path), line=1)
+    allowed = set()
+    for code, entry in entries.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("rdon"), bool):
+            raise _error(path, data, ("personerias", code), f"personería {code}: se esperaba {{nombre, rdon: true|false}}",
+                         f"personería {code}: expected {{nombre, rdon: true|false}}")
+        if entry["rdon"]:
+            allowed.add(str(code))
+    return frozenset(allowed)
