@@ -5,29 +5,51 @@ Typical use::
     from fel_rules import Validator
     report = Validator().validate_path("factura.xml")
     print(report.valid, report.counts)
+
+The names below load on first use, so ``import fel_rules`` (or reading ``fel_rules.__version__``) is
+instant and pulls in neither pydantic nor the schema engine.
 """
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from importlib import import_module
+from typing import TYPE_CHECKING
 
-from .config import Config
-from .engine import Validator
-from .errors import CheckKindError, FelRulesError, InputError, RenderError, RuleFileError, SchemaSetError
-from .report import Issue, Location, Report, Severity
+from ._version import __version__
 
-__all__ = [
-    "CheckKindError",
-    "Config",
-    "FelRulesError",
-    "InputError",
-    "Issue",
-    "Location",
-    "RenderError",
-    "Report",
-    "RuleFileError",
-    "SchemaSetError",
-    "Severity",
-    "Validator",
-    "__version__",
-]
+if TYPE_CHECKING:
+    from .config import Config
+    from .engine import Validator
+    from .errors import CheckKindError, FelRulesError, InputError, RenderError, RuleFileError, SchemaSetError
+    from .report import Issue, Location, Report, Severity
+
+_HOMES = {
+    "CheckKindError": ".errors",
+    "Config": ".config",
+    "FelRulesError": ".errors",
+    "InputError": ".errors",
+    "Issue": ".report",
+    "Location": ".report",
+    "RenderError": ".errors",
+    "Report": ".report",
+    "RuleFileError": ".errors",
+    "SchemaSetError": ".errors",
+    "Severity": ".report",
+    "Validator": ".engine",
+}
+
+__all__ = sorted([*_HOMES, "__version__"])
+
+
+def __getattr__(name: str):
+    """Import a public name from its module the first time it is asked for."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'fel_rules' has no attribute {name!r}")
+    value = getattr(import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

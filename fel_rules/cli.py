@@ -37,6 +37,19 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_ERROR)
 
 
+class _VersionAction(argparse.Action):
+    """``-V`` / ``--version``: the version and the rule and schema sets in force, then exit 0."""
+
+    def __init__(self, option_strings, dest, **kwargs) -> None:
+        super().__init__(option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from .about import version_text
+
+        print(version_text())
+        parser.exit()
+
+
 def _decimal(text: str) -> Decimal:
     try:
         value = Decimal(text)
@@ -64,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = _Parser(prog="fel-rules", description="Valida facturas electrónicas FEL de Guatemala (SAT).")
     parser.plugin_commands = {}
+    parser.add_argument("-V", "--version", action=_VersionAction,
+                        help="mostrar la versión y los conjuntos de reglas y esquemas, y salir")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     validate = commands.add_parser(
         "validate", help="validar documentos FEL", description="Valida uno o más XML FEL (un directorio = sus *.xml)."

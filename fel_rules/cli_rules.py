@@ -7,12 +7,11 @@ import json
 import sys
 from pathlib import Path
 
-from .resources import BUILTIN_RULES_DIR, PROJECT_ROOT
+from .resources import BUILTIN_RULES_DIR
 
 __all__ = ["register"]
 
-DOCS = PROJECT_ROOT / "docs" / "RULES.md"
-SCHEMA = BUILTIN_RULES_DIR / "schema.json"
+DOCS = Path("docs") / "RULES.md"  # relative to where the author runs it: the project's root
 
 
 def register(commands) -> None:
@@ -32,7 +31,7 @@ def register(commands) -> None:
     lint.add_argument("path", nargs="?", type=Path, metavar="PATH", help="carpeta de reglas (por defecto --rules-dir)")
     docs = actions.add_parser("docs", help="generar docs/RULES.md, docs/SAT_COVERAGE.md y rules/schema.json")
     docs.add_argument("--check", action="store_true", help="solo comprobar que están al día (código 1 si no)")
-    docs.add_argument("--out", type=Path, default=DOCS, metavar="FILE", help="Markdown de salida")
+    docs.add_argument("--out", type=Path, default=DOCS, metavar="FILE", help="Markdown de salida (docs/RULES.md en la carpeta actual)")
 
 
 def run(args: argparse.Namespace) -> int:

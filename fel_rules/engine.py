@@ -15,7 +15,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
 
-from . import __version__
+from ._version import __version__
 from .checks import CheckError, CheckInput
 from .config import Config
 from .errors import InputError

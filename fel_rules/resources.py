@@ -1,11 +1,42 @@
-"""Where the data files that ship with fel-rules live (rules, schemas)."""
+"""Where the data files that ship with fel-rules live: the built-in rule set and schema set.
+
+The repository keeps them at its top level (``rules/``, ``xsd/``); the build installs them as the data
+packages ``fel_rules.rules`` and ``fel_rules.xsd``, and an editable install maps those names back to the
+checkout's folders. Either way they are found through :mod:`importlib.resources`, never through a path
+relative to the source tree.
+"""
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
+from importlib.resources import files
 from pathlib import Path
 
-__all__ = ["BUILTIN_RULES_DIR", "BUILTIN_XSD_DIR", "PROJECT_ROOT"]
+__all__ = ["BUILTIN_RULES_DIR", "BUILTIN_XSD_DIR", "package_file", "tree_digest"]
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-BUILTIN_RULES_DIR = PROJECT_ROOT / "rules"
-BUILTIN_XSD_DIR = PROJECT_ROOT / "xsd"
+
+def _folder(package: str) -> Path:
+    """The folder of an installed data package, as a real path (the schema engine needs file names)."""
+    location = files(package)
+    if not isinstance(location, Path):  # e.g. imported from a zip archive
+        raise RuntimeError(f"fel-rules must be installed as files on disk; {package} is inside {location}")
+    return location
+
+
+def package_file(package: str, name: str) -> Path:
+    """A data file shipped inside one of fel-rules' own packages (e.g. ``fel_rules.batch``)."""
+    return _folder(package) / name
+
+
+BUILTIN_RULES_DIR = _folder("fel_rules.rules")
+BUILTIN_XSD_DIR = _folder("fel_rules.xsd")
+
+
+def tree_digest(paths: Iterable[Path], base: Path) -> str:
+    """sha256 over files in path order, each named by its path relative to ``base``: a folder's identity."""
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(path.relative_to(base).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()

@@ -20,15 +20,16 @@ from .errors import SchemaSetError
 from .messages import engine_issue
 from .namespaces import DS, DTE
 from .report import Issue, Location, SchemaInfo, StageStatus
-from .resources import BUILTIN_XSD_DIR
+from .resources import BUILTIN_XSD_DIR, tree_digest
 from .schema_messages import describe_error
 from .xmlpath import element_xpath
 from .xsdfix import XMLDSIG, XS, FixLog, fix_schema_document
 
 __all__ = [
-    "SchemaCheck", "SchemaSet", "builtin_schema_set", "check_schema", "official_schema_set", "strip_adendas",
+    "BUILTIN_SCHEMA_SET", "SchemaCheck", "SchemaSet", "builtin_schema_digest", "builtin_schema_set", "check_schema", "official_schema_set", "strip_adendas",
 ]
 
+BUILTIN_SCHEMA_SET = "fel-rules/xsd"  # how reports name the project's own schema set
 _ADENDA = f"{{{DTE}}}Adenda"
 _SIGNATURE = f"{{{DS}}}Signature"
 _ROOT_ELEMENTS = {"GTDocumento", "GTAnulacionDocumento"}
@@ -63,9 +64,13 @@ def builtin_schema_set() -> SchemaSet:
                     f"No se encuentra el esquema del proyecto: {bundle}",
                     message_en=f"The project's schema set is missing: {bundle}",
                 )
-            digest = _tree_digest(sorted(BUILTIN_XSD_DIR.rglob("*.xsd")), BUILTIN_XSD_DIR)
-            _cache[key] = SchemaSet("fel-rules/xsd", digest, _compile(bundle))
+            _cache[key] = SchemaSet(BUILTIN_SCHEMA_SET, builtin_schema_digest(), _compile(bundle))
         return _cache[key]
+
+
+def builtin_schema_digest() -> str:
+    """The sha256 that names the project's schema set in reports (its ``.xsd`` files, by relative path)."""
+    return tree_digest(BUILTIN_XSD_DIR.rglob("*.xsd"), BUILTIN_XSD_DIR)
 
 
 def official_schema_set(directory: str | Path) -> SchemaSet:
@@ -115,7 +120,7 @@ def _load_official(folder: Path) -> SchemaSet:
             written.append(target)
         bundle = out / "_bundle.xsd"
         bundle.write_text(_bundle_text(chosen), encoding="utf-8")
-        digest = _tree_digest(sorted(written), out)
+        digest = tree_digest(written, out)
         schema = _compile(bundle)
     fixes = f"{log.anchors} anclas ^$, {log.escaped_classes} clases [^\\s], {log.prefixes} prefijos, {log.imports} importaciones"
     return SchemaSet(f"sat:{folder.name} (corregido: {fixes})", digest, schema)
@@ -147,14 +152,6 @@ def _bundle_text(chosen: dict[str, str]) -> str:
         f'<xs:schema xmlns:xs="{XS}" targetNamespace="urn:fel-rules:sat-bundle" elementFormDefault="qualified">\n'
         f"{imports}\n</xs:schema>\n"
     )
-
-
-def _tree_digest(paths: list[Path], base: Path) -> str:
-    digest = hashlib.sha256()
-    for path in paths:
-        digest.update(path.relative_to(base).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
 
 
 def _compile(bundle: Path) -> object:

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import yaml
 
+from ..resources import package_file
+
 __all__ = ["HOLIDAYS_FILE", "nth_business_day"]
 
-HOLIDAYS_FILE = Path(__file__).with_name("feriados-gt.yaml")
+HOLIDAYS_FILE = package_file(__package__, "feriados-gt.yaml")
 
 
 def nth_business_day(start: date, n: int, path: Path = HOLIDAYS_FILE) -> date:

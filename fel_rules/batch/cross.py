@@ -19,6 +19,7 @@ from typing import NamedTuple
 import yaml
 
 from ..report import Issue, Location, Refs, Severity
+from ..resources import package_file
 from .business_days import nth_business_day
 from .worker import CrossFacts
 
@@ -32,7 +33,7 @@ _FINAL_INVOICE_DAYS = 20  # FEL_RCP443: business days from the provisional invoi
 _ONE_DECIMAL = Decimal("0.1")  # FEL_RCP463: SAT's "tolerancia de más o menos un decimal", read leniently
 _GT = timezone(timedelta(hours=-6))  # a FEL date-time without an offset is Guatemala's time
 
-_RULES_FILE = Path(__file__).with_name("cross-rules.yaml")
+_RULES_FILE = package_file(__package__, "cross-rules.yaml")
 
 
 class CrossRule(NamedTuple):

@@ -23,7 +23,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from .. import __version__
+from .._version import __version__
 from ..atomic import atomic_writer, describe_os_error, write_atomic
 from ..config import Config
 from ..errors import FelRulesError, InputError

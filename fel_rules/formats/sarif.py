@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from .. import __version__
+from .._version import __version__
 from ..report import Report
 
 __all__ = ["render_sarif"]
