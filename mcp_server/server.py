@@ -15,6 +15,8 @@ import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, BinaryIO
 
+from fel_rules import __version__
+
 from .channel import DEFAULT_LINE_LIMIT, Channel, LineTooLong, RawJson, dumps, protect_stdout
 from .log import log_call, log_event
 from .protocol import (
@@ -36,15 +38,6 @@ _EOF_GRACE_S = 600.0
 _CLOSED_GRACE_S = 10.0  # stdout gone: how long cancelled calls get to stop
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("fel-rules")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-        return "0.0.0"
-
-
 class Server:
     """Protocol state and dispatch; :meth:`handle_line` is the whole server for one input line."""
 
@@ -53,7 +46,7 @@ class Server:
         self.era: str | None = None  # "legacy" | "modern", decided by the first request
         self.version: str | None = None  # negotiated legacy revision
         self.initialized = False
-        self.info = {"name": SERVER_NAME, "version": _version()}
+        self.info = {"name": SERVER_NAME, "version": __version__}
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fel-tool")
         self._inflight: dict[Any, tuple[Future, threading.Event]] = {}
         self._lock = threading.Lock()
