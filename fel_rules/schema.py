@@ -21,6 +21,7 @@ from .messages import engine_issue
 from .namespaces import DS, DTE
 from .report import Issue, Location, SchemaInfo, StageStatus
 from .resources import BUILTIN_XSD_DIR
+from .schema_lexical import lexical_errors
 from .schema_messages import describe_error
 from .xmlpath import element_xpath
 from .xsdfix import XMLDSIG, XS, FixLog, fix_schema_document
@@ -192,7 +193,7 @@ def check_schema(
         return SchemaCheck("passed", [] if signed else [engine_issue("FEL-XSD-02", lang, location=_root_location(root))])
     issues: list[Issue] = []
     try:
-        errors = list(schema_set.schema.iter_errors(root))  # type: ignore[attr-defined]
+        errors = list(schema_set.schema.iter_errors(root, extra_validator=lexical_errors))  # type: ignore[attr-defined]
     except KeyError as exc:  # xmlschema raises XMLSchemaKeyError for an xsi:type it cannot resolve
         issue = engine_issue("FEL-XSD-04", lang, location=_root_location(root), detail=str(exc).strip("'\""))
         return SchemaCheck("failed", [issue])
@@ -219,7 +220,7 @@ def _quick_pass(schema_set: SchemaSet, source: bytes, signed: bool) -> bool:
         return False
     strip_adendas(quick_root)  # type: ignore[arg-type] - works on ElementTree elements too
     try:
-        for error in schema_set.schema.iter_errors(quick_root):  # type: ignore[attr-defined]
+        for error in schema_set.schema.iter_errors(quick_root, extra_validator=lexical_errors):  # type: ignore[attr-defined]
             if signed or not _is_missing_signature(error, quick_root):
                 return False
     except Exception:  # noqa: BLE001 - let the detailed pass report it
