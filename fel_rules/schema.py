@@ -18,7 +18,7 @@ from lxml import etree
 
 from .errors import SchemaSetError
 from .messages import engine_issue
-from .namespaces import DS, DTE
+from .namespaces import DS, DTE, DTE_ANULACION
 from .report import Issue, Location, SchemaInfo, StageStatus
 from .resources import BUILTIN_XSD_DIR
 from .schema_lexical import lexical_errors
@@ -32,6 +32,8 @@ __all__ = [
 
 _ADENDA = f"{{{DTE}}}Adenda"
 _SIGNATURE = f"{{{DS}}}Signature"
+_CERTIFICACION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}Certificacion"
+_CERTIFICACION_ANULACION = f"{{{DTE_ANULACION}}}SAT/{{{DTE_ANULACION}}}AnulacionDTE/{{{DTE_ANULACION}}}Certificacion"
 _ROOT_ELEMENTS = {"GTDocumento", "GTAnulacionDocumento"}
 
 
@@ -188,9 +190,11 @@ def check_schema(
     in xmlschema); only a document with real errors is validated again on ``root`` to locate them.
     ``source`` must be the bytes ``root`` was parsed from (already known to carry no DTD).
     """
-    signed = root.find(_SIGNATURE) is not None
-    if source is not None and _quick_pass(schema_set, source, signed):
-        return SchemaCheck("passed", [] if signed else [engine_issue("FEL-XSD-02", lang, location=_root_location(root))])
+    presignature = _is_presignature(root)
+    if source is not None and _quick_pass(schema_set, source, presignature):
+        return SchemaCheck(
+            "passed", [engine_issue("FEL-XSD-02", lang, location=_root_location(root))] if presignature else []
+        )
     issues: list[Issue] = []
     try:
         errors = list(schema_set.schema.iter_errors(root, extra_validator=lexical_errors))  # type: ignore[attr-defined]
@@ -200,20 +204,30 @@ def check_schema(
     except Exception as exc:  # noqa: BLE001 - a validator crash must become an issue, never a traceback
         return SchemaCheck("error", [engine_issue("FEL-XSD-03", lang, detail=f"{type(exc).__name__}: {exc}")])
     for error in errors:
-        if not signed and _is_missing_signature(error, root):
+        if presignature and _is_missing_signature(error, root):
             continue
         try:
             issues.append(describe_error(error, lang))
         except Exception as exc:  # noqa: BLE001 - an odd error object still becomes an issue
             issues.append(engine_issue("FEL-XSD-01", lang, detail=f"{getattr(error, 'reason', error)} ({exc})"))
-    if not signed:
+    if presignature:
         issues.append(engine_issue("FEL-XSD-02", lang, location=_root_location(root)))
     failed = any(issue.severity == "error" for issue in issues)
     return SchemaCheck("failed" if failed else "passed", issues)
 
 
-def _quick_pass(schema_set: SchemaSet, source: bytes, signed: bool) -> bool:
-    """True when the document is schema-valid (ignoring a missing signature), judged on ElementTree."""
+def _is_presignature(root: etree._Element) -> bool:
+    """True for a document before signing: no ds:Signature and no certification data.
+
+    A document that carries dte:Certificacion was signed by its issuer and its certifier; without
+    the signatures it is a stripped certified document, not a pre-signature one, and the schema's
+    ds:Signature is required of it.
+    """
+    return root.find(_SIGNATURE) is None and root.find(_CERTIFICACION) is None and root.find(_CERTIFICACION_ANULACION) is None
+
+
+def _quick_pass(schema_set: SchemaSet, source: bytes, presignature: bool) -> bool:
+    """True when the document is schema-valid (a pre-signature one may lack ds:Signature), judged on ElementTree."""
     try:
         quick_root = ElementTree.fromstring(source)
     except ElementTree.ParseError:
@@ -221,7 +235,7 @@ def _quick_pass(schema_set: SchemaSet, source: bytes, signed: bool) -> bool:
     strip_adendas(quick_root)  # type: ignore[arg-type] - works on ElementTree elements too
     try:
         for error in schema_set.schema.iter_errors(quick_root, extra_validator=lexical_errors):  # type: ignore[attr-defined]
-            if signed or not _is_missing_signature(error, quick_root):
+            if not presignature or not _is_missing_signature(error, quick_root):
                 return False
     except Exception:  # noqa: BLE001 - let the detailed pass report it
         return False

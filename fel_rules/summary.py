@@ -72,6 +72,19 @@ def document_totals(root: etree._Element | None) -> Totals:
     items = emision.findall(_ITEM) if emision is not None else []
     if not items:
         return Totals()
+    gran_total = parse_decimal(emision.findtext(_GRAN_TOTAL))
+    try:
+        subtotal, iva = _subtotal_and_iva(items)
+    except _Unknown:  # an amount that cannot be read leaves the sums unknown, never short of it
+        subtotal = iva = None
+    return Totals(subtotal=decimal_str(subtotal), iva=decimal_str(iva), total=decimal_str(gran_total))
+
+
+class _Unknown(Exception):
+    """An amount the totals need is missing or cannot be read."""
+
+
+def _subtotal_and_iva(items: list[etree._Element]) -> tuple[Decimal, Decimal]:
     subtotal = Decimal(0)
     iva = Decimal(0)
     for item in items:
@@ -83,17 +96,14 @@ def document_totals(root: etree._Element | None) -> Totals:
         else:
             others = sum((_number(t, _MONTO_IMPUESTO) for t in taxes), Decimal(0))
             subtotal += _number(item, _TOTAL) - others
-    gran_total = parse_decimal(emision.findtext(_GRAN_TOTAL))
-    return Totals(
-        subtotal=decimal_str(subtotal),
-        iva=decimal_str(iva),
-        total=decimal_str(gran_total) if gran_total is not None else None,
-    )
+    return subtotal, iva
 
 
 def _number(element: etree._Element, tag: str) -> Decimal:
     value = parse_decimal(element.findtext(tag))
-    return value if value is not None else Decimal(0)
+    if value is None:
+        raise _Unknown(tag)
+    return value
 
 
 def _canonical(amount) -> str | None:

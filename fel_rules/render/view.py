@@ -124,18 +124,22 @@ def build_view(facts: Documento, report: Report, *, lang: str = "es", invalid: b
 
 
 def verifier_url(facts: Documento) -> str | None:
-    """SAT's public verifier link for a certified document (fel-facts §7), else ``None``."""
+    """SAT's public verifier link for a certified document (fel-facts §7), else ``None``.
+
+    Without a readable GranTotal there is no link: SAT's verifier needs the amount, and a QR
+    ending in ``monto=`` would point at nothing.
+    """
     cert = facts.certificacion
     uuid = _v(cert.numero_autorizacion) if cert else None
-    if not uuid:
-        return None
     gran_total = _amount(facts.totales.gran_total if facts.totales else None)
+    if not uuid or gran_total is None:
+        return None
     query = {
         "tipo": "autorizacion",
         "numero": uuid,
         "emisor": _v(facts.emisor.nit if facts.emisor else None) or "",
         "receptor": _v(facts.receptor.id if facts.receptor else None) or "",
-        "monto": f"{gran_total:.2f}" if gran_total is not None else "",
+        "monto": f"{gran_total:.2f}",
     }
     return f"{VERIFIER_URL}?{urlencode(query)}"
 
