@@ -223,7 +223,8 @@ def _is_presignature(root: etree._Element) -> bool:
     the signatures it is a stripped certified document, not a pre-signature one, and the schema's
     ds:Signature is required of it.
     """
-    return root.find(_SIGNATURE) is None and root.find(_CERTIFICACION) is None and root.find(_CERTIFICACION_ANULACION) is None
+    certified = root.find(_CERTIFICACION) is not None or root.find(_CERTIFICACION_ANULACION) is not None
+    return root.find(_SIGNATURE) is None and not certified
 
 
 def _quick_pass(schema_set: SchemaSet, source: bytes, presignature: bool) -> bool:

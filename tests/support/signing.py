@@ -25,8 +25,8 @@ from lxml import etree
 from .xmltools import NS_DS, XML_DECLARATION
 
 __all__ = [
-    "C14N", "ENVELOPED", "EXC_C14N", "SIGNING_TIME", "TEST_SIGNER", "XADES", "Signer", "make_certificate",
-    "sign", "sign_certified", "signature_element", "utc",
+    "C14N", "ENVELOPED", "EXC_C14N", "SHA256", "SIGNING_TIME", "TEST_SIGNER", "XADES", "Signer", "canonicalize",
+    "fill", "make_certificate", "sign", "sign_certified", "signature_element", "utc",
 ]
 
 XADES = "http://uri.etsi.org/01903/v1.3.2#"
@@ -112,7 +112,7 @@ def signature_element(signer: Signer, uri: str, sig_id: str, *, signing_time: st
     return etree.fromstring(xml)
 
 
-def _c14n(node, algorithm: str, comments: bool = False) -> bytes:
+def canonicalize(node, algorithm: str, comments: bool = False) -> bytes:
     return etree.tostring(node, method="c14n", exclusive=algorithm.startswith(EXC_C14N), with_comments=comments)
 
 
@@ -124,10 +124,10 @@ def fill(root: etree._Element, signature: etree._Element, signer: Signer) -> Non
         target = root.xpath("//*[@ID=$v or @Id=$v]", v=uri)[0]
         c14n = reference.find("ds:Transforms/ds:Transform[last()]", NS)
         algorithm = c14n.get("Algorithm") if c14n is not None and c14n.get("Algorithm") != ENVELOPED else C14N
-        digest = hashlib.sha256(_c14n(target, algorithm)).digest()
+        digest = hashlib.sha256(canonicalize(target, algorithm)).digest()
         reference.find("ds:DigestValue", NS).text = base64.b64encode(digest).decode()
     algorithm = signed_info.find("ds:CanonicalizationMethod", NS).get("Algorithm")
-    value = signer.key.sign(_c14n(signed_info, algorithm), padding.PKCS1v15(), hashes.SHA256())
+    value = signer.key.sign(canonicalize(signed_info, algorithm), padding.PKCS1v15(), hashes.SHA256())
     signature.find("ds:SignatureValue", NS).text = base64.b64encode(value).decode()
 
 
