@@ -3,7 +3,10 @@
 All content is invented (companies, people, NITs, CUI, UUIDs) but consistent: every NIT and
 the CUI carry a correct check digit, Serie/Numero derive from the UUID, and amounts follow
 SAT's IVA-inclusive arithmetic (see ``tests/support/builder.py``). The documents are
-unsigned: SAT's XSD requires the emisor's ds:Signature, so they validate except for it.
+unsigned (pre-signature): SAT's XSD requires the emisor's ds:Signature, so they validate except
+for it. The certified one carries the issuer's and the certifier's signatures, as a certified
+document always does, made with the tests' self-signed certificate (``tests/support/signing.py``,
+not SAT's).
 
 The output is deterministic: running the script again rewrites identical bytes.
 

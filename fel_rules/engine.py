@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ._version import __version__
-from .checks import CheckError, CheckInput
+from .checks import CheckError, CheckInput, Unreadable
 from .config import Config
 from .errors import InputError
 from .expressions import Evaluator
@@ -42,6 +42,10 @@ _EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
 
 #: Rule plans (rules in force per document kind, DTE type and day) kept per validator.
 _MAX_PLANS = 512
+
+#: How FEL-DAT-01 names the type a value could not be read as (Spanish, English).
+_KINDS = {"decimal": ("número decimal", "a decimal number"), "int": ("número entero", "an integer"),
+          "date": ("fecha", "a date")}
 
 #: SAT's cardinalities (GT_Documento 0.2.x); rules run on a schema-invalid document only within them.
 _SAT_LIMITS = {"Item": 9999, "TotalImpuesto": 20, "Impuesto por ítem": 2, "Frase": 100, "Complemento": 100}
@@ -143,6 +147,7 @@ class Validator:
     def _run_rules(self, root, facts: Documento | Anulacion, source: bytes | None = None) -> tuple[list[Issue], str]:
         doc = CheckInput(root=root, header=facts, config=self.config, evaluator=self._evaluator, source=source)
         issues: list[Issue] = []
+        unreadable: dict[tuple, tuple[Unreadable, list[str]]] = {}
         status = "passed"
         with decimal.localcontext(MONEY_CONTEXT):
             for rule, severity, check in self._plan(facts.kind, _tipo(facts), self._as_of(facts)):
@@ -156,6 +161,10 @@ class Validator:
                     issues.append(self._crash(rule, exc, unexpected=True))
                     status = "error"
                     continue
+                for finding in findings:
+                    if isinstance(finding, Unreadable):
+                        unreadable.setdefault((finding.xpath, finding.raw, finding.kind), (finding, []))[1].append(rule.id)
+                findings = [finding for finding in findings if not isinstance(finding, Unreadable)]
                 if not findings:
                     continue
                 issues.extend(self._issue(rule, severity, finding) for finding in findings[:MAX_FINDINGS_PER_RULE])
@@ -164,6 +173,7 @@ class Validator:
                                                count=f"más de {MAX_FINDINGS_PER_RULE}" if self.config.lang != "en"
                                                else f"more than {MAX_FINDINGS_PER_RULE}",
                                                shown=MAX_FINDINGS_PER_RULE))
+        issues.extend(self._unreadable(finding, rules) for finding, rules in unreadable.values())
         if status == "passed" and any(i.severity == Severity.ERROR for i in issues):
             status = "failed"
         return issues, status
@@ -217,6 +227,13 @@ class Validator:
             actual=finding.actual,
             difference=finding.difference,
         )
+
+    def _unreadable(self, finding: Unreadable, rules: list[str]) -> Issue:
+        """One FEL-DAT-01 error per unreadable value, naming every rule it kept from being evaluated."""
+        spanish, english = _KINDS.get(finding.kind, (finding.kind, finding.kind))
+        location = Location(xpath=finding.xpath, line=finding.line, item=finding.item, field=finding.field)
+        return engine_issue("FEL-DAT-01", self.config.lang, location=location, field=finding.field or finding.xpath,
+                            value=repr(finding.raw)[1:-1], kind=spanish, kind_en=english, rules=", ".join(sorted(set(rules))))
 
     def _crash(self, rule: LoadedRule, exc: Exception, *, unexpected: bool = False) -> Issue:
         detail = f"{type(exc).__name__}: {exc}" if unexpected else str(exc)

@@ -10,6 +10,7 @@ types and functions is accepted; attribute access, subscripts, comprehensions, l
 from __future__ import annotations
 
 import ast
+import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
@@ -21,7 +22,7 @@ from decimal import Decimal
 from simpleeval import EvalWithCompoundTypes
 
 from .identifiers import uuid_numero, uuid_serie
-from .money import parse_decimal, round_half_up
+from .money import XML_SPACE, parse_decimal, round_half_up
 
 if TYPE_CHECKING:  # the catalogues live in ruleset, which imports the check kinds that import this module
     from .ruleset.catalogues import Catalogues
@@ -75,14 +76,24 @@ def _count(values: Iterable[object] | None) -> Decimal:
     return Decimal(0) if values is None else Decimal(len(list(values)))
 
 
+#: An xs:date or xs:dateTime as FEL writes them (ASCII digits; time and zone optional).
+_ISO_DATE = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})(?:T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2})?")
+
+
 def parse_date(value: object) -> date | None:
-    """The calendar date of ``2024-03-05`` or ``2024-03-05T10:00:00-06:00`` (local date as written)."""
+    """The calendar date of ``2024-03-05`` or ``2024-03-05T10:00:00-06:00`` (local date as written).
+
+    Anything else (``2024-03-05garbage``, inner or non-XML whitespace, an impossible day) is ``None``.
+    """
     if isinstance(value, date):
         return value
     if not isinstance(value, str):
         return None
+    match = _ISO_DATE.fullmatch(value.strip(XML_SPACE))
+    if match is None:
+        return None
     try:
-        return date.fromisoformat(value.strip()[:10])
+        return date.fromisoformat(match[1])
     except ValueError:
         return None
 
@@ -110,6 +121,13 @@ def _listed(value: object, items: object) -> bool:
     return any(entry.strip() == wanted for entry in _text_of(items).split(","))
 
 
+def _decimal(value: object) -> Decimal | None:
+    """A number written as xs:decimal (``1250.00``), else ``None`` (``Q1250``, ``1,250.00``, ``1 250``)."""
+    if isinstance(value, Decimal):
+        return value
+    return parse_decimal(value) if isinstance(value, str) else None
+
+
 def _text_of(value: object) -> str:
     return "" if value is None else str(value)
 
@@ -124,6 +142,7 @@ def _builtin_functions() -> dict[str, Callable[..., object]]:
         "uuid_serie": lambda uuid: uuid_serie(uuid) if uuid else None,
         "uuid_numero": lambda uuid: uuid_numero(uuid) if uuid else None,
         "text": _text_of,
+        "decimal": _decimal,
         "listed": _listed,
         "date": parse_date,
         "days_between": _days_between,

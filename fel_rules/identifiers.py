@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from .money import XML_SPACE
+
 __all__ = [
     "CUI_MUNICIPALITIES",
     "cui_problem",
@@ -14,8 +16,8 @@ __all__ = [
 ]
 
 _ASCII_DIGITS = re.compile(r"[0-9]+")
-_NIT_SHAPE = re.compile(r"^[0-9]+[0-9K]$")
-_UUID_SHAPE = re.compile(r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")
+_NIT_SHAPE = re.compile(r"[0-9]+[0-9K]")
+_UUID_SHAPE = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
 
 #: Municipalities per department, departments 01 (Guatemala) … 22 (Jutiapa); Escuintla has 14 since Sipacate.
 CUI_MUNICIPALITIES: tuple[int, ...] = (17, 8, 16, 16, 14, 14, 19, 8, 24, 21, 9, 30, 32, 21, 8, 17, 14, 5, 11, 11, 7, 17)
@@ -31,8 +33,8 @@ def nit_check_digit(body: str) -> str:
 
 def nit_is_valid(nit: str) -> bool:
     """True when ``nit`` (hyphens allowed, ``k`` accepted as ``K``) has a correct check digit."""
-    value = nit.replace("-", "").strip().upper()
-    if len(value) < 2 or not _NIT_SHAPE.match(value):
+    value = nit.replace("-", "").strip(XML_SPACE).upper()
+    if len(value) < 2 or not _NIT_SHAPE.fullmatch(value):
         return False
     return nit_check_digit(value[:-1]) == value[-1]
 
@@ -58,14 +60,14 @@ def cui_problem(cui: str) -> str | None:
 
 def uuid_serie(uuid: str) -> str | None:
     """Serie of a FEL authorization: the first 8 characters of the UUID (FEL_RCP366)."""
-    if not _UUID_SHAPE.match(uuid.strip()):
+    if not _UUID_SHAPE.fullmatch(uuid.strip(XML_SPACE)):
         return None
-    return uuid.strip()[:8].upper()
+    return uuid.strip(XML_SPACE)[:8].upper()
 
 
 def uuid_numero(uuid: str) -> str | None:
     """Numero of a FEL authorization: hex characters 9–16 of the UUID (hyphens removed) in decimal (FEL_RCP367)."""
-    if not _UUID_SHAPE.match(uuid.strip()):
+    if not _UUID_SHAPE.fullmatch(uuid.strip(XML_SPACE)):
         return None
-    hex_digits = uuid.strip().replace("-", "")
+    hex_digits = uuid.strip(XML_SPACE).replace("-", "")
     return str(int(hex_digits[8:16], 16))

@@ -102,6 +102,15 @@ ENGINE_MESSAGES: dict[str, EngineMessage] = {
            ("Hallazgos truncados", "Findings truncated"),
            ("La regla {rule} encontró {count} problemas; el reporte muestra los primeros {shown}.",
             "Rule {rule} found {count} problems; the report shows the first {shown}.")),
+        _m("FEL-DAT-01", "rules", "error",
+           ("Valor ilegible", "Unreadable value"),
+           ("El campo {field} tiene el valor '{value}', que no se puede leer como {kind}; no se evaluaron las reglas "
+            "{rules}.",
+            "Field {field} holds '{value}', which cannot be read as {kind_en}; rules {rules} were not evaluated."),
+           ("Escriba el número o la fecha sin espacios internos ni separadores de miles, con dígitos ASCII "
+            "(1911.50, 2026-03-02). Un valor ilegible nunca se da por ausente.",
+            "Write the number or date without inner spaces or thousands separators, in ASCII digits "
+            "(1911.50, 2026-03-02). An unreadable value is never taken as absent.")),
         _m("FEL-ENG-01", "engine", "error",
            ("Falla interna al evaluar una regla", "Internal failure while evaluating a rule"),
            ("La regla {rule} no pudo evaluarse: {detail}", "Rule {rule} could not be evaluated: {detail}"),

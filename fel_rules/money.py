@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from decimal import ROUND_HALF_UP, Context, Decimal
 
-__all__ = ["MAX_DIGITS", "MONEY_CONTEXT", "decimal_str", "parse_decimal", "parse_small_int", "round_half_up"]
+__all__ = [
+    "MAX_DIGITS", "MONEY_CONTEXT", "XML_SPACE", "decimal_str", "parse_decimal", "parse_small_int", "round_half_up",
+]
 
 #: Enough precision for the XSD's 22 total digits with 10 decimals, plus products of two such values.
 MONEY_CONTEXT = Context(prec=60, rounding=ROUND_HALF_UP)
@@ -20,17 +22,20 @@ MONEY_CONTEXT = Context(prec=60, rounding=ROUND_HALF_UP)
 MAX_DIGITS = 40
 _XSD_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 _SMALL_INT = re.compile(r"[0-9]{1,9}")
+#: XML's whitespace (space, tab, CR, LF); a no-break or em space is part of a value, never trimmed.
+XML_SPACE = " \t\r\n"
 
 
 def parse_decimal(text: str | None) -> Decimal | None:
     """``Decimal`` of an xs:decimal lexical value (ASCII digits, no exponent), else ``None``.
 
-    Exponents (``1E+999999``), underscores, non-ASCII digits and numbers longer than
-    :data:`MAX_DIGITS` digits are refused, so no document can make an amount explode.
+    Exponents (``1E+999999``), underscores, non-ASCII digits, inner or non-XML whitespace
+    (``99 999.99``, a no-break space) and numbers longer than :data:`MAX_DIGITS` digits are
+    refused, so no document can make an amount explode or be read as another amount.
     """
     if text is None:
         return None
-    text = text.strip()
+    text = text.strip(XML_SPACE)
     if len(text) > MAX_DIGITS + 2 or not _XSD_DECIMAL.fullmatch(text):  # + sign and decimal point
         return None
     return Decimal(text)
@@ -38,9 +43,9 @@ def parse_decimal(text: str | None) -> Decimal | None:
 
 def parse_small_int(text: str | None) -> int | None:
     """An int of 1–9 ASCII digits (line numbers, codes), else ``None``."""
-    if text is None or not _SMALL_INT.fullmatch(text.strip()):
+    if text is None or not _SMALL_INT.fullmatch(text.strip(XML_SPACE)):
         return None
-    return int(text.strip())
+    return int(text.strip(XML_SPACE))
 
 
 def round_half_up(value: Decimal, places: int = 2, rounding: str = ROUND_HALF_UP) -> Decimal:

@@ -18,20 +18,24 @@ from lxml import etree
 
 from .errors import SchemaSetError
 from .messages import engine_issue
-from .namespaces import DS, DTE
+from .namespaces import DS, DTE, DTE_ANULACION
 from .report import Issue, Location, SchemaInfo, StageStatus
 from .resources import BUILTIN_XSD_DIR, tree_digest
+from .schema_lexical import lexical_errors
 from .schema_messages import describe_error
 from .xmlpath import element_xpath
 from .xsdfix import XMLDSIG, XS, FixLog, fix_schema_document
 
 __all__ = [
-    "BUILTIN_SCHEMA_SET", "SchemaCheck", "SchemaSet", "builtin_schema_digest", "builtin_schema_set", "check_schema", "official_schema_set", "strip_adendas",
+    "BUILTIN_SCHEMA_SET", "SchemaCheck", "SchemaSet", "builtin_schema_digest", "builtin_schema_set", "check_schema",
+    "official_schema_set", "strip_adendas",
 ]
 
 BUILTIN_SCHEMA_SET = "fel-rules/xsd"  # how reports name the project's own schema set
 _ADENDA = f"{{{DTE}}}Adenda"
 _SIGNATURE = f"{{{DS}}}Signature"
+_CERTIFICACION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}Certificacion"
+_CERTIFICACION_ANULACION = f"{{{DTE_ANULACION}}}SAT/{{{DTE_ANULACION}}}AnulacionDTE/{{{DTE_ANULACION}}}Certificacion"
 _ROOT_ELEMENTS = {"GTDocumento", "GTAnulacionDocumento"}
 
 
@@ -184,40 +188,53 @@ def check_schema(
     in xmlschema); only a document with real errors is validated again on ``root`` to locate them.
     ``source`` must be the bytes ``root`` was parsed from (already known to carry no DTD).
     """
-    signed = root.find(_SIGNATURE) is not None
-    if source is not None and _quick_pass(schema_set, source, signed):
-        return SchemaCheck("passed", [] if signed else [engine_issue("FEL-XSD-02", lang, location=_root_location(root))])
+    presignature = _is_presignature(root)
+    if source is not None and _quick_pass(schema_set, source, presignature):
+        return SchemaCheck(
+            "passed", [engine_issue("FEL-XSD-02", lang, location=_root_location(root))] if presignature else []
+        )
     issues: list[Issue] = []
     try:
-        errors = list(schema_set.schema.iter_errors(root))  # type: ignore[attr-defined]
+        errors = list(schema_set.schema.iter_errors(root, extra_validator=lexical_errors))  # type: ignore[attr-defined]
     except KeyError as exc:  # xmlschema raises XMLSchemaKeyError for an xsi:type it cannot resolve
         issue = engine_issue("FEL-XSD-04", lang, location=_root_location(root), detail=str(exc).strip("'\""))
         return SchemaCheck("failed", [issue])
     except Exception as exc:  # noqa: BLE001 - a validator crash must become an issue, never a traceback
         return SchemaCheck("error", [engine_issue("FEL-XSD-03", lang, detail=f"{type(exc).__name__}: {exc}")])
     for error in errors:
-        if not signed and _is_missing_signature(error, root):
+        if presignature and _is_missing_signature(error, root):
             continue
         try:
             issues.append(describe_error(error, lang))
         except Exception as exc:  # noqa: BLE001 - an odd error object still becomes an issue
             issues.append(engine_issue("FEL-XSD-01", lang, detail=f"{getattr(error, 'reason', error)} ({exc})"))
-    if not signed:
+    if presignature:
         issues.append(engine_issue("FEL-XSD-02", lang, location=_root_location(root)))
     failed = any(issue.severity == "error" for issue in issues)
     return SchemaCheck("failed" if failed else "passed", issues)
 
 
-def _quick_pass(schema_set: SchemaSet, source: bytes, signed: bool) -> bool:
-    """True when the document is schema-valid (ignoring a missing signature), judged on ElementTree."""
+def _is_presignature(root: etree._Element) -> bool:
+    """True for a document before signing: no ds:Signature and no certification data.
+
+    A document that carries dte:Certificacion was signed by its issuer and its certifier; without
+    the signatures it is a stripped certified document, not a pre-signature one, and the schema's
+    ds:Signature is required of it.
+    """
+    certified = root.find(_CERTIFICACION) is not None or root.find(_CERTIFICACION_ANULACION) is not None
+    return root.find(_SIGNATURE) is None and not certified
+
+
+def _quick_pass(schema_set: SchemaSet, source: bytes, presignature: bool) -> bool:
+    """True when the document is schema-valid (a pre-signature one may lack ds:Signature), judged on ElementTree."""
     try:
         quick_root = ElementTree.fromstring(source)
     except ElementTree.ParseError:
         return False
     strip_adendas(quick_root)  # type: ignore[arg-type] - works on ElementTree elements too
     try:
-        for error in schema_set.schema.iter_errors(quick_root):  # type: ignore[attr-defined]
-            if signed or not _is_missing_signature(error, quick_root):
+        for error in schema_set.schema.iter_errors(quick_root, extra_validator=lexical_errors):  # type: ignore[attr-defined]
+            if not presignature or not _is_missing_signature(error, quick_root):
                 return False
     except Exception:  # noqa: BLE001 - let the detailed pass report it
         return False

@@ -11,7 +11,7 @@ from .money import decimal_str, parse_decimal
 from .namespaces import DTE
 from .report import DocumentSummary, Totals
 
-__all__ = ["document_summary", "document_totals"]
+__all__ = ["document_summary", "document_totals", "is_certified"]
 
 _GT_DOCUMENTO = f"{{{DTE}}}GTDocumento"
 _EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
@@ -28,6 +28,16 @@ def _value(field) -> str | None:
     return field.value if field is not None else None
 
 
+def is_certified(facts: Documento | Anulacion) -> bool:
+    """True when the document carries certification data and both signatures certification implies.
+
+    A document with dte:Certificacion but without its issuer's or its certifier's ds:Signature was
+    stripped of them: it is not shown as certified (whether the signatures verify is the rules' job).
+    """
+    issuer = "#DatosAnulacion" if isinstance(facts, Anulacion) else "#DatosEmision"
+    return facts.certificacion is not None and {issuer, "#DatosCertificados"} <= set(facts.signed_references)
+
+
 def document_summary(facts: Documento | Anulacion | None, *, path: str | None, sha256: str) -> DocumentSummary:
     """Identity of the document for the report (whatever could be read)."""
     if facts is None:
@@ -39,7 +49,7 @@ def document_summary(facts: Documento | Anulacion | None, *, path: str | None, s
         "numero_autorizacion": _value(cert.numero_autorizacion) if cert else None,
         "serie": _value(cert.serie) if cert else None,
         "numero": _value(cert.numero) if cert else None,
-        "certified": cert is not None,
+        "certified": is_certified(facts),
     }
     if isinstance(facts, Anulacion):
         return DocumentSummary(
@@ -72,6 +82,19 @@ def document_totals(root: etree._Element | None) -> Totals:
     items = emision.findall(_ITEM) if emision is not None else []
     if not items:
         return Totals()
+    gran_total = parse_decimal(emision.findtext(_GRAN_TOTAL))
+    try:
+        subtotal, iva = _subtotal_and_iva(items)
+    except _Unknown:  # an amount that cannot be read leaves the sums unknown, never short of it
+        subtotal = iva = None
+    return Totals(subtotal=decimal_str(subtotal), iva=decimal_str(iva), total=decimal_str(gran_total))
+
+
+class _Unknown(Exception):
+    """An amount the totals need is missing or cannot be read."""
+
+
+def _subtotal_and_iva(items: list[etree._Element]) -> tuple[Decimal, Decimal]:
     subtotal = Decimal(0)
     iva = Decimal(0)
     for item in items:
@@ -83,17 +106,14 @@ def document_totals(root: etree._Element | None) -> Totals:
         else:
             others = sum((_number(t, _MONTO_IMPUESTO) for t in taxes), Decimal(0))
             subtotal += _number(item, _TOTAL) - others
-    gran_total = parse_decimal(emision.findtext(_GRAN_TOTAL))
-    return Totals(
-        subtotal=decimal_str(subtotal),
-        iva=decimal_str(iva),
-        total=decimal_str(gran_total) if gran_total is not None else None,
-    )
+    return subtotal, iva
 
 
 def _number(element: etree._Element, tag: str) -> Decimal:
     value = parse_decimal(element.findtext(tag))
-    return value if value is not None else Decimal(0)
+    if value is None:
+        raise _Unknown(tag)
+    return value
 
 
 def _canonical(amount) -> str | None:

@@ -1,6 +1,6 @@
 """The ``signature`` check kind and the FEL-FIR-* rules (XMLDSig + XAdES signatures).
 
-Signed fixtures are made here, at test time: a self-signed RSA test certificate built with
+Signed fixtures are made at test time (tests/support/signing.py): a self-signed RSA test certificate built with
 ``cryptography`` and fixed signing times, so the tests do not depend on SAT's sample alone. The
 SAT-certified sample (../shared) is used when present: as stored it was re-indented after
 certification (its digests no longer match), and restored to its signed form it verifies.
@@ -12,15 +12,11 @@ import base64
 import hashlib
 import statistics
 import time
-from dataclasses import dataclass
-from datetime import datetime, timezone
 
 import pytest
-from cryptography import x509
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.serialization import Encoding
-from cryptography.x509.oid import NameOID
 from lxml import etree
 
 from fel_rules.checks import CheckInput, get_check_kind
@@ -28,49 +24,13 @@ from fel_rules.checks.signature import SignatureCheck, SignatureParams
 from fel_rules.namespaces import DS, DTE
 
 from .conftest import EXAMPLES, FEL_REFERENCE, requires_shared
+from .support.signing import (
+    C14N, ENVELOPED, EXC_C14N, SHA256, XADES, Signer, canonicalize, fill, make_certificate, sign, signature_element, utc,
+)
 
-XADES = "http://uri.etsi.org/01903/v1.3.2#"
-C14N = "http://www.w3.org/TR/2001/REC-xml-c14n-20010315"
-EXC_C14N = "http://www.w3.org/2001/10/xml-exc-c14n#"
-RSA_SHA256 = "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"
-SHA256 = "http://www.w3.org/2001/04/xmlenc#sha256"
-ENVELOPED = "http://www.w3.org/2000/09/xmldsig#enveloped-signature"
-SIGNED_PROPERTIES = "http://uri.etsi.org/01903#SignedProperties"
-SIGNING_TIME = "2026-03-05T22:20:00.000Z"
 NS = {"ds": DS, "dte": DTE, "xades": XADES}
 SAT_SAMPLE = FEL_REFERENCE / "samples" / "certified" / "fpeq-certified.xml"
 FIR = ("FEL-FIR-01", "FEL-FIR-02", "FEL-FIR-03", "FEL-FIR-04")
-
-
-# --------------------------------------------------------------------------------------------
-# signing (test side): lxml C14N + hashlib + cryptography, the way SAT's sample is built
-
-
-@dataclass(frozen=True)
-class Signer:
-    key: rsa.RSAPrivateKey
-    certificate: x509.Certificate
-
-    @property
-    def der(self) -> bytes:
-        return self.certificate.public_bytes(Encoding.DER)
-
-
-def make_certificate(key, not_before: datetime, not_after: datetime, name: str = "FEL-RULES TEST") -> x509.Certificate:
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name),
-                         x509.NameAttribute(NameOID.ORGANIZATION_NAME, "fel-rules tests")])
-    return (
-        x509.CertificateBuilder()
-        .subject_name(subject).issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(20260305)
-        .not_valid_before(not_before).not_valid_after(not_after)
-        .sign(key, hashes.SHA256())
-    )
-
-
-def _utc(text: str) -> datetime:
-    return datetime.fromisoformat(text).replace(tzinfo=timezone.utc)
 
 
 @pytest.fixture(scope="session")
@@ -81,68 +41,14 @@ def key() -> rsa.RSAPrivateKey:
 @pytest.fixture(scope="session")
 def signer(key) -> Signer:
     """Valid during 2026 only: expired 'today' once 2026 is over, valid at the fixed signing time."""
-    return Signer(key, make_certificate(key, _utc("2026-01-01T00:00:00"), _utc("2026-12-31T23:59:59")))
+    return Signer(key, make_certificate(key, utc("2026-01-01T00:00:00"), utc("2026-12-31T23:59:59")))
 
 
-def signature_element(signer: Signer, uri: str, sig_id: str, *, signing_time: str = SIGNING_TIME,
-                      c14n: str = C14N, reference_c14n: str | None = None) -> etree._Element:
-    """An unsigned XAdES-BES ds:Signature template (digests and value filled by :func:`sign`)."""
-    transforms = f'<ds:Transform Algorithm="{ENVELOPED}"/>'
-    if reference_c14n:
-        transforms += f'<ds:Transform Algorithm="{reference_c14n}"/>'
-    cert_b64 = base64.b64encode(signer.der).decode()
-    cert_digest = base64.b64encode(hashlib.sha256(signer.der).digest()).decode()
-    xml = f"""<ds:Signature xmlns:ds="{DS}" Id="{sig_id}">
-<ds:SignedInfo>
-<ds:CanonicalizationMethod Algorithm="{c14n}"/>
-<ds:SignatureMethod Algorithm="{RSA_SHA256}"/>
-<ds:Reference Id="{sig_id}-ref0" URI="{uri}">
-<ds:Transforms>{transforms}</ds:Transforms>
-<ds:DigestMethod Algorithm="{SHA256}"/>
-<ds:DigestValue></ds:DigestValue>
-</ds:Reference>
-<ds:Reference Type="{SIGNED_PROPERTIES}" URI="#{sig_id}-signedprops">
-<ds:DigestMethod Algorithm="{SHA256}"/>
-<ds:DigestValue></ds:DigestValue>
-</ds:Reference>
-</ds:SignedInfo>
-<ds:SignatureValue Id="{sig_id}-sigvalue"></ds:SignatureValue>
-<ds:KeyInfo>
-<ds:X509Data>
-<ds:X509Certificate>{cert_b64}</ds:X509Certificate>
-</ds:X509Data>
-</ds:KeyInfo>
-<ds:Object><xades:QualifyingProperties xmlns:xades="{XADES}" Target="#{sig_id}"><xades:SignedProperties Id="{sig_id}-signedprops"><xades:SignedSignatureProperties><xades:SigningTime>{signing_time}</xades:SigningTime><xades:SigningCertificate><xades:Cert><xades:CertDigest><ds:DigestMethod Algorithm="{SHA256}"/><ds:DigestValue>{cert_digest}</ds:DigestValue></xades:CertDigest></xades:Cert></xades:SigningCertificate></xades:SignedSignatureProperties></xades:SignedProperties></xades:QualifyingProperties></ds:Object>
-</ds:Signature>"""
-    return etree.fromstring(xml)
-
-
-def _c14n(node, algorithm: str, comments: bool = False) -> bytes:
-    return etree.tostring(node, method="c14n", exclusive=algorithm.startswith(EXC_C14N), with_comments=comments)
-
-
-def fill(root: etree._Element, signature: etree._Element, signer: Signer) -> None:
-    """Compute the digests and the signature value of a template already placed in ``root``."""
-    signed_info = signature.find("ds:SignedInfo", NS)
-    for reference in signed_info.findall("ds:Reference", NS):
-        uri = reference.get("URI")[1:]
-        target = root.xpath("//*[@ID=$v or @Id=$v]", v=uri)[0]
-        c14n = reference.find("ds:Transforms/ds:Transform[last()]", NS)
-        algorithm = c14n.get("Algorithm") if c14n is not None and c14n.get("Algorithm") != ENVELOPED else C14N
-        digest = hashlib.sha256(_c14n(target, algorithm)).digest()
-        reference.find("ds:DigestValue", NS).text = base64.b64encode(digest).decode()
-    algorithm = signed_info.find("ds:CanonicalizationMethod", NS).get("Algorithm")
-    value = signer.key.sign(_c14n(signed_info, algorithm), padding.PKCS1v15(), hashes.SHA256())
-    signature.find("ds:SignatureValue", NS).text = base64.b64encode(value).decode()
-
-
-def sign(document: bytes, signer: Signer, *uris: str, **options) -> bytes:
-    """``document`` with one signature per URI appended to the root (issuer first, then certifier)."""
+def without_signatures(document: bytes) -> bytes:
+    """``document`` with the root's ds:Signature elements removed (signed content untouched)."""
     root = etree.fromstring(document)
-    for number, uri in enumerate(uris):
-        signature = signature_element(signer, uri, f"xmldsig-test-{number}", **options)
-        root.append(signature)
-        fill(root, signature, signer)
+    for signature in root.findall(f"{{{DS}}}Signature"):
+        root.remove(signature)
     return etree.tostring(root.getroottree(), xml_declaration=True, encoding="UTF-8")
 
 
@@ -163,7 +69,7 @@ def edit(document: bytes, xpath: str, value: str | None = None, *, attribute: st
 # fixtures and helpers
 
 
-CERTIFIED = (EXAMPLES / "factura-certificada.xml").read_bytes()
+CERTIFIED = without_signatures((EXAMPLES / "factura-certificada.xml").read_bytes())
 ANNULMENT = (EXAMPLES / "anulacion.xml").read_bytes()
 
 
@@ -179,7 +85,7 @@ def signed_annulment(signer) -> bytes:
 
 
 def fir(report) -> list:
-    return [issue for issue in report.issues if issue.rule_id.startswith("FEL-FIR")]
+    return [issue for issue in report.issues if issue.rule_id in FIR]
 
 
 def fired(report) -> set[str]:
@@ -266,13 +172,13 @@ def test_fir_signed_document_verifies_with_no_finding(validator, signed):
 
 
 def test_fir_certificate_expired_today_is_judged_at_signing_time(validator, key):
-    old = Signer(key, make_certificate(key, _utc("2019-01-01T00:00:00"), _utc("2020-01-01T00:00:00")))
+    old = Signer(key, make_certificate(key, utc("2019-01-01T00:00:00"), utc("2020-01-01T00:00:00")))
     document = sign(CERTIFIED, old, "#DatosEmision", signing_time="2019-06-30T12:00:00-06:00")
     assert fir(validator.validate_bytes(document)) == []
 
 
 def test_fir_unsigned_document_yields_nothing_and_keeps_the_schema_information(validator):
-    report = validator.validate_bytes(CERTIFIED)
+    report = validator.validate_bytes((EXAMPLES / "factura-fact.xml").read_bytes())
     assert fir(report) == []
     assert [(i.rule_id, i.severity.value) for i in report.issues if i.rule_id == "FEL-XSD-02"] == [("FEL-XSD-02", "info")]
 
@@ -405,7 +311,7 @@ def test_fir_malformed_signatures_are_findings(validator, signer):
 
 
 def test_fir_certificate_not_named_by_xades_is_a_finding(validator, signer, key):
-    other = make_certificate(key, _utc("2026-01-01T00:00:00"), _utc("2026-12-31T23:59:59"), name="OTRO")
+    other = make_certificate(key, utc("2026-01-01T00:00:00"), utc("2026-12-31T23:59:59"), name="OTRO")
     document = edit(sign(CERTIFIED, signer, "#DatosEmision"), "//ds:X509Certificate",
                     base64.b64encode(other.public_bytes(Encoding.DER)).decode())
     # same key, so the value still verifies: only XAdES ties the signature to the certificate
@@ -415,7 +321,7 @@ def test_fir_certificate_not_named_by_xades_is_a_finding(validator, signer, key)
 
 def test_fir_non_rsa_certificate_is_a_finding(validator, signer):
     ec_key = ec.generate_private_key(ec.SECP256R1())
-    ec_cert = make_certificate(ec_key, _utc("2026-01-01T00:00:00"), _utc("2026-12-31T23:59:59"))
+    ec_cert = make_certificate(ec_key, utc("2026-01-01T00:00:00"), utc("2026-12-31T23:59:59"))
     document = edit(sign(CERTIFIED, signer, "#DatosEmision"), "//ds:X509Certificate",
                     base64.b64encode(ec_cert.public_bytes(Encoding.DER)).decode())
     messages = [i.message for i in fir(validator.validate_bytes(document)) if i.location.field == "SignatureValue"]
@@ -496,7 +402,7 @@ def test_fir_whole_document_reference_with_enveloped_signature(validator, signer
     etree.SubElement(transforms, f"{{{DS}}}Transform", Algorithm=ENVELOPED)
     etree.SubElement(whole, f"{{{DS}}}DigestMethod", Algorithm=SHA256)
     etree.SubElement(whole, f"{{{DS}}}DigestValue").text = base64.b64encode(hashlib.sha256(unsigned_c14n).digest()).decode()
-    value = signer.key.sign(_c14n(signature.find("ds:SignedInfo", NS), C14N), padding.PKCS1v15(), hashes.SHA256())
+    value = signer.key.sign(canonicalize(signature.find("ds:SignedInfo", NS), C14N), padding.PKCS1v15(), hashes.SHA256())
     signature.find("ds:SignatureValue", NS).text = base64.b64encode(value).decode()
     document = etree.tostring(root)
     assert fir(validator.validate_bytes(document)) == []

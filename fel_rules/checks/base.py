@@ -14,7 +14,7 @@ from ..config import Config
 from ..expressions import Evaluator
 from ..facts import Anulacion, Documento, extract_facts
 
-__all__ = ["CheckError", "CheckInput", "CheckKind", "Finding", "KindParams", "RuleEnv"]
+__all__ = ["CheckError", "CheckInput", "CheckKind", "Finding", "KindParams", "RuleEnv", "Unreadable"]
 
 
 class KindParams(BaseModel):
@@ -82,6 +82,18 @@ class Finding:
     expected: str | None = None
     actual: str | None = None
     difference: str | None = None
+
+
+@dataclass(frozen=True)
+class Unreadable(Finding):
+    """A value the rule needs is in the document but cannot be read as its type (``kind``).
+
+    Never "not applicable": the engine reports it as an error of its own (FEL-DAT-01), whatever
+    the rule's severity, since the rule could not be evaluated on that value.
+    """
+
+    raw: str = ""
+    kind: str = "decimal"
 
 
 class CheckError(Exception):

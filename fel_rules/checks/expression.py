@@ -8,7 +8,9 @@ optional ``when`` guard is evaluated, and then:
 * ``assert``: a boolean expression that must hold.
 
 A binding with no value makes the rule not applicable to that node (another rule reports a
-missing field) unless it declares a ``default``. Everything is compiled when rules load.
+missing field) unless it declares a ``default``. A binding whose node is there but cannot be read
+as its type (``99 999.99`` as a decimal) is never "not applicable": the check yields an
+:class:`~fel_rules.checks.base.Unreadable` finding instead. Everything is compiled when rules load.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from lxml import etree
 from pydantic import Field, model_validator
 
 from ..expressions import FUNCTION_NAMES, CompiledExpression, compile_expression, parse_date
-from ..money import decimal_str, parse_decimal, parse_small_int
-from .base import CheckError, CheckInput, Finding, KindParams, RuleEnv
+from ..money import XML_SPACE, decimal_str, parse_decimal, parse_small_int
+from .base import CheckError, CheckInput, Finding, KindParams, RuleEnv, Unreadable
 from ._xpath import child_path_finder, compile_xpath, item_number, located, referenced_variables
 from .registry import check_kind
 
@@ -158,12 +160,15 @@ class ExpressionCheck:
             bound = self._bind(node, memo, tolerance)
             if bound is None:
                 continue
+            if isinstance(bound, _Unread):
+                yield bound.finding()
+                continue
             values, nodes = bound
             finding = self._judge(doc, node, values, nodes)
             if finding is not None:
                 yield finding
 
-    def _bind(self, node: object, memo: dict, tolerance: Decimal) -> tuple[dict[str, object], dict[str, object]] | None:
+    def _bind(self, node: object, memo: dict, tolerance: Decimal) -> tuple[dict[str, object], dict[str, object]] | _Unread | None:
         values: dict[str, object] = {**self.constants, "tol": tolerance}
         nodes: dict[str, object] = {}
         for binding in self.bindings:
@@ -184,6 +189,9 @@ class ExpressionCheck:
                     raise CheckError(f"XPath de 'let.{binding.name}' falló: {exc}") from exc
                 cached = memo[key] = _convert(result, binding.spec, binding.name)
             value, first = cached
+            unread = _first_unread(value)
+            if unread is not None:
+                return unread
             if value is None and not binding.spec.many:
                 if binding.spec.default is None:
                     return None
@@ -238,13 +246,34 @@ class ExpressionCheck:
         )
 
 
+class _Unread:
+    """A matched node (or XPath string) whose text cannot be read as the binding's type."""
+
+    __slots__ = ("raw", "kind", "node")
+
+    def __init__(self, raw: str, kind: str, node: object) -> None:
+        self.raw, self.kind, self.node = raw, kind, node
+
+    def finding(self) -> Unreadable:
+        xpath, line, field, owner = located(self.node)
+        return Unreadable(xpath=xpath, line=line, item=item_number(owner), field=field, raw=self.raw, kind=self.kind)
+
+
+def _first_unread(value: object) -> _Unread | None:
+    if isinstance(value, _Unread):
+        return value
+    if isinstance(value, list):
+        return next((item for item in value if isinstance(item, _Unread)), None)
+    return None
+
+
 def _convert(result: object, spec: LetSpec, name: str) -> tuple[object, object]:
     if isinstance(result, list):
         if spec.many:
-            return [_read(_node_text(n), spec.type) for n in result], (result[0] if result else None)
+            return [_read_node(n, spec.type) for n in result], (result[0] if result else None)
         if not result:
             return None, None
-        return _read(_node_text(result[0]), spec.type), result[0]
+        return _read_node(result[0], spec.type), result[0]
     if isinstance(result, bool):
         return result, None
     if isinstance(result, float):
@@ -255,8 +284,20 @@ def _convert(result: object, spec: LetSpec, name: str) -> tuple[object, object]:
             )
         return Decimal(int(result)), None
     if isinstance(result, str):
-        return _read(result, spec.type), result
+        value = _read(result, spec.type)
+        if value is None and result.strip(XML_SPACE):  # a computed string that is there but unreadable
+            return _Unread(result, spec.type, result), result
+        return value, result
     return None, None
+
+
+def _read_node(node: object, kind: str) -> object:
+    """The value of a matched node; a node with text that cannot be read as ``kind`` is :class:`_Unread`."""
+    text = _node_text(node)
+    value = _read(text, kind)
+    if value is None and kind != "text" and text.strip(XML_SPACE):  # blank is absent (the required rules' case)
+        return _Unread(text, kind, node)
+    return value
 
 
 def _node_text(node: object) -> str:

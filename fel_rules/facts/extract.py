@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from ..money import parse_decimal, parse_small_int
+from ..money import XML_SPACE, parse_decimal, parse_small_int
 from ..namespaces import DS, DTE, DTE_ANULACION, prefixed
 from .model import (
     Address,
@@ -31,6 +31,7 @@ from .model import (
 __all__ = ["extract_facts"]
 
 _SIGNATURE = f"{{{DS}}}Signature"
+_REFERENCE = f"{{{DS}}}SignedInfo/{{{DS}}}Reference"
 
 
 class _Reader:
@@ -85,13 +86,13 @@ class _Reader:
         element, xpath = self.child(parent, path, local)
         if element is None:
             return None
-        return Text(value=(element.text or "").strip(), xpath=xpath, line=element.sourceline)
+        return Text(value=(element.text or "").strip(XML_SPACE), xpath=xpath, line=element.sourceline)
 
     def amount(self, parent: etree._Element | None, path: str, local: str) -> Amount | None:
         element, xpath = self.child(parent, path, local)
         if element is None:
             return None
-        raw = (element.text or "").strip()
+        raw = (element.text or "").strip(XML_SPACE)
         return Amount(raw=raw, value=parse_decimal(raw), xpath=xpath, line=element.sourceline)
 
 
@@ -130,7 +131,14 @@ def _documento(root: etree._Element, lines: bool = True) -> Documento:
                       if lines else []),
         certificacion=_certificacion(r, *r.child(dte, dte_path, "Certificacion")),
         signatures=len(root.findall(_SIGNATURE)),
+        signed_references=_signed_references(root),
     )
+
+
+def _signed_references(root: etree._Element) -> list[str]:
+    """URIs of the ds:References of the root's signatures, in document order."""
+    signatures = root.iterchildren(_SIGNATURE)
+    return [reference.get("URI", "") for signature in signatures for reference in signature.iterfind(_REFERENCE)]
 
 
 def _datos_generales(r: _Reader, el: etree._Element | None, path: str) -> DatosGenerales | None:
@@ -260,7 +268,7 @@ def _attr_amount(el: etree._Element, path: str, name: str) -> Amount | None:
     raw = el.get(name)
     if raw is None:
         return None
-    return Amount(raw=raw.strip(), value=parse_decimal(raw), xpath=f"{path}/@{name}", line=el.sourceline)
+    return Amount(raw=raw.strip(XML_SPACE), value=parse_decimal(raw), xpath=f"{path}/@{name}", line=el.sourceline)
 
 
 def _complemento(r: _Reader, el: etree._Element, path: str) -> Complemento:
@@ -274,9 +282,9 @@ def _complemento(r: _Reader, el: etree._Element, path: str) -> Complemento:
                 continue
             leaves = [leaf for leaf in child if isinstance(leaf.tag, str)]
             if leaves:
-                rows.append({etree.QName(leaf).localname: (leaf.text or "").strip() for leaf in leaves})
+                rows.append({etree.QName(leaf).localname: (leaf.text or "").strip(XML_SPACE) for leaf in leaves})
             else:
-                fields.setdefault(etree.QName(child).localname, (child.text or "").strip())
+                fields.setdefault(etree.QName(child).localname, (child.text or "").strip(XML_SPACE))
     return Complemento(
         xpath=path,
         line=el.sourceline,
@@ -321,4 +329,5 @@ def _anulacion(root: etree._Element) -> Anulacion:
         motivo_anulacion=r.attr(generales, gen_path, "MotivoAnulacion"),
         certificacion=_certificacion(r, *r.child(anulacion, an_path, "Certificacion")),
         signatures=len(root.findall(_SIGNATURE)),
+        signed_references=_signed_references(root),
     )

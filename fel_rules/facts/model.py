@@ -176,7 +176,11 @@ class Certificacion(Located):
 
 
 class Documento(Located):
-    """A dte:GTDocumento (invoice, note, receipt…)."""
+    """A dte:GTDocumento (invoice, note, receipt…).
+
+    ``signed_references`` holds the ds:Reference URIs of the root's signatures (``#DatosEmision``,
+    ``#DatosCertificados``…): which roles signed, not whether the signatures verify.
+    """
 
     kind: Literal["documento"] = "documento"
     datos_generales: DatosGenerales | None = None
@@ -188,6 +192,7 @@ class Documento(Located):
     complementos: list[Complemento] = []
     certificacion: Certificacion | None = None
     signatures: int = 0
+    signed_references: list[str] = []
 
 
 class Anulacion(Located):
@@ -202,3 +207,4 @@ class Anulacion(Located):
     motivo_anulacion: Text | None = None
     certificacion: Certificacion | None = None
     signatures: int = 0
+    signed_references: list[str] = []

@@ -18,7 +18,8 @@ _ES = {
     "origen": "Documento de origen", "motivo": "Motivo del ajuste", "fecha_origen": "Fecha de emisión del origen",
     "exportacion": "Datos de exportación", "consignatario": "Consignatario", "direccion": "Dirección",
     "incoterm": "INCOTERM", "comprador": "Comprador", "exportador": "Exportador", "complemento": "Complemento",
-    "sin_certificar": "Documento sin certificar: no tiene número de autorización de SAT.",
+    "sin_certificar": "Sin código de verificación de SAT: el documento no está certificado con sus firmas "
+                      "o su gran total no se puede leer.",
     "observaciones": "Observaciones",
 }
 
@@ -36,7 +37,8 @@ _EN = {
     "origen": "Origin document", "motivo": "Reason", "fecha_origen": "Origin issue date",
     "exportacion": "Export data", "consignatario": "Consignee", "direccion": "Address",
     "incoterm": "INCOTERM", "comprador": "Buyer", "exportador": "Exporter", "complemento": "Complement",
-    "sin_certificar": "Uncertified document: it has no SAT authorization number.",
+    "sin_certificar": "No SAT verification code: the document is not certified with its signatures, "
+                      "or its grand total cannot be read.",
     "observaciones": "Remarks",
 }
 

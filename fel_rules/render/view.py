@@ -84,10 +84,15 @@ class InvoiceView(_View):
 
 
 def build_view(facts: Documento, report: Report, *, lang: str = "es", invalid: bool = False) -> InvoiceView:
-    """The printed content of ``facts`` (``invalid`` adds the "NO VÁLIDO" watermark)."""
+    """The printed content of ``facts`` (``invalid`` adds the "NO VÁLIDO" watermark).
+
+    Only a document the report calls certified (certification data and both signatures) is
+    printed as certified; any other shows no authorization, certifier or QR, and is watermarked
+    "DOCUMENTO NO CERTIFICADO".
+    """
     text = labels(lang)
     general = facts.datos_generales
-    cert = facts.certificacion
+    cert = facts.certificacion if report.document.certified else None
     currency = _v(general.codigo_moneda if general else None) or "GTQ"
     gran_total = _amount(facts.totales.gran_total if facts.totales else None)
     watermarks = []
@@ -111,37 +116,46 @@ def build_view(facts: Documento, report: Report, *, lang: str = "es", invalid: b
         currency=currency,
         items=[_item(item, text) for item in facts.items],
         totals=_totals(facts, report, text, currency),
-        gran_total=format_money(gran_total, currency),
+        gran_total=format_money(gran_total, currency) if gran_total is not None else _raw(facts.totales),
         gran_total_words=amount_in_words(gran_total, currency) if gran_total is not None else "",
         frases=[
             frase_text(_v(f.tipo_frase), _v(f.codigo_escenario), _v(f.numero_resolucion), _v(f.fecha_resolucion))
             for f in facts.frases
         ],
         sections=[section for c in facts.complementos if (section := _section(c, text, currency)) is not None],
-        qr_url=verifier_url(facts),
+        qr_url=verifier_url(facts) if cert is not None else None,
         watermarks=watermarks,
     )
 
 
 def verifier_url(facts: Documento) -> str | None:
-    """SAT's public verifier link for a certified document (fel-facts §7), else ``None``."""
+    """SAT's public verifier link for a certified document (fel-facts §7), else ``None``.
+
+    Without a readable GranTotal there is no link: SAT's verifier needs the amount, and a QR
+    ending in ``monto=`` would point at nothing.
+    """
     cert = facts.certificacion
     uuid = _v(cert.numero_autorizacion) if cert else None
-    if not uuid:
-        return None
     gran_total = _amount(facts.totales.gran_total if facts.totales else None)
+    if not uuid or gran_total is None:
+        return None
     query = {
         "tipo": "autorizacion",
         "numero": uuid,
         "emisor": _v(facts.emisor.nit if facts.emisor else None) or "",
         "receptor": _v(facts.receptor.id if facts.receptor else None) or "",
-        "monto": f"{gran_total:.2f}" if gran_total is not None else "",
+        "monto": f"{gran_total:.2f}",
     }
     return f"{VERIFIER_URL}?{urlencode(query)}"
 
 
 def _v(field: Text | None) -> str | None:
     return field.value if field is not None else None
+
+
+def _raw(totales) -> str:
+    """GranTotal as written, when it is not a readable amount (only a forced render prints it)."""
+    return totales.gran_total.raw if totales is not None and totales.gran_total is not None else ""
 
 
 def _amount(field) -> Decimal | None:

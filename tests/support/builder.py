@@ -232,9 +232,19 @@ class Invoice:
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
     # -- XML ---------------------------------------------------------------------------
-    def to_xml(self, signature: bool = False) -> bytes:
-        """The document as UTF-8 bytes (declaration, 2-space indentation)."""
-        return serialize(self.to_element(signature=signature))
+    def to_xml(self, signature: bool = False, *, signed: bool = True) -> bytes:
+        """The document as UTF-8 bytes (declaration, 2-space indentation).
+
+        A certified document is returned as its certifier would: signed by its issuer and its certifier
+        (with the test signer of :mod:`.signing`), unless ``signed=False`` (a stripped certified document)
+        or a placeholder ``signature`` is asked for.
+        """
+        data = serialize(self.to_element(signature=signature))
+        if self.certificacion is None or signature or not signed:
+            return data
+        from .signing import sign_certified  # the builder itself needs no cryptography
+
+        return sign_certified(data)
 
     def to_element(self, signature: bool = False) -> Element:
         """The document as an lxml element; ``signature`` adds a placeholder ds:Signature."""
