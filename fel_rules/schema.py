@@ -12,6 +12,7 @@ import tempfile
 import threading
 from xml.etree import ElementTree
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from lxml import etree
@@ -161,11 +162,33 @@ def _compile(bundle: Path) -> object:
     import xmlschema  # slow import, kept off the import path of fel_rules
 
     try:
-        return xmlschema.XMLSchema10(str(bundle), allow="local", defuse="always")
+        return xmlschema.XMLSchema10(str(bundle), allow="local", defuse="always", loader_class=_frozen_loader())
     except (xmlschema.XMLSchemaException, OSError, etree.XMLSyntaxError) as exc:
         raise SchemaSetError(
             f"El conjunto de esquemas no compila: {exc}", message_en=f"The schema set does not compile: {exc}"
         ) from exc
+
+
+@cache
+def _frozen_loader() -> type:
+    """xmlschema's schema loader, made unable to load anything once the schema set is built.
+
+    Left alone, xmlschema loads the namespace of an element it meets under a wildcard while it
+    validates (XSLT inside a ``ds:Transform``, XHTML inside a ``ds:Object``…) and rebuilds the
+    shared global maps to do so: a validation running meanwhile in another thread finds them
+    empty ("GTDocumento is not an element of the schema"), and one document changes how the
+    next ones are judged. A compiled schema set is therefore read-only: a namespace it did not
+    import is simply unavailable (``lax`` content is then checked as anyType, ``strict`` fails).
+    """
+    from xmlschema import SchemaLoader
+
+    class FrozenLoader(SchemaLoader):
+        def load_namespace(self, namespace: str, build: bool = True) -> bool:
+            if self.maps.built:
+                return namespace in self.maps.namespaces
+            return super().load_namespace(namespace, build)
+
+    return FrozenLoader
 
 
 @dataclass
