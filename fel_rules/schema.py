@@ -13,10 +13,12 @@ import threading
 from xml.etree import ElementTree
 from dataclasses import dataclass
 from functools import cache
+from itertools import islice
 from pathlib import Path
 
 from lxml import etree
 
+from .config import DEFAULT_MAX_SCHEMA_ERRORS
 from .errors import SchemaSetError
 from .messages import engine_issue
 from .namespaces import DS, DTE
@@ -200,9 +202,11 @@ class SchemaCheck:
 
 
 def check_schema(
-    schema_set: SchemaSet, root: etree._Element, lang: str = "es", *, source: bytes | None = None
+    schema_set: SchemaSet, root: etree._Element, lang: str = "es", *, source: bytes | None = None,
+    max_errors: int = DEFAULT_MAX_SCHEMA_ERRORS,
 ) -> SchemaCheck:
-    """Validate ``root`` (a missing signature tolerated) and describe each error.
+    """Validate ``root`` (a missing signature tolerated) and describe each error, at most ``max_errors``
+    of them (then an information issue says the list was cut, and validation stops there).
 
     ``root`` must already be free of ``dte:Adenda`` (see :func:`strip_adendas`).
 
@@ -215,19 +219,22 @@ def check_schema(
         return SchemaCheck("passed", [] if signed else [engine_issue("FEL-XSD-02", lang, location=_root_location(root))])
     issues: list[Issue] = []
     try:
-        errors = list(schema_set.schema.iter_errors(root))  # type: ignore[attr-defined]
+        errors = schema_set.schema.iter_errors(root)  # type: ignore[attr-defined]
+        if not signed:
+            errors = (error for error in errors if not _is_missing_signature(error, root))
+        errors = list(islice(errors, max_errors + 1))
     except KeyError as exc:  # xmlschema raises XMLSchemaKeyError for an xsi:type it cannot resolve
         issue = engine_issue("FEL-XSD-04", lang, location=_root_location(root), detail=str(exc).strip("'\""))
         return SchemaCheck("failed", [issue])
     except Exception as exc:  # noqa: BLE001 - a validator crash must become an issue, never a traceback
         return SchemaCheck("error", [engine_issue("FEL-XSD-03", lang, detail=f"{type(exc).__name__}: {exc}")])
-    for error in errors:
-        if not signed and _is_missing_signature(error, root):
-            continue
+    for error in errors[:max_errors]:
         try:
             issues.append(describe_error(error, lang))
         except Exception as exc:  # noqa: BLE001 - an odd error object still becomes an issue
             issues.append(engine_issue("FEL-XSD-01", lang, detail=f"{getattr(error, 'reason', error)} ({exc})"))
+    if len(errors) > max_errors:
+        issues.append(engine_issue("FEL-XSD-05", lang, shown=max_errors))
     if not signed:
         issues.append(engine_issue("FEL-XSD-02", lang, location=_root_location(root)))
     failed = any(issue.severity == "error" for issue in issues)

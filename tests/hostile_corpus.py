@@ -173,4 +173,9 @@ CASES: list[Case] = [
     Case("xslt-transform", "A signature asking for an XSLT transform",
          _write("xslt.xml", _replace(b"</dte:SAT>", b"</dte:SAT>" + _XSLT_SIGNATURE)),
          "FEL-FIR-01", 1, "the transform is refused, never run; the schema set never loads the XSLT namespace"),
+    # work without bounds: the schema engine's work grows with the square of the attributes of one element
+    Case("2000-attributes", "2,000 attributes on one element (27 kB)",
+         _write("atributos.xml", _replace(b"<dte:DatosGenerales ", b"<dte:DatosGenerales "
+                                          + b" ".join(b'a%d="x"' % n for n in range(2000)) + b" ")),
+         "FEL-XML-09", 2, "refused before the schema (limit 100 attributes per element, Config.max_attributes)"),
 ]

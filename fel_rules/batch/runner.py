@@ -30,8 +30,8 @@ from ..errors import FelRulesError, InputError
 from ..report import Issue, Report
 from ..render.api import load_logo
 from ..render.settings import RenderSettings
-from .cross import CROSS_RULE_PREFIX, cross_issues
-from .executors import DaskExecutor, LocalExecutor, default_workers
+from .cross import CROSS_RULE_PREFIX, MAX_CROSS_FINDINGS, cross_issues
+from .executors import DaskExecutor, LocalExecutor, local_workers
 from .manifest import Entry, Manifest, RunStats, Summary
 from .progress import Progress
 from .worker import (
@@ -59,7 +59,7 @@ class BatchOptions:
 
     input_dir: Path
     out_dir: Path
-    workers: int | None = None
+    workers: int | None = None  # local processes; default and maximum: the cores this process may use
     render: bool = True
     recursive: bool = False
     resume: bool = False
@@ -69,6 +69,7 @@ class BatchOptions:
     render_settings: RenderSettings | None = None
     progress: bool | None = None
     max_files: int = 100_000
+    max_cross_findings: int = MAX_CROSS_FINDINGS  # issues per batch rule and report, documents named per issue
     on_progress: Callable[[int, int], None] | None = None
     cancel: threading.Event | None = None
 
@@ -100,7 +101,7 @@ def run_batch(options: BatchOptions) -> BatchResult:
     if settings.logo is not None:  # workers may run elsewhere (another cwd, a Dask node): absolute paths only
         settings = settings.model_copy(update={"logo": settings.logo.resolve()})
     if options.render:
-        load_logo(settings.logo)  # a bad logo stops the run before any work
+        load_logo(settings.logo, settings)  # a bad logo stops the run before any work
     config = _absolute_paths(options.config).model_dump(mode="json", exclude_none=True)
     validator = _validator(config)  # compiled here so forked workers inherit it
     schema_info = validator.schema_set.info
@@ -150,7 +151,7 @@ def _run(options: BatchOptions, started: datetime, clock: float, input_dir: Path
         lost = [rel for rel, brief in briefs.items() if _missing_outputs(rel, brief, out_dir, run)]
         for brief in executor.run(process_and_record, (task_of(rel) for rel in lost), crashed):
             briefs[brief.rel] = brief  # its outputs vanished during the run (output folder deleted…): done again
-        _apply_cross_rules(briefs, out_dir, run, options.config.lang)
+        _apply_cross_rules(briefs, out_dir, run, options.config.lang, options.max_cross_findings)
         if options.render:
             _reconcile_pdfs(briefs, out_dir, run, executor, task_of)
     finally:
@@ -296,7 +297,7 @@ def _executor(options: BatchOptions):
             raise InputError("--executor dask necesita --scheduler DIRECCIÓN",
                              message_en="--executor dask needs --scheduler ADDRESS")
         return DaskExecutor(options.scheduler)
-    return LocalExecutor(options.workers or default_workers())
+    return LocalExecutor(local_workers(options.workers))
 
 
 def _fingerprint(config: dict, rulesets: list, schema_sha: str | None, render: bool, settings: RenderSettings) -> str:
@@ -352,9 +353,9 @@ def _remove_stale_temporaries(out_dir: Path) -> None:
             stale.unlink(missing_ok=True)
 
 
-def _apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang: str) -> None:
+def _apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang: str, limit: int) -> None:
     """Patch cross-document issues into reports; drop stale ones from earlier runs."""
-    found = cross_issues(((rel, b.cross) for rel, b in briefs.items() if b.cross is not None), lang)
+    found = cross_issues(((rel, b.cross) for rel, b in briefs.items() if b.cross is not None), lang, limit)
     for rel, brief in briefs.items():
         new = found.get(rel, [])
         if brief.failed or (not new and not brief.cross_applied):

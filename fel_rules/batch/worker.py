@@ -265,7 +265,7 @@ def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> N
     if facts is None or report is None:
         report, facts = _validator(task.config).inspect_bytes(Path(task.source).read_bytes(), path=task.rel)
     view = build_view(facts, report, lang=settings.lang)
-    pdf = render_view(view, theme_name=settings.theme, logo=load_logo(settings.logo),
+    pdf = render_view(view, theme_name=settings.theme, logo=load_logo(settings.logo, settings),
                       qr_size_mm=settings.qr_size_mm, header_mm=settings.header_mm)
     write_atomic(Path(task.out_dir) / output_paths(task.rel)[1], pdf)
 
