@@ -15,7 +15,6 @@ import hashlib
 import json
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -28,7 +27,7 @@ from ..atomic import atomic_writer, describe_os_error, write_atomic
 from ..config import Config
 from ..errors import FelRulesError, InputError
 from ..report import Issue, Report
-from ..render.api import load_logo
+from ..render.api import load_logo, render_failure
 from ..render.settings import RenderSettings
 from .cross import CROSS_RULE_PREFIX, MAX_CROSS_FINDINGS, cross_issues
 from .executors import DaskExecutor, LocalExecutor, local_workers
@@ -421,7 +420,7 @@ def _render_task(task: FileTask) -> tuple[str, str | None]:
     except OSError as exc:
         return task.rel, _write_error("el PDF", "the PDF", output_paths(task.rel)[1], exc, task)
     except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
-        return task.rel, "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        return task.rel, render_failure(exc).localized(task.config.get("lang", "es"))
     return task.rel, None
 
 

@@ -219,8 +219,8 @@ def process_file(task: FileTask) -> FileResult:
         elif renderable:
             try:
                 render_pdf(task, facts, report)
-            except OSError:  # disk full…: the verdict stands; the batch tries again once cross rules are in
-                result.pdf_note = PDF_NOT_WRITTEN
+            except Exception:  # noqa: BLE001 - disk full, a layout failure…: the verdict stands; the batch tries
+                result.pdf_note = PDF_NOT_WRITTEN  # again once cross rules are in, and the entry says why
             else:
                 result.pdf = pdf_rel
         return result

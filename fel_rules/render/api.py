@@ -20,7 +20,7 @@ from .pdf import render_view
 from .settings import DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS, RenderSettings
 from .view import InvoiceView, build_view
 
-__all__ = ["RenderResult", "load_logo", "render_bytes", "render_file"]
+__all__ = ["RenderResult", "load_logo", "render_bytes", "render_failure", "render_file"]
 
 _SHOWN_ERRORS = 5
 _DEFAULT_LIMITS = (DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS)
@@ -65,10 +65,22 @@ def render_bytes(data: bytes, *, settings: RenderSettings | None = None, force: 
             report=report,
         )
     logo = load_logo(settings.logo, settings)
-    view = build_view(facts, report, lang="en" if english else "es", invalid=invalid)
-    pdf = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
-                      header_mm=settings.header_mm)
+    try:
+        view = build_view(facts, report, lang="en" if english else "es", invalid=invalid)
+        pdf = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
+                          header_mm=settings.header_mm)
+    except Exception as exc:  # noqa: BLE001 - a layout failure is one clear line, and the verdict stands
+        failure = render_failure(exc)
+        raise RenderError(failure.message, message_en=failure.message_en, report=report) from exc
     return RenderResult(pdf=pdf, view=view, report=report)
+
+
+def render_failure(exc: Exception) -> RenderError:
+    """The renderer's own failure (reportlab, Pillow…) as one line; it says nothing about the document's validity."""
+    lines = f"{type(exc).__name__}: {exc}".splitlines()
+    detail = " ".join(line.strip() for line in lines)[:300]
+    return RenderError(f"No se pudo componer el PDF (el veredicto de validación no cambia): {detail}",
+                       message_en=f"Could not lay out the PDF (the validation verdict stands): {detail}")
 
 
 def render_file(source: str | Path, out: str | Path | None = None, *, settings: RenderSettings | None = None,
