@@ -34,13 +34,16 @@ from .executors import DaskExecutor, LocalExecutor, local_workers
 from .manifest import Entry, Manifest, RunStats, Summary
 from .progress import Progress
 from .worker import (
-    PDF_NOT_WRITTEN, Brief, FileResult, FileTask, _validator, _write_error, crashed_result, journal_file,
-    output_paths, process_and_record, record, render_pdf,
+    PDF_NOT_WRITTEN, Brief, FileResult, FileTask, FileTimeLimit, _validator, _write_error, crashed_result, journal_file,
+    output_paths, process_and_record, record, render_pdf, time_limit, time_limit_error,
 )
 
 __all__ = ["BatchCancelled", "BatchError", "BatchOptions", "BatchResult", "run_batch"]
 
 _STATE_DIR = ".fel-rules"
+#: Seconds one file may take in a worker (validation, report and PDF); SAT's largest invoice, 9,999 lines,
+#: takes about 10 s. A file over the limit gets an ``error`` entry and the batch goes on.
+DEFAULT_FILE_TIME_LIMIT = 120.0
 
 
 class BatchCancelled(Exception):
@@ -69,6 +72,7 @@ class BatchOptions:
     progress: bool | None = None
     max_files: int = 100_000
     max_cross_findings: int = MAX_CROSS_FINDINGS  # issues per batch rule and report, documents named per issue
+    file_time_limit: float | None = DEFAULT_FILE_TIME_LIMIT  # seconds per file (local workers); over it: an error
     on_progress: Callable[[int, int], None] | None = None
     cancel: threading.Event | None = None
 
@@ -122,7 +126,7 @@ def _run(options: BatchOptions, started: datetime, clock: float, input_dir: Path
     run.folder.mkdir(parents=True, exist_ok=True)  # a read-only output folder fails here, before any work
     rendering = settings.model_dump(mode="json")
     task_of = lambda rel: FileTask(str(input_dir / rel), rel, str(out_dir), options.render,  # noqa: E731
-                                   config, rendering, str(run.folder), fingerprint)
+                                   config, rendering, str(run.folder), fingerprint, options.file_time_limit)
     crashed = lambda task: _crashed(task, run)  # noqa: E731
 
     briefs: dict[str, Brief] = {}
@@ -416,7 +420,10 @@ def _reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, run: _Run, executor
 def _render_task(task: FileTask) -> tuple[str, str | None]:
     """``(rel, None)`` once the PDF is written, ``(rel, why not)`` otherwise."""
     try:
-        render_pdf(task)
+        with time_limit(task.time_limit):
+            render_pdf(task)
+    except FileTimeLimit:
+        return task.rel, time_limit_error(task)
     except OSError as exc:
         return task.rel, _write_error("el PDF", "the PDF", output_paths(task.rel)[1], exc, task)
     except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
