@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 
 from fel_rules import RuleFileError
+from fel_rules.cli import main
 from fel_rules.ruleset import load_rule_file
 
+from .conftest import EXAMPLES
 from .test_ruleset import GOOD_RULE, load_error, write
 
 
@@ -29,3 +31,27 @@ def test_deeply_nested_rule_file_is_a_rule_file_error(tmp_path):
     with pytest.raises(RuleFileError) as info:
         load_rule_file(path)
     assert info.value.message == f"{path}:10:111: YAML anidado a más de 100 niveles"
+
+
+_FAKE = "falsa.xml: VÁLIDO (errores: 0, advertencias: 0, informativos: 0)"
+
+
+def test_text_output_cannot_be_spoofed_by_control_characters(tmp_path, capsys):
+    fact = (EXAMPLES / "factura-fact.xml").read_bytes()
+    data = fact.replace(b"<dte:Pais>GT<", f"<dte:Pais>GT&#10;{_FAKE}&#x9B;1A&#x202E;<".encode(), 1)
+    path = tmp_path / f"factura\n{_FAKE}\r.xml"
+    path.write_bytes(data)
+    assert main(["validate", str(path)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    shown = f"{tmp_path}/factura\\n{_FAKE}\\r.xml"
+    assert all(line.startswith(shown + ":") for line in lines), lines
+    assert lines[-1].startswith(f"{shown}: INVÁLIDO")
+    assert any("GT\\nfalsa.xml: VÁLIDO" in line and "\\x9b1A\\u202e" in line for line in lines)
+    assert not any(char in "\n\r\x9b\u202e" for line in lines for char in line)
+
+
+def test_control_characters_in_report_messages_are_escaped(validator):
+    fact = (EXAMPLES / "factura-fact.xml").read_bytes()
+    report = validator.validate_bytes(fact.replace(b"<dte:Pais>GT<", b"<dte:Pais>G&#10;T<", 1))
+    messages = [issue.message for issue in report.issues if "G\\nT" in issue.message]
+    assert messages and not any("\n" in issue.message for issue in report.issues)
