@@ -89,6 +89,14 @@ _XSLT_SIGNATURE = (  # an issuer's signature whose reference asks for an XSLT tr
     b'</ds:Reference></ds:SignedInfo><ds:SignatureValue>AAAA</ds:SignatureValue></ds:Signature>'
 )
 
+def _long_description(folder: Path) -> Path:
+    description = "Servicio de mantenimiento preventivo del equipo de bombeo. " * 169 + "Fin."  # 9,975 characters
+    path = folder / "descripcion-larga.xml"
+    path.write_bytes(Invoice(tipo="FACT", receptor_id="CF", frases=[(1, 1)],
+                             items=[Item.goods(description, "1", "10.00")]).to_xml())
+    return path
+
+
 _LAUGHS = b"".join(b'<!ENTITY l%d "%s">' % (n, b"&l%d;" % (n - 1) * 10) for n in range(1, 10))
 _QUADRATIC_ENTITY = b"x" * 100_000
 
@@ -178,4 +186,7 @@ CASES: list[Case] = [
          _write("atributos.xml", _replace(b"<dte:DatosGenerales ", b"<dte:DatosGenerales "
                                           + b" ".join(b'a%d="x"' % n for n in range(2000)) + b" ")),
          "FEL-XML-09", 2, "refused before the schema (limit 100 attributes per element, Config.max_attributes)"),
+    # valid documents that strain the renderer: SAT allows a 10,000-character description
+    Case("long-description", "A 9,975-character item description (SAT's limit: 10,000)", _long_description,
+         None, 0, "valid; the PDF splits the description across pages"),
 ]
