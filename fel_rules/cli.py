@@ -102,7 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     batch.add_argument("dir", type=Path, metavar="DIR", help="carpeta con los XML")
     batch.add_argument("--out", type=Path, metavar="OUT", help="carpeta de salida (por defecto FEL_RULES_OUTPUT_DIR u out/)")
-    batch.add_argument("--workers", type=_positive_int, metavar="N", help="procesos (por defecto y como máximo, los núcleos disponibles)")
+    batch.add_argument("--workers", type=_positive_int, metavar="N",
+                       help="procesos (por defecto y como máximo, los núcleos disponibles)")
     batch.add_argument("--no-render", action="store_true", help="solo validar, sin PDFs")
     batch.add_argument("--recursive", action="store_true", help="incluir subcarpetas")
     batch.add_argument("--max-files", type=_positive_int, default=100_000, metavar="N",

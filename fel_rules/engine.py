@@ -149,9 +149,9 @@ class Validator:
         crowded = root.xpath("(//*[count(@*) > $limit])[1]", limit=config.max_attributes)
         if crowded:
             element = crowded[0]
-            return engine_issue("FEL-XML-09", lang, location=Location(xpath=element_xpath(element), line=element.sourceline),
-                                element=prefixed(element.tag), line=element.sourceline, count=len(element.attrib),
-                                limit=config.max_attributes)
+            location = Location(xpath=element_xpath(element), line=element.sourceline)
+            return engine_issue("FEL-XML-09", lang, location=location, element=prefixed(element.tag),
+                                line=element.sourceline, count=len(element.attrib), limit=config.max_attributes)
         return None
 
     def _run_rules(self, root, facts: Documento | Anulacion, source: bytes | None = None) -> tuple[list[Issue], str]:

@@ -27,7 +27,8 @@ if TYPE_CHECKING:  # the catalogues live in ruleset, which imports the check kin
     from .ruleset.catalogues import Catalogues
 
 __all__ = [
-    "FUNCTION_NAMES", "MAX_EXPRESSION_DEPTH", "CompiledExpression", "ExpressionError", "Evaluator", "compile_expression",
+    "FUNCTION_NAMES", "MAX_EXPRESSION_DEPTH", "CompiledExpression", "ExpressionError", "Evaluator",
+    "compile_expression",
 ]
 
 _ALLOWED_NODES: tuple[type[ast.AST], ...] = (

@@ -60,7 +60,8 @@ def _png_header(width: int, height: int) -> bytes:
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     chunk = lambda kind, data: (struct.pack(">I", len(data)) + kind + data  # noqa: E731
                                 + struct.pack(">I", zlib.crc32(kind + data)))
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b"")
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 64))
+            + chunk(b"IEND", b""))
 
 
 def test_logo_pixels_and_bytes_are_bounded(validator: Validator, tmp_path, capsys):

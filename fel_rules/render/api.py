@@ -122,7 +122,8 @@ def load_logo(path: Path | None, limits: RenderSettings | None = None) -> bytes 
         raise RenderError(f"No se pudo leer el logo {path}: {exc.strerror or exc}",
                           message_en=f"Could not read the logo {path}: {exc.strerror or exc}") from exc
     if stat.st_size > max_bytes:
-        raise RenderError(f"El logo {path} mide {stat.st_size} bytes y el límite es {max_bytes} (FEL_RULES_LOGO_BYTES)",
+        raise RenderError(f"El logo {path} mide {stat.st_size} bytes y el límite es {max_bytes} "
+                          "(FEL_RULES_LOGO_BYTES)",
                           message_en=f"The logo {path} is {stat.st_size} bytes and the limit is {max_bytes} "
                                      "(FEL_RULES_LOGO_BYTES)")
     return _checked_logo(str(path), stat.st_mtime_ns, stat.st_size, max_pixels)

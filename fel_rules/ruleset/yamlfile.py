@@ -119,7 +119,8 @@ def _too_deep(text: str, path: Path) -> RuleFileError:
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
     return RuleFileError(
-        f"YAML anidado a más de {_DEEP_NESTING} niveles", message_en=f"YAML nested more than {_DEEP_NESTING} levels deep",
+        f"YAML anidado a más de {_DEEP_NESTING} niveles",
+        message_en=f"YAML nested more than {_DEEP_NESTING} levels deep",
         path=str(path), line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None,
     )
 
