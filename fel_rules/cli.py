@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .config import DEFAULT_MAX_BYTES, DEFAULT_MAX_ITEMS, Config
 from .errors import FelRulesError, InputError
+from .printable import escape_controls
 from .report import Report, Severity
 
 __all__ = ["main"]
@@ -116,7 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     batch.add_argument("dir", type=Path, metavar="DIR", help="carpeta con los XML")
     batch.add_argument("--out", type=Path, metavar="OUT", help="carpeta de salida (por defecto FEL_RULES_OUTPUT_DIR u out/)")
-    batch.add_argument("--workers", type=_positive_int, metavar="N", help="procesos (por defecto todos los núcleos)")
+    batch.add_argument("--workers", type=_positive_int, metavar="N",
+                       help="procesos (por defecto y como máximo, los núcleos disponibles)")
     batch.add_argument("--no-render", action="store_true", help="solo validar, sin PDFs")
     batch.add_argument("--recursive", action="store_true", help="incluir subcarpetas")
     batch.add_argument("--max-files", type=_positive_int, default=100_000, metavar="N",
@@ -174,7 +176,7 @@ def _main(argv: Sequence[str] | None) -> int:
             return _batch(args)
         return _validate(args)
     except FelRulesError as exc:
-        print(f"fel-rules: error: {exc.localized(lang)}", file=sys.stderr)
+        print(f"fel-rules: error: {escape_controls(exc.localized(lang))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
@@ -213,7 +215,7 @@ def _render(args: argparse.Namespace) -> int:
     try:
         result = render_file(args.file, args.out, settings=settings, force=args.force)
     except RenderError as exc:
-        print(f"fel-rules: error: {exc.localized(args.lang)}", file=sys.stderr)
+        print(f"fel-rules: error: {escape_controls(exc.localized(args.lang))}", file=sys.stderr)
         report = exc.report
         refused_as_invalid = report is not None and not report.valid and not report.could_not_validate
         return EXIT_INVALID if refused_as_invalid else EXIT_ERROR
@@ -248,7 +250,7 @@ def _batch(args: argparse.Namespace) -> int:
             else:
                 state = ("VALID" if english else "VÁLIDO") if entry.valid else ("INVALID" if english else "INVÁLIDO")
                 detail = entry.pdf or entry.pdf_note or ""
-            print(f"{entry.path}: {state} {detail}".rstrip())
+            print(escape_controls(f"{entry.path}: {state} {detail}".rstrip()))
         s = manifest.summary
         line = (f"{s.files} files: {s.valid} valid, {s.invalid} invalid, {s.errors} errors, {s.rendered} PDFs → {result.path}"
                 if english else

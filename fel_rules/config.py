@@ -11,7 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .resources import BUILTIN_RULES_DIR
 
-__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_ITEMS", "Config", "Lang"]
+__all__ = [
+    "DEFAULT_MAX_ATTRIBUTES", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_ITEMS", "DEFAULT_MAX_SCHEMA_ERRORS", "Config", "Lang",
+]
 
 Lang = Literal["es", "en"]
 
@@ -19,6 +21,11 @@ Lang = Literal["es", "en"]
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 #: Documents with more lines than this are refused before the schema check (SAT's own maximum).
 DEFAULT_MAX_ITEMS = 9999
+#: Documents with an element carrying more attributes than this are refused before the schema check
+#: (no FEL element has more than a dozen; the schema engine's work grows with the square of the count).
+DEFAULT_MAX_ATTRIBUTES = 100
+#: Schema errors described in one report; beyond that an information issue says the list was cut.
+DEFAULT_MAX_SCHEMA_ERRORS = 200
 
 _ROUNDING_MODES = {"half_up": ROUND_HALF_UP, "half_even": ROUND_HALF_EVEN}
 
@@ -38,6 +45,12 @@ class Config(BaseModel):
     )
     max_bytes: int = Field(default=DEFAULT_MAX_BYTES, gt=0, description="Largest document accepted, in bytes.")
     max_items: int = Field(default=DEFAULT_MAX_ITEMS, gt=0, description="Most dte:Item elements accepted (SAT: 9,999).")
+    max_attributes: int = Field(
+        default=DEFAULT_MAX_ATTRIBUTES, gt=0, description="Most attributes accepted on one element."
+    )
+    max_schema_errors: int = Field(
+        default=DEFAULT_MAX_SCHEMA_ERRORS, gt=0, description="Most schema errors described in one report."
+    )
     lang: Lang = Field(default="es", description="Language of messages in reports.")
     rules_dir: Path = Field(default=BUILTIN_RULES_DIR, description="Folder with the YAML rule files.")
     profile: str | None = Field(default=None, description="Profile name or path (rules/profiles/NAME.yaml).")

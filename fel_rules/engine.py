@@ -23,13 +23,14 @@ from .expressions import Evaluator
 from .facts import Anulacion, Documento, extract_facts
 from .messages import engine_issue
 from .money import MONEY_CONTEXT
-from .namespaces import DTE
+from .namespaces import DTE, prefixed
 from .parse import parse_xml
 from .report import Counts, Issue, Location, Refs, Report, RulesetRef, RunInfo, SchemaInfo, Severity, Stage
 from .ruleset import LoadedRule, RuleCatalog, load_catalog
 from .schema import SchemaSet, builtin_schema_set, check_schema, official_schema_set, strip_adendas
 from .summary import document_summary, document_totals
 from .templates import render_template
+from .xmlpath import element_xpath
 
 __all__ = ["MAX_FINDINGS_PER_RULE", "Outcome", "Validator"]
 
@@ -124,12 +125,11 @@ class Validator:
         if parsed.root is None:
             return self._finish(path, sha256, issues, [parsed.status], None, started)
         root = parsed.root
-        items = sum(1 for _ in root.iter(_ITEM))
-        if items > self.config.max_items:  # bounded work: refused before the schema and the rules
-            issue = engine_issue("FEL-XML-08", lang, count=items, limit=self.config.max_items)
-            return self._finish(path, sha256, [issue], ["error"], None, started)
+        refused = self._beyond_limits(root)
+        if refused is not None:  # bounded work: refused before the schema and the rules
+            return self._finish(path, sha256, [refused], ["error"], None, started)
         strip_adendas(root)  # free-form certifier data: neither the schema nor the rules look inside
-        schema = check_schema(self.schema_set, root, lang, source=data)
+        schema = check_schema(self.schema_set, root, lang, source=data, max_errors=self.config.max_schema_errors)
         issues += schema.issues
         statuses = [parsed.status, schema.status]
         try:  # the facts of the lines only when the caller wants them (checks read them lazily)
@@ -143,6 +143,20 @@ class Validator:
             return self._finish(path, sha256, issues, [*statuses, "skipped"], facts, started, root)
         rule_issues, rules_status = self._run_rules(root, facts, data)
         return self._finish(path, sha256, issues + rule_issues, [*statuses, rules_status], facts, started, root)
+
+    def _beyond_limits(self, root) -> Issue | None:
+        """The issue refusing a document with more items, or an element with more attributes, than allowed."""
+        lang, config = self.config.lang, self.config
+        items = sum(1 for _ in root.iter(_ITEM))
+        if items > config.max_items:
+            return engine_issue("FEL-XML-08", lang, count=items, limit=config.max_items)
+        crowded = root.xpath("(//*[count(@*) > $limit])[1]", limit=config.max_attributes)
+        if crowded:
+            element = crowded[0]
+            location = Location(xpath=element_xpath(element), line=element.sourceline)
+            return engine_issue("FEL-XML-09", lang, location=location, element=prefixed(element.tag),
+                                line=element.sourceline, count=len(element.attrib), limit=config.max_attributes)
+        return None
 
     def _run_rules(self, root, facts: Documento | Anulacion, source: bytes | None = None) -> tuple[list[Issue], str]:
         doc = CheckInput(root=root, header=facts, config=self.config, evaluator=self._evaluator, source=source)

@@ -27,7 +27,10 @@ from .money import XML_SPACE, parse_decimal, round_half_up
 if TYPE_CHECKING:  # the catalogues live in ruleset, which imports the check kinds that import this module
     from .ruleset.catalogues import Catalogues
 
-__all__ = ["FUNCTION_NAMES", "CompiledExpression", "ExpressionError", "Evaluator", "compile_expression"]
+__all__ = [
+    "FUNCTION_NAMES", "MAX_EXPRESSION_DEPTH", "CompiledExpression", "ExpressionError", "Evaluator",
+    "compile_expression",
+]
 
 _ALLOWED_NODES: tuple[type[ast.AST], ...] = (
     ast.Module, ast.Expr, ast.BoolOp, ast.And, ast.Or, ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div,
@@ -154,6 +157,9 @@ def _builtin_functions() -> dict[str, Callable[..., object]]:
 _CONFIGURED = {"round2", "round_to", "round_as", "close", "rate", "tax_base", "tax_currency", "frase", "frase_resolution",
                "personeria_rdon"}
 
+#: Deepest nesting of an expression's syntax tree (the rules' deepest is 10; evaluation recurses per level).
+MAX_EXPRESSION_DEPTH = 100
+
 #: Functions every expression may call.
 FUNCTION_NAMES = frozenset(_builtin_functions()) | _CONFIGURED
 
@@ -175,6 +181,9 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
         raise ExpressionError(
             f"sintaxis inválida: {exc.msg}", f"invalid syntax: {exc.msg}", exc.offset
         ) from None
+    except (RecursionError, MemoryError):  # Python's parser gives up on nesting thousands of levels deep
+        raise _too_deep(None) from None
+    _check_depth(module)
     if len(module.body) != 1 or not isinstance(module.body[0], ast.Expr):
         raise ExpressionError("debe ser una sola expresión", "must be a single expression")
     known = set(names) | {"tol"}
@@ -222,6 +231,25 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
     body = module.body[0]
     bare = body.value.id if isinstance(body.value, ast.Name) and body.value.id not in FUNCTION_NAMES else None
     return CompiledExpression(text, body, frozenset(used), bare)
+
+
+def _check_depth(module: ast.Module) -> None:
+    """Refuse an expression nested deeper than :data:`MAX_EXPRESSION_DEPTH` (evaluation is recursive)."""
+    pending = [(module, 0)]
+    while pending:
+        node, depth = pending.pop()
+        if depth > MAX_EXPRESSION_DEPTH:
+            column = getattr(node, "col_offset", None)
+            raise _too_deep(column + 1 if column is not None else None)
+        pending.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+def _too_deep(column: int | None) -> ExpressionError:
+    return ExpressionError(
+        f"la expresión anida más de {MAX_EXPRESSION_DEPTH} niveles; divídala en varias variables (let)",
+        f"the expression nests more than {MAX_EXPRESSION_DEPTH} levels deep; split it into several bindings (let)",
+        column,
+    )
 
 
 def _code(value: object) -> str:

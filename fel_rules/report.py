@@ -10,7 +10,9 @@ import json
 from enum import Enum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .printable import escape_controls
 
 __all__ = [
     "REPORT_VERSION",
@@ -85,6 +87,12 @@ class Issue(_Frozen):
     expected: str | None = None
     actual: str | None = None
     difference: str | None = None
+
+    @field_validator("message", "hint")
+    @classmethod
+    def _printable(cls, text: str | None) -> str | None:
+        """Messages embed document values: their control characters are written visibly (no spoofed lines)."""
+        return escape_controls(text) if text else text
 
     def sort_key(self) -> tuple:
         """Issues sort by (stage, line, rule_id, xpath)."""

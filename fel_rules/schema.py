@@ -12,10 +12,13 @@ import tempfile
 import threading
 from xml.etree import ElementTree
 from dataclasses import dataclass
+from functools import cache
+from itertools import islice
 from pathlib import Path
 
 from lxml import etree
 
+from .config import DEFAULT_MAX_SCHEMA_ERRORS
 from .errors import SchemaSetError
 from .messages import engine_issue
 from .namespaces import DS, DTE, DTE_ANULACION
@@ -162,11 +165,33 @@ def _compile(bundle: Path) -> object:
     import xmlschema  # slow import, kept off the import path of fel_rules
 
     try:
-        return xmlschema.XMLSchema10(str(bundle), allow="local", defuse="always")
+        return xmlschema.XMLSchema10(str(bundle), allow="local", defuse="always", loader_class=_frozen_loader())
     except (xmlschema.XMLSchemaException, OSError, etree.XMLSyntaxError) as exc:
         raise SchemaSetError(
             f"El conjunto de esquemas no compila: {exc}", message_en=f"The schema set does not compile: {exc}"
         ) from exc
+
+
+@cache
+def _frozen_loader() -> type:
+    """xmlschema's schema loader, made unable to load anything once the schema set is built.
+
+    Left alone, xmlschema loads the namespace of an element it meets under a wildcard while it
+    validates (XSLT inside a ``ds:Transform``, XHTML inside a ``ds:Object``…) and rebuilds the
+    shared global maps to do so: a validation running meanwhile in another thread finds them
+    empty ("GTDocumento is not an element of the schema"), and one document changes how the
+    next ones are judged. A compiled schema set is therefore read-only: a namespace it did not
+    import is simply unavailable (``lax`` content is then checked as anyType, ``strict`` fails).
+    """
+    from xmlschema import SchemaLoader
+
+    class FrozenLoader(SchemaLoader):
+        def load_namespace(self, namespace: str, build: bool = True) -> bool:
+            if self.maps.built:
+                return namespace in self.maps.namespaces
+            return super().load_namespace(namespace, build)
+
+    return FrozenLoader
 
 
 @dataclass
@@ -178,9 +203,11 @@ class SchemaCheck:
 
 
 def check_schema(
-    schema_set: SchemaSet, root: etree._Element, lang: str = "es", *, source: bytes | None = None
+    schema_set: SchemaSet, root: etree._Element, lang: str = "es", *, source: bytes | None = None,
+    max_errors: int = DEFAULT_MAX_SCHEMA_ERRORS,
 ) -> SchemaCheck:
-    """Validate ``root`` (a missing signature tolerated) and describe each error.
+    """Validate ``root`` (a missing signature tolerated) and describe each error, at most ``max_errors``
+    of them (then an information issue says the list was cut, and validation stops there).
 
     ``root`` must already be free of ``dte:Adenda`` (see :func:`strip_adendas`).
 
@@ -195,19 +222,22 @@ def check_schema(
         )
     issues: list[Issue] = []
     try:
-        errors = list(schema_set.schema.iter_errors(root, extra_validator=lexical_errors))  # type: ignore[attr-defined]
+        errors = schema_set.schema.iter_errors(root, extra_validator=lexical_errors)  # type: ignore[attr-defined]
+        if presignature:
+            errors = (error for error in errors if not _is_missing_signature(error, root))
+        errors = list(islice(errors, max_errors + 1))
     except KeyError as exc:  # xmlschema raises XMLSchemaKeyError for an xsi:type it cannot resolve
         issue = engine_issue("FEL-XSD-04", lang, location=_root_location(root), detail=str(exc).strip("'\""))
         return SchemaCheck("failed", [issue])
     except Exception as exc:  # noqa: BLE001 - a validator crash must become an issue, never a traceback
         return SchemaCheck("error", [engine_issue("FEL-XSD-03", lang, detail=f"{type(exc).__name__}: {exc}")])
-    for error in errors:
-        if presignature and _is_missing_signature(error, root):
-            continue
+    for error in errors[:max_errors]:
         try:
             issues.append(describe_error(error, lang))
         except Exception as exc:  # noqa: BLE001 - an odd error object still becomes an issue
             issues.append(engine_issue("FEL-XSD-01", lang, detail=f"{getattr(error, 'reason', error)} ({exc})"))
+    if len(errors) > max_errors:
+        issues.append(engine_issue("FEL-XSD-05", lang, shown=max_errors))
     if presignature:
         issues.append(engine_issue("FEL-XSD-02", lang, location=_root_location(root)))
     failed = any(issue.severity == "error" for issue in issues)

@@ -76,6 +76,27 @@ def _many_items(count: int) -> Callable[[Path], Path]:
     return make
 
 
+_XSLT_SIGNATURE = (  # an issuer's signature whose reference asks for an XSLT transform (never run)
+    b'<ds:Signature xmlns:ds="http://www.w3.org/2000/09/xmldsig#" Id="Firma"><ds:SignedInfo>'
+    b'<ds:CanonicalizationMethod Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/>'
+    b'<ds:SignatureMethod Algorithm="http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"/>'
+    b'<ds:Reference URI="#DatosEmision"><ds:Transforms>'
+    b'<ds:Transform Algorithm="http://www.w3.org/TR/1999/REC-xslt-19991116">'
+    b'<xsl:stylesheet xmlns:xsl="http://www.w3.org/1999/XSL/Transform" version="1.0">'
+    b'<xsl:template match="/"><xsl:value-of select="document(\'file:///etc/passwd\')"/></xsl:template>'
+    b'</xsl:stylesheet></ds:Transform></ds:Transforms>'
+    b'<ds:DigestMethod Algorithm="http://www.w3.org/2001/04/xmlenc#sha256"/><ds:DigestValue>AAAA</ds:DigestValue>'
+    b'</ds:Reference></ds:SignedInfo><ds:SignatureValue>AAAA</ds:SignatureValue></ds:Signature>'
+)
+
+def _long_description(folder: Path) -> Path:
+    description = "Servicio de mantenimiento preventivo del equipo de bombeo. " * 169 + "Fin."  # 9,975 characters
+    path = folder / "descripcion-larga.xml"
+    path.write_bytes(Invoice(tipo="FACT", receptor_id="CF", frases=[(1, 1)],
+                             items=[Item.goods(description, "1", "10.00")]).to_xml())
+    return path
+
+
 _LAUGHS = b"".join(b'<!ENTITY l%d "%s">' % (n, b"&l%d;" % (n - 1) * 10) for n in range(1, 10))
 _QUADRATIC_ENTITY = b"x" * 100_000
 
@@ -156,4 +177,16 @@ CASES: list[Case] = [
     Case("tz-bad", "Emission time with an impossible offset (+25:00)",
          _write("zona-mala.xml", _replace(b'FechaHoraEmision="2026-03-02T09:15:00-06:00"', b'FechaHoraEmision="2026-03-02T09:15:00+25:00"')),
          "FEL-XSD-01", 1, "schema error"),
+    # concurrency: an element under a schema wildcard, in a namespace the schema set does not import
+    Case("xslt-transform", "A signature asking for an XSLT transform",
+         _write("xslt.xml", _replace(b"</dte:SAT>", b"</dte:SAT>" + _XSLT_SIGNATURE)),
+         "FEL-FIR-01", 1, "the transform is refused, never run; the schema set never loads the XSLT namespace"),
+    # work without bounds: the schema engine's work grows with the square of the attributes of one element
+    Case("2000-attributes", "2,000 attributes on one element (27 kB)",
+         _write("atributos.xml", _replace(b"<dte:DatosGenerales ", b"<dte:DatosGenerales "
+                                          + b" ".join(b'a%d="x"' % n for n in range(2000)) + b" ")),
+         "FEL-XML-09", 2, "refused before the schema (limit 100 attributes per element, Config.max_attributes)"),
+    # valid documents that strain the renderer: SAT allows a 10,000-character description
+    Case("long-description", "A 9,975-character item description (SAT's limit: 10,000)", _long_description,
+         None, 0, "valid; the PDF splits the description across pages"),
 ]

@@ -18,14 +18,17 @@ from typing import NamedTuple
 
 import yaml
 
+from ..messages import engine_issue
 from ..report import Issue, Location, Refs, Severity
 from ..resources import package_file
 from .business_days import nth_business_day
 from .worker import CrossFacts
 
-__all__ = ["CROSS_RULES", "CROSS_RULE_PREFIX", "CrossRule", "cross_issues", "cross_rule_codes"]
+__all__ = ["CROSS_RULES", "CROSS_RULE_PREFIX", "MAX_CROSS_FINDINGS", "CrossRule", "cross_issues", "cross_rule_codes"]
 
 CROSS_RULE_PREFIX = "FEL-LOT-"
+#: Issues one batch rule may add to one report, and documents one issue may name (BatchOptions.max_cross_findings).
+MAX_CROSS_FINDINGS = 20
 _ORIGIN_TYPES = {"FACT", "FCAM", "FESP"}
 _NOTES = {"NCRE", "NDEB"}
 _CONSTANCIAS = {"CIVA", "CAIS"}
@@ -86,27 +89,54 @@ def cross_rule_codes() -> dict[str, tuple[str, ...]]:
     return {rule_id: rule.sat_codes for rule_id, rule in CROSS_RULES.items()}
 
 
-def cross_issues(documents: Iterable[Doc], lang: str = "es") -> dict[str, list[Issue]]:
-    """Issues per input path (only paths that have some), from each document's cross facts."""
-    batch = _Batch(documents)
-    found: dict[str, list[Issue]] = defaultdict(list)
+def cross_issues(documents: Iterable[Doc], lang: str = "es",
+                 limit: int = MAX_CROSS_FINDINGS) -> dict[str, list[Issue]]:
+    """Issues per input path (only paths that have some), from each document's cross facts; at most
+    ``limit`` issues per rule and document, each naming at most ``limit`` other documents."""
+    batch = _Batch(documents, lang, limit)
+    found: dict[str, list[Issue]] = {}
     for rel, cross in batch.documents:
-        add = lambda rule, **values: found[rel].append(_issue(rule, lang, **values))  # noqa: E731
-        _repeated_uuid(batch, rel, cross, add)
+        findings = _Findings(lang, limit)
+        _repeated_uuid(batch, rel, cross, findings.add)
         if cross.origin_uuid:
-            _against_origin(batch, cross, add)
+            _against_origin(batch, cross, findings.add)
         if cross.provisional_uuid:
-            _against_provisional(batch, cross, add)
+            _against_provisional(batch, cross, findings.add)
         if cross.anulacion and cross.origin_uuid:
-            _annulled_before(batch, rel, cross, add)
-    return dict(found)
+            _annulled_before(batch, rel, cross, findings.add)
+        if findings.issues:
+            found[rel] = findings.all()
+    return found
+
+
+class _Findings:
+    """One document's cross issues, at most ``limit`` per rule; an information issue of the same rule
+    says how many more were left out (a batch of 3,000 copies would otherwise print 3,000² lines)."""
+
+    def __init__(self, lang: str, limit: int) -> None:
+        self.lang, self.limit = lang, limit
+        self.issues: list[Issue] = []
+        self.counts: dict[str, int] = defaultdict(int)
+
+    def add(self, rule_id: str, **values) -> None:
+        self.counts[rule_id] += 1
+        if self.counts[rule_id] <= self.limit:
+            self.issues.append(_issue(rule_id, self.lang, **values))
+
+    def all(self) -> list[Issue]:
+        """The issues kept, then one notice per rule that found more."""
+        notices = [engine_issue("FEL-ENG-04", self.lang, location=Location(xpath=CROSS_RULES[rule_id].xpath),
+                                rule=rule_id, count=count, shown=self.limit).model_copy(update={"rule_id": rule_id})
+                   for rule_id, count in self.counts.items() if count > self.limit]
+        return self.issues + notices
 
 
 class _Batch:
     """The documents with dict indexes: by authorization number, annulments and constancias by what they refer to."""
 
-    def __init__(self, documents: Iterable[Doc]) -> None:
+    def __init__(self, documents: Iterable[Doc], lang: str, limit: int) -> None:
         self.documents = list(documents)
+        self.lang, self.limit = lang, limit
         self.by_uuid: dict[str, list[Doc]] = defaultdict(list)
         self.annulments: dict[str, list[Doc]] = defaultdict(list)
         self.constancias: dict[str, list[Doc]] = defaultdict(list)
@@ -138,7 +168,17 @@ class _Batch:
 def _repeated_uuid(batch: _Batch, rel: str, cross: CrossFacts, add: Add) -> None:
     copies = batch.by_uuid.get(cross.uuid.upper(), []) if cross.uuid else []
     if len(copies) > 1:
-        add("FEL-LOT-01", uuid=cross.uuid.upper(), other=", ".join(other for other, _ in copies if other != rel))
+        others = [other for other, _ in copies if other != rel]
+        add("FEL-LOT-01", uuid=cross.uuid.upper(), other=_some(others, batch))
+
+
+def _some(names: list[str], batch: _Batch) -> str:
+    """``a.xml, b.xml`` — or the first ``batch.limit`` names and how many more."""
+    shown = ", ".join(names[: batch.limit])
+    more = len(names) - batch.limit
+    if more <= 0:
+        return shown
+    return f"{shown} and {more} more" if batch.lang == "en" else f"{shown} y {more} más"
 
 
 def _against_origin(batch: _Batch, cross: CrossFacts, add: Add) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import FelRulesError
 
-__all__ = ["DaskExecutor", "LocalExecutor", "WorkerCrashed", "default_workers"]
+__all__ = ["DaskExecutor", "LocalExecutor", "WorkerCrashed", "default_workers", "local_workers"]
 
 
 def default_workers() -> int:
@@ -21,6 +21,13 @@ def default_workers() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
+
+
+def local_workers(requested: int | None) -> int:
+    """The worker processes a local batch uses: as many as asked, at most :func:`default_workers` (more
+    processes than cores only compete for them, each with its own memory)."""
+    cores = default_workers()
+    return min(requested, cores) if requested else cores
 
 
 class LocalExecutor:

@@ -15,7 +15,6 @@ import hashlib
 import json
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -28,20 +27,23 @@ from ..atomic import atomic_writer, describe_os_error, write_atomic
 from ..config import Config
 from ..errors import FelRulesError, InputError
 from ..report import Issue, Report
-from ..render.api import load_logo
+from ..render.api import load_logo, render_failure
 from ..render.settings import RenderSettings
-from .cross import CROSS_RULE_PREFIX, cross_issues
-from .executors import DaskExecutor, LocalExecutor, default_workers
+from .cross import CROSS_RULE_PREFIX, MAX_CROSS_FINDINGS, cross_issues
+from .executors import DaskExecutor, LocalExecutor, local_workers
 from .manifest import Entry, Manifest, RunStats, Summary
 from .progress import Progress
 from .worker import (
-    PDF_NOT_WRITTEN, Brief, FileResult, FileTask, _validator, _write_error, crashed_result, journal_file,
-    output_paths, process_and_record, record, render_pdf,
+    PDF_NOT_WRITTEN, Brief, FileResult, FileTask, FileTimeLimit, _validator, _write_error, crashed_result, journal_file,
+    output_paths, process_and_record, record, render_pdf, time_limit, time_limit_error,
 )
 
 __all__ = ["BatchCancelled", "BatchError", "BatchOptions", "BatchResult", "run_batch"]
 
 _STATE_DIR = ".fel-rules"
+#: Seconds one file may take in a worker (validation, report and PDF); SAT's largest invoice, 9,999 lines,
+#: takes about 10 s. A file over the limit gets an ``error`` entry and the batch goes on.
+DEFAULT_FILE_TIME_LIMIT = 120.0
 
 
 class BatchCancelled(Exception):
@@ -59,7 +61,7 @@ class BatchOptions:
 
     input_dir: Path
     out_dir: Path
-    workers: int | None = None
+    workers: int | None = None  # local processes; default and maximum: the cores this process may use
     render: bool = True
     recursive: bool = False
     resume: bool = False
@@ -69,6 +71,8 @@ class BatchOptions:
     render_settings: RenderSettings | None = None
     progress: bool | None = None
     max_files: int = 100_000
+    max_cross_findings: int = MAX_CROSS_FINDINGS  # issues per batch rule and report, documents named per issue
+    file_time_limit: float | None = DEFAULT_FILE_TIME_LIMIT  # seconds per file (local workers); over it: an error
     on_progress: Callable[[int, int], None] | None = None
     cancel: threading.Event | None = None
 
@@ -100,7 +104,7 @@ def run_batch(options: BatchOptions) -> BatchResult:
     if settings.logo is not None:  # workers may run elsewhere (another cwd, a Dask node): absolute paths only
         settings = settings.model_copy(update={"logo": settings.logo.resolve()})
     if options.render:
-        load_logo(settings.logo)  # a bad logo stops the run before any work
+        load_logo(settings.logo, settings)  # a bad logo stops the run before any work
     config = _absolute_paths(options.config).model_dump(mode="json", exclude_none=True)
     validator = _validator(config)  # compiled here so forked workers inherit it
     schema_info = validator.schema_set.info
@@ -122,7 +126,7 @@ def _run(options: BatchOptions, started: datetime, clock: float, input_dir: Path
     run.folder.mkdir(parents=True, exist_ok=True)  # a read-only output folder fails here, before any work
     rendering = settings.model_dump(mode="json")
     task_of = lambda rel: FileTask(str(input_dir / rel), rel, str(out_dir), options.render,  # noqa: E731
-                                   config, rendering, str(run.folder), fingerprint)
+                                   config, rendering, str(run.folder), fingerprint, options.file_time_limit)
     crashed = lambda task: _crashed(task, run)  # noqa: E731
 
     briefs: dict[str, Brief] = {}
@@ -150,7 +154,7 @@ def _run(options: BatchOptions, started: datetime, clock: float, input_dir: Path
         lost = [rel for rel, brief in briefs.items() if _missing_outputs(rel, brief, out_dir, run)]
         for brief in executor.run(process_and_record, (task_of(rel) for rel in lost), crashed):
             briefs[brief.rel] = brief  # its outputs vanished during the run (output folder deleted…): done again
-        _apply_cross_rules(briefs, out_dir, run, options.config.lang)
+        _apply_cross_rules(briefs, out_dir, run, options.config.lang, options.max_cross_findings)
         if options.render:
             _reconcile_pdfs(briefs, out_dir, run, executor, task_of)
     finally:
@@ -296,7 +300,7 @@ def _executor(options: BatchOptions):
             raise InputError("--executor dask necesita --scheduler DIRECCIÓN",
                              message_en="--executor dask needs --scheduler ADDRESS")
         return DaskExecutor(options.scheduler)
-    return LocalExecutor(options.workers or default_workers())
+    return LocalExecutor(local_workers(options.workers))
 
 
 def _fingerprint(config: dict, rulesets: list, schema_sha: str | None, render: bool, settings: RenderSettings) -> str:
@@ -352,9 +356,9 @@ def _remove_stale_temporaries(out_dir: Path) -> None:
             stale.unlink(missing_ok=True)
 
 
-def _apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang: str) -> None:
+def _apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang: str, limit: int) -> None:
     """Patch cross-document issues into reports; drop stale ones from earlier runs."""
-    found = cross_issues(((rel, b.cross) for rel, b in briefs.items() if b.cross is not None), lang)
+    found = cross_issues(((rel, b.cross) for rel, b in briefs.items() if b.cross is not None), lang, limit)
     for rel, brief in briefs.items():
         new = found.get(rel, [])
         if brief.failed or (not new and not brief.cross_applied):
@@ -416,11 +420,14 @@ def _reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, run: _Run, executor
 def _render_task(task: FileTask) -> tuple[str, str | None]:
     """``(rel, None)`` once the PDF is written, ``(rel, why not)`` otherwise."""
     try:
-        render_pdf(task)
+        with time_limit(task.time_limit):
+            render_pdf(task)
+    except FileTimeLimit:
+        return task.rel, time_limit_error(task)
     except OSError as exc:
         return task.rel, _write_error("el PDF", "the PDF", output_paths(task.rel)[1], exc, task)
     except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
-        return task.rel, "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        return task.rel, render_failure(exc).localized(task.config.get("lang", "es"))
     return task.rel, None
 
 

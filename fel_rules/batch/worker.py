@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import signal
+import threading
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -16,8 +20,9 @@ from ..facts import Anulacion, Documento
 from ..money import decimal_str
 
 __all__ = [
-    "Brief", "CrossFacts", "FileResult", "FileTask", "crashed_result", "journal_file", "output_paths",
-    "process_and_record", "process_file", "record", "render_pdf",
+    "Brief", "CrossFacts", "FileResult", "FileTask", "FileTimeLimit", "crashed_result", "journal_file",
+    "output_paths", "process_and_record", "process_file", "record", "render_pdf", "time_limit", "time_limit_error",
+    "unprocessed_result",
 ]
 
 
@@ -33,6 +38,7 @@ class FileTask:
     render_settings: dict
     journal: str = ""
     fingerprint: str = ""
+    time_limit: float | None = None  # seconds for this file's work (validation, report, PDF)
 
 
 @dataclass(slots=True)
@@ -141,10 +147,49 @@ def record(journal: str | Path, fingerprint: str, result: FileResult) -> None:
 
 
 def process_and_record(task: FileTask) -> Brief:
-    """:func:`process_file`, recorded in the journal by the worker; only a small summary travels back."""
-    result = process_file(task)
+    """:func:`process_file` within the task's time limit, recorded in the journal by the worker; only a small
+    summary travels back."""
+    try:
+        with time_limit(task.time_limit):
+            result = process_file(task)
+    except FileTimeLimit:
+        for stale in output_paths(task.rel):  # a report written before the limit would contradict the entry
+            (Path(task.out_dir) / stale).unlink(missing_ok=True)
+        result = unprocessed_result(task, time_limit_error(task))
     record(task.journal, task.fingerprint, result)
     return Brief.of(result)
+
+
+class FileTimeLimit(BaseException):
+    """A file's work went over its time limit (a ``BaseException``, so no ``except Exception`` on the way, which
+    turns a failing stage into an issue, mistakes it for a verdict)."""
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`FileTimeLimit` in the block after ``seconds`` (a real-time timer). Only in a process's main
+    thread, where pool workers run their tasks; elsewhere (a Dask worker thread) the block runs unbounded."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(_signum, _frame) -> None:
+        raise FileTimeLimit
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def time_limit_error(task: FileTask) -> str:
+    """``el archivo superó el límite de tiempo por archivo (120 s); no se procesó``."""
+    if task.config.get("lang") == "en":
+        return f"the file went over the time limit per file ({task.time_limit:g} s); it was not processed"
+    return f"el archivo superó el límite de tiempo por archivo ({task.time_limit:g} s); no se procesó"
 
 
 @dataclass(slots=True)
@@ -219,8 +264,8 @@ def process_file(task: FileTask) -> FileResult:
         elif renderable:
             try:
                 render_pdf(task, facts, report)
-            except OSError:  # disk full…: the verdict stands; the batch tries again once cross rules are in
-                result.pdf_note = PDF_NOT_WRITTEN
+            except Exception:  # noqa: BLE001 - disk full, a layout failure…: the verdict stands; the batch tries
+                result.pdf_note = PDF_NOT_WRITTEN  # again once cross rules are in, and the entry says why
             else:
                 result.pdf = pdf_rel
         return result
@@ -240,16 +285,21 @@ def _write_error(what: str, what_en: str, rel: str, exc: OSError, task: FileTask
 
 def crashed_result(task: FileTask) -> FileResult:
     """The result of a file whose worker process died each time it was tried (it has no outputs)."""
-    try:
-        with open(task.source, "rb") as stream:  # in chunks: the file may be huge
-            digest = hashlib.file_digest(stream, "sha256").hexdigest()
-    except OSError:
-        digest = None
     english = task.config.get("lang") == "en"
     error = ("the process validating the file ended unexpectedly (killed, or out of memory), again when retried; "
              "the file was not processed" if english else
              "el proceso que validaba el archivo terminó inesperadamente (terminado por el sistema o sin memoria), "
              "también al reintentarlo; el archivo no se procesó")
+    return unprocessed_result(task, error)
+
+
+def unprocessed_result(task: FileTask, error: str) -> FileResult:
+    """The result of a file that could not be processed (it has no outputs), saying why."""
+    try:
+        with open(task.source, "rb") as stream:  # in chunks: the file may be huge
+            digest = hashlib.file_digest(stream, "sha256").hexdigest()
+    except OSError:
+        digest = None
     return FileResult(rel=task.rel, sha256=digest, tipo=None, numero_autorizacion=None, valid=False, complete=False,
                       counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None, pdf_note="no procesado",
                       error=error)
@@ -265,7 +315,7 @@ def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> N
     if facts is None or report is None:
         report, facts = _validator(task.config).inspect_bytes(Path(task.source).read_bytes(), path=task.rel)
     view = build_view(facts, report, lang=settings.lang)
-    pdf = render_view(view, theme_name=settings.theme, logo=load_logo(settings.logo),
+    pdf = render_view(view, theme_name=settings.theme, logo=load_logo(settings.logo, settings),
                       qr_size_mm=settings.qr_size_mm, header_mm=settings.header_mm)
     write_atomic(Path(task.out_dir) / output_paths(task.rel)[1], pdf)
 

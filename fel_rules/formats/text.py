@@ -1,9 +1,11 @@
-"""Linter-style text: ``file:line: severity RULE message``, then one verdict line per file."""
+"""Linter-style text: ``file:line: severity RULE message``, then one verdict line per file. Every line is
+one line: control characters in file names and messages are written visibly (``\\n``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..printable import escape_controls
 from ..report import Report
 
 __all__ = ["render_text"]
@@ -27,10 +29,11 @@ def render_text(reports: Sequence[Report], *, lang: str = "es") -> str:
     labels = _LABELS["en" if lang == "en" else "es"]
     lines: list[str] = []
     for report in reports:
-        name = report.document.path or "<stdin>"
+        name = escape_controls(report.document.path or "<stdin>")  # a file name may hold a newline
         for issue in report.issues:
             where = f"{name}:{issue.location.line}" if issue.location.line else name
-            lines.append(f"{where}: {labels[issue.severity.value]} {issue.rule_id} {issue.message}")
+            lines.append(f"{where}: {labels[issue.severity.value]} {escape_controls(issue.rule_id)} "
+                         f"{escape_controls(issue.message)}")
         verdict = "unknown" if report.could_not_validate else ("valid" if report.valid else "invalid")
         counts = labels["counts"].format(**report.counts.model_dump())
         lines.append(f"{name}: {labels[verdict]} ({counts})")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import io
+import warnings
 from functools import lru_cache
 from dataclasses import dataclass
 from pathlib import Path
 
-from reportlab.lib.utils import ImageReader
+from PIL import Image as PILImage
 
 from ..atomic import describe_os_error, write_atomic
 from ..config import Config
@@ -16,12 +17,13 @@ from ..errors import RenderError
 from ..facts import Anulacion
 from ..report import Report
 from .pdf import render_view
-from .settings import RenderSettings
+from .settings import DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS, RenderSettings
 from .view import InvoiceView, build_view
 
-__all__ = ["RenderResult", "load_logo", "render_bytes", "render_file"]
+__all__ = ["RenderResult", "load_logo", "render_bytes", "render_failure", "render_file"]
 
 _SHOWN_ERRORS = 5
+_DEFAULT_LIMITS = (DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS)
 
 
 @dataclass(frozen=True)
@@ -62,11 +64,23 @@ def render_bytes(data: bytes, *, settings: RenderSettings | None = None, force: 
             + _errors(report),
             report=report,
         )
-    logo = load_logo(settings.logo)
-    view = build_view(facts, report, lang="en" if english else "es", invalid=invalid)
-    pdf = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
-                      header_mm=settings.header_mm)
+    logo = load_logo(settings.logo, settings)
+    try:
+        view = build_view(facts, report, lang="en" if english else "es", invalid=invalid)
+        pdf = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
+                          header_mm=settings.header_mm)
+    except Exception as exc:  # noqa: BLE001 - a layout failure is one clear line, and the verdict stands
+        failure = render_failure(exc)
+        raise RenderError(failure.message, message_en=failure.message_en, report=report) from exc
     return RenderResult(pdf=pdf, view=view, report=report)
+
+
+def render_failure(exc: Exception) -> RenderError:
+    """The renderer's own failure (reportlab, Pillow…) as one line; it says nothing about the document's validity."""
+    lines = f"{type(exc).__name__}: {exc}".splitlines()
+    detail = " ".join(line.strip() for line in lines)[:300]
+    return RenderError(f"No se pudo componer el PDF (el veredicto de validación no cambia): {detail}",
+                       message_en=f"Could not lay out the PDF (the validation verdict stands): {detail}")
 
 
 def render_file(source: str | Path, out: str | Path | None = None, *, settings: RenderSettings | None = None,
@@ -95,33 +109,62 @@ def render_file(source: str | Path, out: str | Path | None = None, *, settings: 
     return RenderResult(pdf=result.pdf, view=result.view, report=result.report, path=target)
 
 
-def load_logo(path: Path | None) -> bytes | None:
-    """The logo's bytes, checked to be a readable PNG/JPEG; ``RenderError`` otherwise (cached per file version)."""
+def load_logo(path: Path | None, limits: RenderSettings | None = None) -> bytes | None:
+    """The logo's bytes, checked to be a readable PNG/JPEG within the size limits of ``limits`` (default
+    settings when not given; bytes and pixels are checked before the image is read or decoded);
+    ``RenderError`` otherwise (cached per file version)."""
     if path is None:
         return None
+    max_bytes, max_pixels = (limits.logo_max_bytes, limits.logo_max_pixels) if limits else _DEFAULT_LIMITS
     try:
         stat = Path(path).stat()
     except OSError as exc:
         raise RenderError(f"No se pudo leer el logo {path}: {exc.strerror or exc}",
                           message_en=f"Could not read the logo {path}: {exc.strerror or exc}") from exc
-    return _checked_logo(str(path), stat.st_mtime_ns, stat.st_size)
+    if stat.st_size > max_bytes:
+        raise RenderError(f"El logo {path} mide {stat.st_size} bytes y el límite es {max_bytes} "
+                          "(FEL_RULES_LOGO_BYTES)",
+                          message_en=f"The logo {path} is {stat.st_size} bytes and the limit is {max_bytes} "
+                                     "(FEL_RULES_LOGO_BYTES)")
+    return _checked_logo(str(path), stat.st_mtime_ns, stat.st_size, max_pixels)
 
 
 @lru_cache(maxsize=8)
-def _checked_logo(path: str, _mtime_ns: int, _size: int) -> bytes:
+def _checked_logo(path: str, _mtime_ns: int, _size: int, max_pixels: int) -> bytes:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise RenderError(f"No se pudo leer el logo {path}: {exc.strerror or exc}",
                           message_en=f"Could not read the logo {path}: {exc.strerror or exc}") from exc
+    width, height = _logo_size(path, data, max_pixels)
+    if width <= 0 or height <= 0:
+        raise RenderError(f"El logo {path} está vacío", message_en=f"The logo {path} is empty")
+    if width * height > max_pixels:
+        raise _too_many_pixels(path, f"{width} × {height}", max_pixels)
+    return data
+
+
+def _logo_size(path: str, data: bytes, max_pixels: int) -> tuple[int, int]:
+    """Width and height from the image's header (nothing is decoded)."""
     try:
-        width, height = ImageReader(io.BytesIO(data)).getSize()
+        with warnings.catch_warnings():  # Pillow warns above 89 megapixels; the limit here says it better
+            warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
+            with PILImage.open(io.BytesIO(data), formats=("PNG", "JPEG")) as image:
+                return image.size
+    except PILImage.DecompressionBombError as exc:  # Pillow's own guard, far above ours
+        raise _too_many_pixels(path, None, max_pixels) from exc
     except Exception as exc:  # noqa: BLE001 - PIL raises many types for a bad image
         raise RenderError(f"El logo {path} no es una imagen PNG o JPEG válida",
                           message_en=f"The logo {path} is not a valid PNG or JPEG image") from exc
-    if width <= 0 or height <= 0:
-        raise RenderError(f"El logo {path} está vacío", message_en=f"The logo {path} is empty")
-    return data
+
+
+def _too_many_pixels(path: str, size: str | None, limit: int) -> RenderError:
+    size_es = f"mide {size} píxeles" if size else "tiene demasiados píxeles"
+    size_en = f"is {size} pixels" if size else "has too many pixels"
+    return RenderError(f"El logo {path} {size_es} y el límite es {limit} píxeles (FEL_RULES_LOGO_PIXELS); "
+                       "use una imagen más pequeña",
+                       message_en=f"The logo {path} {size_en} and the limit is {limit} pixels "
+                                  "(FEL_RULES_LOGO_PIXELS); use a smaller image")
 
 
 def _errors(report: Report) -> str:

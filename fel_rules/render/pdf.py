@@ -107,8 +107,10 @@ def _header(view: InvoiceView, styles: _Styles, theme: Theme, logo: bytes | None
         box.append(_p(f"{labels['emision']}: {view.fecha_emision}", styles.box))
     box_width = 68 * mm
     logo_column = (logo_width + 4 * mm) if logo else 0.001
-    table = Table([[logo_cell, emisor_cell, box]],
-                  colWidths=[logo_column, _WIDTH - logo_column - box_width, box_width], rowHeights=[height])
+    cells = [[logo_cell, emisor_cell, box]]
+    widths = [logo_column, _WIDTH - logo_column - box_width, box_width]
+    _, needed = Table(cells, colWidths=widths).wrap(_WIDTH, LETTER[1])
+    table = Table(cells, colWidths=widths, rowHeights=[max(height, needed)])  # long names make the band taller
     table.setStyle(TableStyle([
         ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
         ("BACKGROUND", (2, 0), (2, 0), theme.header_fill),
@@ -118,8 +120,14 @@ def _header(view: InvoiceView, styles: _Styles, theme: Theme, logo: bytes | None
     return table
 
 
-@lru_cache(maxsize=8)
 def _image_reader(data: bytes) -> ImageReader:
+    """A reader of the logo for one PDF: a reader keeps a file position, so PDFs rendered at the same time
+    (MCP tool calls on several threads) must not share one."""
+    return ImageReader(io.BytesIO(_flat_jpeg(data)))
+
+
+@lru_cache(maxsize=8)
+def _flat_jpeg(data: bytes) -> bytes:
     """The logo prepared once per process: flattened on white and stored as a JPEG, which reportlab
     embeds as it is (no decoding or recompression per PDF; about 4 ms saved per invoice)."""
     with PILImage.open(io.BytesIO(data)) as image:
@@ -129,8 +137,7 @@ def _image_reader(data: bytes) -> ImageReader:
     flat.paste(rgba, mask=rgba.getchannel("A"))
     buffer = io.BytesIO()
     flat.save(buffer, format="JPEG", quality=92, optimize=True)
-    buffer.seek(0)
-    return ImageReader(buffer)
+    return buffer.getvalue()
 
 
 class _Logo(Flowable):
@@ -154,7 +161,7 @@ def _parties(view: InvoiceView, styles: _Styles, theme: Theme) -> Table:
     if view.fecha_certificacion:
         right.append(_p(f"{labels['certificacion']}: {view.fecha_certificacion}", styles.body))
     right.append(_p(f"{labels['moneda']}: {view.currency}", styles.body))
-    table = Table([[left, right]], colWidths=[_WIDTH * 0.55, _WIDTH * 0.45])
+    table = Table([[left, right]], colWidths=[_WIDTH * 0.55, _WIDTH * 0.45], splitInRow=1)
     table.setStyle(TableStyle([
         ("BOX", (0, 0), (-1, -1), 0.6, theme.rule),
         ("LINEBEFORE", (1, 0), (1, 0), 0.6, theme.rule),
@@ -165,6 +172,10 @@ def _parties(view: InvoiceView, styles: _Styles, theme: Theme) -> Table:
 
 
 _ITEM_WIDTHS = [9 * mm, 16 * mm, 9 * mm, None, 23 * mm, 20 * mm, 25 * mm]
+#: A description longer than this continues on further rows of its item (about 10 lines each, without
+#: padding between them), so the table splits between pages whatever its length (SAT allows 10,000
+#: characters; one row must fit on a page).
+_PIECE_CHARS = 600
 
 
 def _items(view: InvoiceView, styles: _Styles, theme: Theme) -> Table:
@@ -173,9 +184,15 @@ def _items(view: InvoiceView, styles: _Styles, theme: Theme) -> Table:
             _p(labels["descripcion"], styles.head), _p(labels["unitario"], styles.head_right),
             _p(labels["descuento"], styles.head_right), _p(labels["total"], styles.head_right)]
     rows = [head]
-    for item in view.items:  # plain strings where nothing wraps: much cheaper than a Paragraph per cell
-        rows.append([item.number, item.quantity, item.kind, _p(item.description, styles.cell),
+    zebra, continued = [], []
+    for index, item in enumerate(view.items):  # plain strings where nothing wraps: cheaper than Paragraphs
+        first, *rest = _pieces(item.description)
+        if index % 2:
+            zebra.append((len(rows), len(rows) + len(rest)))
+        continued += range(len(rows), len(rows) + len(rest))
+        rows.append([item.number, item.quantity, item.kind, _p(first, styles.cell),
                      item.unit_price, item.discount, item.total])
+        rows += [["", "", "", _p(piece, styles.cell), "", "", ""] for piece in rest]
     fixed = sum(width for width in _ITEM_WIDTHS if width)
     widths = [width or (_WIDTH - fixed) for width in _ITEM_WIDTHS]
     table = Table(rows, colWidths=widths, repeatRows=1)
@@ -188,9 +205,23 @@ def _items(view: InvoiceView, styles: _Styles, theme: Theme) -> Table:
         ("LINEBELOW", (0, -1), (-1, -1), 0.6, theme.rule),
         ("TOPPADDING", (0, 0), (-1, -1), 2.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 3.5),
     ]
-    commands += [("BACKGROUND", (0, row), (-1, row), theme.zebra) for row in range(2, len(rows), 2)]
+    commands += [("BACKGROUND", (0, first), (-1, last), theme.zebra) for first, last in zebra]
+    for row in continued:  # the next row goes on with this row's description: no gap between them
+        commands += [("BOTTOMPADDING", (0, row), (-1, row), 0), ("TOPPADDING", (0, row + 1), (-1, row + 1), 0)]
     table.setStyle(TableStyle(commands))
     return table
+
+
+def _pieces(text: str, size: int = _PIECE_CHARS) -> list[str]:
+    """``text`` in pieces of at most ``size`` characters, cut between words where there is a space."""
+    text = " ".join(text.split())  # a Paragraph collapses white space anyway
+    pieces = []
+    while len(text) > size:
+        cut = text.rfind(" ", 0, size + 1)
+        cut = cut if cut > 0 else size
+        pieces.append(text[:cut])
+        text = text[cut:].lstrip(" ")
+    return [*pieces, text]
 
 
 def _totals(view: InvoiceView, styles: _Styles, theme: Theme) -> Table:
@@ -207,17 +238,27 @@ def _totals(view: InvoiceView, styles: _Styles, theme: Theme) -> Table:
     return outer
 
 
+class _LeftTable(Table):
+    """A left-aligned table whose pieces stay left-aligned when a row splits across pages (reportlab
+    builds the pieces with ``self.__class__`` but forgets ``hAlign`` when it splits inside a row)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **{**kwargs, "hAlign": "LEFT"})
+
+
 def _section(section, styles: _Styles, theme: Theme) -> Table:
     if section.headers:
         rows = [[_p(header, styles.head) for header in section.headers]]
         rows += [[_p(cell, styles.cell) for cell in row] for row in section.rows]
-        table = Table(rows, colWidths=[32 * mm] * len(section.headers), hAlign="LEFT")
+        table = _LeftTable(rows, colWidths=[32 * mm] * len(section.headers), splitInRow=1)
         table.setStyle(TableStyle([("BACKGROUND", (0, 0), (-1, 0), theme.header_fill),
+                                   ("VALIGN", (0, 0), (-1, -1), "TOP"),
                                    ("LINEBELOW", (0, -1), (-1, -1), 0.6, theme.rule)]))
         return table
     rows = [[_p(label, styles.small), _p(value, styles.cell)] for label, value in section.pairs]
-    table = Table(rows or [["", ""]], colWidths=[45 * mm, _WIDTH - 45 * mm], hAlign="LEFT")
-    table.setStyle(TableStyle([("TOPPADDING", (0, 0), (-1, -1), 1), ("BOTTOMPADDING", (0, 0), (-1, -1), 1),
+    table = _LeftTable(rows or [["", ""]], colWidths=[45 * mm, _WIDTH - 45 * mm], splitInRow=1)
+    table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
+                               ("TOPPADDING", (0, 0), (-1, -1), 1), ("BOTTOMPADDING", (0, 0), (-1, -1), 1),
                                ("LEFTPADDING", (0, 0), (0, -1), 0)]))
     return table
 
@@ -260,10 +301,19 @@ class _PageDecor:
             canvas.setFont(self.theme.font, 7.5)
             canvas.setFillColor(self.theme.muted)
             view = self.view
-            canvas.drawString(_MARGIN, LETTER[1] - _MARGIN + 3 * mm,
-                              f"{view.title} · {view.emisor.commercial_name or view.emisor.name}"
-                              + (f" · {view.serie}-{view.numero}" if view.serie else ""))
+            heading = (f"{view.title} · {view.emisor.commercial_name or view.emisor.name}"
+                       + (f" · {view.serie}-{view.numero}" if view.serie else ""))
+            canvas.drawString(_MARGIN, LETTER[1] - _MARGIN + 3 * mm, _fit(heading, self.theme.font, 7.5, _WIDTH))
             canvas.restoreState()
+
+
+def _fit(text: str, font: str, size: float, width: float) -> str:
+    """``text``, shortened with "…" to fit in ``width`` points on one line (running headers and footers)."""
+    if stringWidth(text, font, size) <= width:
+        return text
+    while text and stringWidth(text + "…", font, size) > width:
+        text = text[:-1]
+    return text.rstrip() + "…"
 
 
 def _numbered_canvas(view: InvoiceView, theme: Theme) -> type[Canvas]:
@@ -287,10 +337,11 @@ def _numbered_canvas(view: InvoiceView, theme: Theme) -> type[Canvas]:
                 self.setFillColor(theme.muted)
                 self.setStrokeColor(theme.rule)
                 self.line(_MARGIN, _MARGIN + 4 * mm, LETTER[0] - _MARGIN, _MARGIN + 4 * mm)
+                page = view.labels["pagina"].format(page=number, pages=total)
                 if footer_left:
-                    self.drawString(_MARGIN, _MARGIN, footer_left)
-                self.drawRightString(LETTER[0] - _MARGIN, _MARGIN,
-                                     view.labels["pagina"].format(page=number, pages=total))
+                    room = _WIDTH - stringWidth(page, theme.font, 7.5) - 6 * mm
+                    self.drawString(_MARGIN, _MARGIN, _fit(footer_left, theme.font, 7.5, room))
+                self.drawRightString(LETTER[0] - _MARGIN, _MARGIN, page)
                 super().showPage()
             super().save()
 

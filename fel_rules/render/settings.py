@@ -8,6 +8,8 @@ FEL_RULES_OUTPUT_DIR   folder for PDFs when no output path given  ``out``
 FEL_RULES_THEME        ``clasico`` or ``moderno``                 ``clasico``
 FEL_RULES_QR_SIZE      side of the verifier QR, millimetres       ``30``
 FEL_RULES_HEADER_MM    height of the header band, millimetres     ``28``
+FEL_RULES_LOGO_BYTES   largest logo file accepted, bytes          ``5242880``
+FEL_RULES_LOGO_PIXELS  largest logo accepted, width × height      ``16777216``
 =====================  =========================================  ==========
 """
 
@@ -22,9 +24,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import FelRulesError
 
-__all__ = ["RenderSettings", "ThemeName"]
+__all__ = ["DEFAULT_LOGO_MAX_BYTES", "DEFAULT_LOGO_MAX_PIXELS", "RenderSettings", "ThemeName"]
 
 ThemeName = Literal["clasico", "moderno"]
+
+#: A logo file larger than this is refused before it is read (5 MiB; a header logo is a few kB).
+DEFAULT_LOGO_MAX_BYTES = 5 * 1024 * 1024
+#: A logo with more pixels than this (4096 × 4096) is refused before it is decoded: a few hundred kB of
+#: PNG can declare 12000 × 12000 pixels, 2 GB once decoded.
+DEFAULT_LOGO_MAX_PIXELS = 4096 * 4096
 
 _ENV = {
     "logo": "FEL_RULES_LOGO",
@@ -32,6 +40,8 @@ _ENV = {
     "theme": "FEL_RULES_THEME",
     "qr_size_mm": "FEL_RULES_QR_SIZE",
     "header_mm": "FEL_RULES_HEADER_MM",
+    "logo_max_bytes": "FEL_RULES_LOGO_BYTES",
+    "logo_max_pixels": "FEL_RULES_LOGO_PIXELS",
 }
 
 
@@ -46,6 +56,9 @@ class RenderSettings(BaseModel):
     qr_size_mm: float = Field(default=30, ge=15, le=60)
     header_mm: float = Field(default=28, ge=15, le=60)
     lang: Literal["es", "en"] = "es"
+    logo_max_bytes: int = Field(default=DEFAULT_LOGO_MAX_BYTES, gt=0, description="Largest logo file, in bytes.")
+    logo_max_pixels: int = Field(default=DEFAULT_LOGO_MAX_PIXELS, gt=0,
+                                 description="Largest logo, in pixels (width × height), checked before decoding.")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> RenderSettings:

@@ -88,6 +88,8 @@ def load_yaml(path: Path) -> Any:
             line=exc.line,
             column=exc.column,
         ) from None
+    except RecursionError:  # the loader recurses per level of nesting
+        raise _too_deep(text, path) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
@@ -98,6 +100,29 @@ def load_yaml(path: Path) -> Any:
             line=mark.line + 1 if mark else None,
             column=mark.column + 1 if mark else None,
         ) from None
+
+
+#: Nesting a rule file never needs (rules nest a few levels); where :func:`_too_deep` points.
+_DEEP_NESTING = 100
+
+
+def _too_deep(text: str, path: Path) -> RuleFileError:
+    """The error for a file nested too deep to load, at the first collection ``_DEEP_NESTING`` levels deep
+    (found from the parser's event stream, which does not recurse)."""
+    depth, mark = 0, None
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > _DEEP_NESTING:
+                mark = event.start_mark
+                break
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return RuleFileError(
+        f"YAML anidado a más de {_DEEP_NESTING} niveles",
+        message_en=f"YAML nested more than {_DEEP_NESTING} levels deep",
+        path=str(path), line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None,
+    )
 
 
 def position(data: Any, loc: tuple[Any, ...]) -> tuple[int | None, int | None]:

@@ -1,0 +1,131 @@
+"""Work without bounds: every per-document cost the input controls is capped, with a precise message
+and no verdict (or a truncation notice) instead of minutes of CPU or gigabytes of memory."""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+
+import pytest
+
+from fel_rules import Config, RenderError, Validator
+from fel_rules.batch import BatchOptions, run_batch
+from fel_rules.batch.cross import cross_issues
+from fel_rules.batch.executors import default_workers
+from fel_rules.batch.worker import CrossFacts
+from fel_rules.cli import main
+from fel_rules.render import RenderSettings, render_bytes
+
+from .conftest import EXAMPLES
+from .support.builder import Invoice, Item
+
+FACT = (EXAMPLES / "factura-fact.xml").read_bytes()
+
+
+def _with_attributes(count: int) -> bytes:
+    attributes = b" ".join(b'a%d="x"' % n for n in range(count))
+    return FACT.replace(b"<dte:DatosGenerales ", b"<dte:DatosGenerales " + attributes + b" ", 1)
+
+
+def test_attributes_per_element_are_bounded(validator: Validator):
+    report = validator.validate_bytes(_with_attributes(2_000))  # 23 s of schema work before the limit
+    assert [i.rule_id for i in report.issues] == ["FEL-XML-09"]
+    issue = report.issues[0]
+    assert issue.message == ("El elemento dte:DatosGenerales (línea 6) tiene 2003 atributos y el límite es 100; "
+                             "no se validó.")
+    assert issue.location.line == 6 and issue.location.xpath.endswith("dte:DatosGenerales")
+    assert (report.valid, report.complete, report.exit_code()) == (False, False, 2)
+    relaxed = Validator(Config(max_attributes=3_000), catalog=validator.catalog).validate_bytes(_with_attributes(20))
+    assert "FEL-XML-09" not in {i.rule_id for i in relaxed.issues}
+
+
+def test_schema_errors_per_report_are_bounded(validator: Validator):
+    items = [Item.goods(f"Artículo {n}", "1", "10.00") for n in range(300)]
+    data = Invoice(tipo="FACT", receptor_id="CF", frases=[(1, 1)], items=items).to_xml()
+    data = data.replace(b"<dte:Cantidad>1</dte:Cantidad>", b"<dte:Cantidad>uno</dte:Cantidad>")
+    report = validator.validate_bytes(data)
+    schema = [i for i in report.issues if i.stage == "schema"]
+    assert sum(1 for i in schema if i.rule_id == "FEL-XSD-01") == 200
+    notice = next(i for i in schema if i.rule_id == "FEL-XSD-05")
+    assert notice.message == ("El documento tiene más de 200 errores de esquema; el reporte muestra los primeros "
+                              "200.")
+    assert not report.valid
+    small = Validator(Config(max_schema_errors=5), catalog=validator.catalog).validate_bytes(data)
+    assert sum(1 for i in small.issues if i.rule_id == "FEL-XSD-01") == 5
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG that declares ``width`` × ``height`` pixels in a few dozen bytes (a decompression bomb's header)."""
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunk = lambda kind, data: (struct.pack(">I", len(data)) + kind + data  # noqa: E731
+                                + struct.pack(">I", zlib.crc32(kind + data)))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 64))
+            + chunk(b"IEND", b""))
+
+
+def test_logo_pixels_and_bytes_are_bounded(validator: Validator, tmp_path, capsys):
+    bomb = tmp_path / "bomba.png"
+    bomb.write_bytes(_png_header(12_000, 12_000))  # 2 GB and 10 s once decoded
+    settings = RenderSettings.from_env({}, logo=bomb)
+    with pytest.raises(RenderError) as info:
+        render_bytes(FACT, settings=settings, validator=validator)
+    assert info.value.message == (f"El logo {bomb} mide 12000 × 12000 píxeles y el límite es 16777216 píxeles "
+                                  "(FEL_RULES_LOGO_PIXELS); use una imagen más pequeña")
+    logo = EXAMPLES / "logo.png"
+    small = RenderSettings.from_env({"FEL_RULES_LOGO_BYTES": "1000"}, logo=logo)
+    with pytest.raises(RenderError) as info:
+        render_bytes(FACT, settings=small, validator=validator)
+    assert info.value.message == (f"El logo {logo} mide {logo.stat().st_size} bytes y el límite es 1000 "
+                                  "(FEL_RULES_LOGO_BYTES)")
+    assert main(["render", str(EXAMPLES / "factura-fact.xml"), "--logo", str(bomb), "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1  # one clear line, no warning from the image library
+
+
+def _uuid(n: int) -> str:
+    return f"5D8A3F21-9C4B-4E7A-B2D6-{n:012X}"
+
+
+def test_batch_rule_findings_are_bounded():
+    copies = [(f"copia-{n:04d}.xml", CrossFacts(tipo="FACT", uuid=_uuid(0))) for n in range(3_000)]
+    found = cross_issues(copies)
+    assert len(found) == 3_000
+    issue, = found["copia-0000.xml"]
+    assert issue.message == ("El número de autorización 5D8A3F21-9C4B-4E7A-B2D6-000000000000 también está en "
+                             + ", ".join(f"copia-{n:04d}.xml" for n in range(1, 21)) + " y 2979 más.")
+    constancias = [(f"civa-{n}.xml", CrossFacts(tipo="CIVA", uuid=_uuid(n + 10), origin_uuid=_uuid(1)))
+                   for n in range(100)]
+    note = ("nota.xml", CrossFacts(tipo="NCRE", uuid=_uuid(2), origin_uuid=_uuid(1)))
+    issues = cross_issues([*constancias, note], "en", limit=5)["nota.xml"]
+    assert [i.rule_id for i in issues] == ["FEL-LOT-16"] * 6
+    assert issues[-1].severity.value == "info"
+    assert issues[-1].message == "Rule FEL-LOT-16 found 100 problems; the report shows the first 5."
+
+
+def test_workers_are_capped_to_the_cores(tmp_path, capsys):
+    folder = tmp_path / "entrada"
+    folder.mkdir()
+    for name in ("a.xml", "b.xml"):
+        (folder / name).write_bytes(FACT)
+    result = run_batch(BatchOptions(folder, tmp_path / "salida", workers=64, render=False, progress=False))
+    assert result.manifest.run.workers == default_workers() < 64
+    assert main(["batch", str(folder), "--out", str(tmp_path / "cli"), "--workers", "64", "--no-render",
+                 "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["run"]["workers"] == default_workers()
+
+
+def test_batch_file_time_is_bounded(tmp_path):
+    folder = tmp_path / "entrada"
+    folder.mkdir()
+    (folder / "lenta.xml").write_bytes(_with_attributes(1_500))  # about 10 s of schema work when allowed
+    (folder / "normal.xml").write_bytes(FACT)
+    options = BatchOptions(folder, tmp_path / "salida", workers=1, progress=False, file_time_limit=1,
+                           config=Config(max_attributes=2_000))
+    result = run_batch(options)
+    slow, normal = result.manifest.entries
+    assert slow.path == "lenta.xml" and slow.error == ("el archivo superó el límite de tiempo por archivo (1 s); "
+                                                       "no se procesó")
+    assert (slow.report, slow.pdf) == (None, None)
+    assert not (tmp_path / "salida" / "lenta.report.json").exists()
+    assert (normal.valid, normal.error, normal.pdf) == (True, None, "normal.pdf")
+    assert result.exit_code == 2
