@@ -353,7 +353,8 @@ class _Run:
         self.folder, self.fingerprint, self.roots = folder, fingerprint, roots
 
     def _file(self, rel: str) -> Path:
-        return journal_file(self.folder, rel)
+        """The journal entry of ``rel`` (``OSError`` when the journal's folder now resolves outside the roots)."""
+        return confine(journal_file(self.folder, rel), self.roots)
 
     def record(self, result: FileResult) -> None:
         record(self.folder, self.fingerprint, result, self.roots)
