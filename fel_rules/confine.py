@@ -17,7 +17,8 @@ from pathlib import Path
 
 __all__ = ["OutsideRoots", "confine", "open_folder"]
 
-_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# O_PATH (Linux): a folder needs only search permission to be walked through, as with a path
+_FOLDER_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class OutsideRoots(PermissionError):
