@@ -105,7 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Valida un XML FEL y lo imprime a PDF (un documento inválido se rechaza salvo con --force).",
     )
     render.add_argument("file", metavar="FILE", help="XML del DTE")
-    render.add_argument("--out", type=Path, metavar="PATH", help="PDF de salida, o carpeta (por defecto FEL_RULES_OUTPUT_DIR u out/)")
+    render.add_argument("--out", metavar="PATH",  # a string: a trailing "/" says "a folder", even a missing one
+                        help="PDF de salida, o carpeta (existente o terminada en /; por defecto FEL_RULES_OUTPUT_DIR u out/)")
     render.add_argument("--logo", type=Path, metavar="PATH", help="logo PNG/JPEG (por defecto FEL_RULES_LOGO)")
     render.add_argument("--theme", choices=("clasico", "moderno"), help="tema visual (por defecto FEL_RULES_THEME o clasico)")
     render.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de las etiquetas y mensajes")

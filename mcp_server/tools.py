@@ -3,6 +3,7 @@ fel_rules' public API only. Loaded on the first ``tools/list`` or ``tools/call``
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from collections.abc import Callable
@@ -13,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from fel_rules import Config, FelRulesError, Report, Validator
-from fel_rules.batch import BatchCancelled, BatchOptions, run_batch
+from fel_rules.batch import BatchCancelled, BatchOptions, output_paths, run_batch
 from fel_rules.batch.manifest import Summary
 from fel_rules.render import RenderSettings, render_file
 from fel_rules.report import Counts, RulesetRef
@@ -111,7 +112,8 @@ class RenderArgs(_Args):
     xml_path: str = Field(description="Path of the FEL XML to print (inside the allowed roots).")
     logo_path: str | None = Field(default=None, description="PNG or JPEG logo for the header.")
     theme: Literal["clasico", "moderno"] | None = Field(default=None, description="Visual theme.")
-    out_path: str | None = Field(default=None, description="PDF to write (default: out/<name>.pdf in the first root).")
+    out_path: str | None = Field(default=None, description="PDF to write, or a folder (ending in /) for <name>.pdf "
+                                                       "(default: out/<path of the XML in the first root>.pdf).")
     force: bool = Field(default=False, description="Render an invalid document anyway, marked NO VÁLIDO.")
     lang: Literal["es", "en"] = Field(default="es", description="Language of the labels.")
 
@@ -130,17 +132,25 @@ def _render(args: RenderArgs, ctx: ToolContext) -> tuple[dict, str]:
     source = ctx.roots.check(args.xml_path)
     logo = ctx.roots.check(args.logo_path) if args.logo_path else None
     settings = RenderSettings.from_env(logo=logo, theme=args.theme, lang=args.lang)
-    if args.out_path:
-        target = ctx.roots.check(args.out_path, must_exist=False)
-    else:
-        target = ctx.roots.check(str(settings.output_dir / f"{source.stem}.pdf"), must_exist=False)
-    if target.is_dir():
-        target = ctx.roots.check(str(target / f"{source.stem}.pdf"), must_exist=False)
-    result = render_file(source, target, settings=settings, force=args.force, validator=_validator(args.lang, None))
+    default = settings.output_dir / output_paths(_default_name(source, ctx.roots).as_posix())[1]
+    target = ctx.roots.check(args.out_path or str(default), must_exist=False)
+    out = f"{target}/" if (args.out_path or "").endswith("/") else target  # a folder, even a missing one
+    result = render_file(source, out, settings=settings, force=args.force, validator=_validator(args.lang, None),
+                         roots=ctx.roots.paths)  # checked again when written: a folder swapped meanwhile is refused
     errors = [f"{i.rule_id}: {i.message}" for i in result.report.issues if i.severity.value == "error"]
     output = RenderOutput(pdf_path=str(result.path), valid=result.report.valid, counts=result.report.counts,
                           watermarks=result.view.watermarks, errors=errors)
     return output.model_dump(mode="json"), f"PDF: {result.path}"
+
+
+def _default_name(path: Path, roots: Roots) -> Path:
+    """A default output name for the resolved ``path`` that no other input shares: its path inside the first
+    root (``2024/enero``), else its name with a digest of the full path (``enero-1f2e3d4c5b6a``)."""
+    first = roots.paths[0]
+    if first in path.parents:
+        return path.relative_to(first)
+    digest = hashlib.sha256(os.fsencode(path)).hexdigest()[:12]
+    return Path(f"{path.stem}-{digest}{path.suffix}")
 
 
 # --- fel_batch --------------------------------------------------------------------------------------
@@ -150,7 +160,8 @@ class BatchArgs(_Args):
     """Arguments of fel_batch."""
 
     dir_xml: str = Field(description="Folder with the XML files (inside the allowed roots).")
-    out_dir: str | None = Field(default=None, description="Output folder (default: out/<folder name> in the first root).")
+    out_dir: str | None = Field(default=None, description="Output folder (default: out/<path of the folder in the "
+                                                      "first root>).")
     workers: int | None = Field(default=None, ge=1, le=64,
                                 description="Worker processes (default and maximum: the cores available; more are clamped).")
     render: bool = Field(default=True, description="Also render a PDF for every valid document.")
@@ -168,13 +179,13 @@ class BatchOutput(BaseModel):
 
 def _batch(args: BatchArgs, ctx: ToolContext) -> tuple[dict, str]:
     folder = ctx.roots.check(args.dir_xml)
-    out = ctx.roots.check(args.out_dir or str(Path("out") / folder.name), must_exist=False)
+    out = ctx.roots.check(args.out_dir or str(Path("out") / _default_name(folder, ctx.roots)), must_exist=False)
     on_progress = None
     if ctx.progress is not None:
         on_progress = lambda done, total: ctx.progress(done, total, f"{done}/{total}")  # noqa: E731
     options = BatchOptions(input_dir=folder, out_dir=out, workers=args.workers, render=args.render,
                            recursive=args.recursive, resume=args.resume, progress=False, on_progress=on_progress,
-                           cancel=ctx.cancel)
+                           cancel=ctx.cancel, roots=tuple(ctx.roots.paths))
     try:
         result = run_batch(options)
     except BatchCancelled as exc:

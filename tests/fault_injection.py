@@ -1,6 +1,6 @@
 """Faults for tests/test_faults.py, in a module batch workers can import (forked or spawned alike).
 
-* :func:`faulty_io` gives stand-ins for the ``tempfile`` and ``os`` modules used by :mod:`fel_rules.atomic`:
+* :func:`faulty_io` gives a stand-in for the ``os`` module used by :mod:`fel_rules.atomic`:
   writes to matching paths fail like a full disk (``ENOSPC`` half-way through the data, so a partial
   temporary file really exists), a read-only file system (``EROFS`` when the file is created) or a
   folder without write permission (``EACCES`` at the final rename). The tests run as root, where
@@ -15,7 +15,6 @@ import errno
 import os
 import shutil
 import signal
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -62,19 +61,20 @@ class _FullDisk:
         self._stream.close()
 
 
-def faulty_io(kind: str, match: Callable[[Path], bool] = lambda target: True) -> tuple[_Module, _Module]:
-    """``(tempfile, os)`` stand-ins for :mod:`fel_rules.atomic`: writes whose target ``match`` fail with ``kind``
-    (``ENOSPC``, ``EROFS`` or ``EACCES``)."""
+def faulty_io(kind: str, match: Callable[[Path], bool] = lambda target: True) -> _Module:
+    """An ``os`` stand-in for :mod:`fel_rules.atomic`: writes whose target ``match`` fail with ``kind``
+    (``ENOSPC``, ``EROFS`` or ``EACCES``). Paths are names relative to the folder's descriptor."""
     doomed: set[int] = set()
 
-    def mkstemp(prefix: str = "", suffix: str = "", dir: str | None = None):  # noqa: A002 - tempfile's name
-        target = Path(dir or ".") / prefix[1:-1]  # atomic_writer's prefix is ".<name>."
-        if kind == "EROFS" and match(target):
-            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(Path(dir or ".") / f"{prefix}XXXXXXXX{suffix}"))
-        handle, name = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=dir)
-        if kind == "ENOSPC" and match(target):
+    def open(name, flags, mode=0o777, *, dir_fd=None):  # noqa: A001 - os.open's name
+        target = Path(name[1:].rsplit(".fel-", 1)[0])  # atomic_writer's temporary is ".<name>.fel-<random>.tmp"
+        creating = flags & os.O_CREAT
+        if creating and kind == "EROFS" and match(target):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), name)
+        handle = os.open(name, flags, mode, dir_fd=dir_fd)
+        if creating and kind == "ENOSPC" and match(target):
             doomed.add(handle)
-        return handle, name
+        return handle
 
     def fdopen(handle: int, *args, **kwargs):
         stream = os.fdopen(handle, *args, **kwargs)
@@ -83,18 +83,18 @@ def faulty_io(kind: str, match: Callable[[Path], bool] = lambda target: True) ->
             return _FullDisk(stream)
         return stream
 
-    def replace(source, target) -> None:
+    def replace(source, target, **kwargs) -> None:
         if kind == "EACCES" and match(Path(target)):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(target))
-        os.replace(source, target)
+        os.replace(source, target, **kwargs)
 
-    return _Module(tempfile, mkstemp=mkstemp), _Module(os, fdopen=fdopen, replace=replace)
+    return _Module(os, open=open, fdopen=fdopen, replace=replace)
 
 
 def _install(kind: str, suffix: str) -> None:
     """Put the fault into this (worker) process for writes whose name ends with ``suffix``."""
     if getattr(atomic, "_test_fault", None) != (kind, suffix):
-        atomic.tempfile, atomic.os = faulty_io(kind, lambda target: target.name.endswith(suffix))
+        atomic.os = faulty_io(kind, lambda target: target.name.endswith(suffix))
         atomic._test_fault = (kind, suffix)
 
 

@@ -92,9 +92,7 @@ def fault(monkeypatch):
     """``fault(kind, match)``: writes through fel_rules.atomic in this process fail (see fault_injection)."""
 
     def install(kind: str, match=lambda target: True) -> None:
-        fake_tempfile, fake_os = fault_injection.faulty_io(kind, match)
-        monkeypatch.setattr(atomic, "tempfile", fake_tempfile)
-        monkeypatch.setattr(atomic, "os", fake_os)
+        monkeypatch.setattr(atomic, "os", fault_injection.faulty_io(kind, match))
 
     return install
 
@@ -119,7 +117,9 @@ def test_render_to_an_unwritable_folder_is_a_clear_error(kind, reason, reason_en
     out = tmp_path / "salida"
     out.mkdir()
     previous = out / "factura.pdf"
-    previous.write_bytes(b"%PDF-1.4 version anterior")
+    assert main(["render", str(FACTURA), "--out", str(previous)]) == 0  # the PDF of an earlier run
+    earlier = previous.read_bytes()
+    capsys.readouterr()
     fresh = out / "nueva" / "factura.pdf"
     fault(kind)
 
@@ -127,7 +127,7 @@ def test_render_to_an_unwritable_folder_is_a_clear_error(kind, reason, reason_en
     captured = capsys.readouterr()
     assert code == 2 and captured.out == ""
     assert captured.err == f"fel-rules: error: No se pudo escribir {previous}: {reason}\n"
-    assert previous.read_bytes() == b"%PDF-1.4 version anterior"  # the old file is untouched
+    assert previous.read_bytes() == earlier  # the old file is untouched
 
     code = main(["render", str(FACTURA), "--out", str(fresh), "--lang", "en"])
     assert code == 2
@@ -168,7 +168,7 @@ def test_batch_on_an_unwritable_output_stops_cleanly(worker_fault, kind, reason,
     """Nothing can be written: one clear line, exit 2, no manifest, nothing half-written; --resume finishes later."""
     out = tmp_path / "salida"
     out.mkdir()
-    (out / "manifest.json").write_text('{"de": "una corrida anterior"}', encoding="utf-8")
+    (out / "manifest.json").write_bytes((clean_run[1] / "manifest.json").read_bytes())  # from an earlier run
     monkeypatch.setattr(runner, "process_and_record", worker_fault)
     fault(kind)
 
@@ -216,11 +216,11 @@ def test_atomic_write_recreates_a_folder_deleted_under_it(tmp_path, monkeypatch)
     target = tmp_path / "salida" / "sub" / "a.report.json"
     calls = []
 
-    def replace(source, destination):
+    def replace(source, destination, **folders):
         calls.append(destination)
         if len(calls) == 1:
             shutil.rmtree(tmp_path / "salida")  # someone cleans the output folder up right now
-        os.replace(source, destination)
+        os.replace(source, destination, **folders)
 
     monkeypatch.setattr(atomic, "os", fault_injection._Module(os, replace=replace))
     atomic.write_atomic(target, b'{"valid": true}\n')

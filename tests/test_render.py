@@ -200,7 +200,7 @@ def test_unwritable_output_leaves_nothing(validator, tmp_path):
 
 def test_existing_pdf_is_replaced_whole(validator, tmp_path):
     target = tmp_path / "f.pdf"
-    target.write_bytes(b"old" * 100000)
+    render_file(EXAMPLES / "factura-fact.xml", target, settings=SETTINGS, validator=validator)  # an earlier PDF
     result = render_file(EXAMPLES / "factura-certificada.xml", target, settings=SETTINGS, validator=validator)
     assert target.read_bytes() == result.pdf
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.pdf"]

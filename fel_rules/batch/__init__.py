@@ -3,8 +3,9 @@
 from .cross import CROSS_RULES, CrossRule, cross_rule_codes
 from .manifest import MANIFEST_VERSION, Entry, Manifest, manifest_json_schema
 from .runner import BatchCancelled, BatchError, BatchOptions, BatchResult, run_batch
+from .worker import output_paths
 
 __all__ = [
     "CROSS_RULES", "MANIFEST_VERSION", "BatchCancelled", "BatchError", "BatchOptions", "BatchResult", "CrossRule",
-    "Entry", "Manifest", "cross_rule_codes", "manifest_json_schema", "run_batch",
+    "Entry", "Manifest", "cross_rule_codes", "manifest_json_schema", "output_paths", "run_batch",
 ]

@@ -11,21 +11,27 @@ stops the run with :class:`BatchError`; no manifest is left that describes anyth
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import hashlib
 import json
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
 from .._version import __version__
-from ..atomic import atomic_writer, describe_os_error, write_atomic
+from ..atomic import atomic_writer, describe_os_error, remove_own, remove_own_temporaries, write_atomic
 from ..config import Config
+from ..confine import confine, open_folder
 from ..errors import FelRulesError, InputError
+from ..owned import own_manifest, own_pdf, own_report
 from ..report import Issue, Report
 from ..render.api import load_logo, render_failure
 from ..render.settings import RenderSettings
@@ -35,7 +41,7 @@ from .manifest import Entry, Manifest, RunStats, Summary
 from .progress import Progress
 from .worker import (
     PDF_NOT_WRITTEN, Brief, FileResult, FileTask, FileTimeLimit, _validator, _write_error, crashed_result, journal_file,
-    output_paths, process_and_record, record, render_pdf, time_limit, time_limit_error,
+    output_paths, process_and_record, record, remove_stale_outputs, render_pdf, time_limit, time_limit_error,
 )
 
 __all__ = ["BatchCancelled", "BatchError", "BatchOptions", "BatchResult", "run_batch"]
@@ -44,6 +50,7 @@ _STATE_DIR = ".fel-rules"
 #: Seconds one file may take in a worker (validation, report and PDF); SAT's largest invoice, 9,999 lines,
 #: takes about 10 s. A file over the limit gets an ``error`` entry and the batch goes on.
 DEFAULT_FILE_TIME_LIMIT = 120.0
+_LOCK = "lock"  # in _STATE_DIR
 
 
 class BatchCancelled(Exception):
@@ -57,7 +64,8 @@ class BatchError(FelRulesError):
 
 @dataclass(frozen=True)
 class BatchOptions:
-    """Everything a batch run needs."""
+    """Everything a batch run needs. With ``roots``, every file the batch reads or writes must resolve inside
+    one of them (an input outside gets an ``error`` entry; an output folder outside stops the run)."""
 
     input_dir: Path
     out_dir: Path
@@ -75,6 +83,7 @@ class BatchOptions:
     file_time_limit: float | None = DEFAULT_FILE_TIME_LIMIT  # seconds per file (local workers); over it: an error
     on_progress: Callable[[int, int], None] | None = None
     cancel: threading.Event | None = None
+    roots: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -96,6 +105,7 @@ def run_batch(options: BatchOptions) -> BatchResult:
     """Process every XML file of ``options.input_dir`` (see the module docstring)."""
     started, clock = datetime.now(timezone.utc), time.perf_counter()
     input_dir, out_dir = options.input_dir.resolve(), options.out_dir.resolve()
+    options = replace(options, roots=tuple(Path(root).resolve() for root in options.roots))
     files = _collect(input_dir, out_dir, options.recursive, options.config.lang)
     if len(files) > options.max_files:
         raise InputError(f"El lote tiene {len(files)} archivos y el límite es {options.max_files} (--max-files)",
@@ -111,22 +121,55 @@ def run_batch(options: BatchOptions) -> BatchResult:
     rulesets = [{"id": r.id, "version": r.version} for r in validator.catalog.rulesets]
     fingerprint = _fingerprint(config, rulesets, schema_info.sha256, options.render, settings)
     try:
-        return _run(options, started, clock, input_dir, out_dir, files, settings, config, rulesets, schema_info,
-                    fingerprint)
+        with _exclusive(out_dir, options):
+            return _run(options, started, clock, input_dir, out_dir, files, settings, config, rulesets, schema_info,
+                        fingerprint)
     except OSError as exc:
         raise _output_error(out_dir, exc) from exc
 
 
+@contextmanager
+def _exclusive(out_dir: Path, options: BatchOptions) -> Iterator[None]:
+    """Hold the output folder for this run alone (created if missing); a second batch into it fails at once.
+    A POSIX lock on ``OUT/.fel-rules/lock``: it belongs to this process only (not to its workers), so it ends
+    with the process however that ends."""
+    folder = open_folder(out_dir / _STATE_DIR, options.roots)
+    try:
+        handle = os.open(_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=folder)
+    finally:
+        os.close(folder)
+    try:
+        try:
+            fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EACCES, errno.EAGAIN):
+                raise
+            raise BatchError(
+                f"La carpeta de salida {out_dir} está en uso por otro lote; espere a que termine o use otra carpeta.",
+                message_en=f"The output folder {out_dir} is in use by another batch; wait for it to finish or use "
+                           "another folder.",
+            ) from None
+        yield
+    finally:
+        os.close(handle)  # releases the lock
+
+
 def _run(options: BatchOptions, started: datetime, clock: float, input_dir: Path, out_dir: Path, files: list[str],
          settings: RenderSettings, config: dict, rulesets: list, schema_info, fingerprint: str) -> BatchResult:
-    _remove_stale_temporaries(out_dir)
+    roots = options.roots
+    remove_own_temporaries(out_dir, roots)
     path = out_dir / "manifest.json"
-    path.unlink(missing_ok=True)  # a manifest describes a finished run, never one under way or failed
-    run = _Run(out_dir / _STATE_DIR / "journal", fingerprint)
-    run.folder.mkdir(parents=True, exist_ok=True)  # a read-only output folder fails here, before any work
+    if not remove_own(path, own_manifest, roots):  # a manifest describes a finished run, never one under way
+        raise BatchError(
+            f"{path} no es un manifiesto de fel-rules y no se reemplaza; use otra carpeta de salida.",
+            message_en=f"{path} is not a fel-rules manifest and is not replaced; use another output folder.",
+        )
+    run = _Run(out_dir / _STATE_DIR / "journal", fingerprint, roots)
+    os.close(open_folder(run.folder, roots))  # a read-only output folder fails here, before any work
     rendering = settings.model_dump(mode="json")
     task_of = lambda rel: FileTask(str(input_dir / rel), rel, str(out_dir), options.render,  # noqa: E731
-                                   config, rendering, str(run.folder), fingerprint, options.file_time_limit)
+                                   config, rendering, str(run.folder), fingerprint, tuple(map(str, roots)),
+                                   options.file_time_limit)
     crashed = lambda task: _crashed(task, run)  # noqa: E731
 
     briefs: dict[str, Brief] = {}
@@ -161,7 +204,7 @@ def _run(options: BatchOptions, started: datetime, clock: float, input_dir: Path
         progress.close()
         executor.close()
     if getattr(executor, "crashes", 0):
-        _remove_stale_temporaries(out_dir)  # a killed worker could not remove its temporary file
+        remove_own_temporaries(out_dir, roots)  # a killed worker could not remove its temporary file
     fixes = _check_outputs(briefs, out_dir, run, options.config.lang)
 
     summary = Summary(
@@ -178,7 +221,7 @@ def _run(options: BatchOptions, started: datetime, clock: float, input_dir: Path
                      duration_ms=round((time.perf_counter() - clock) * 1000, 1), executor=executor.name,
                      workers=executor.workers, reused=reused_count, engine_version=__version__),
     )
-    _write_manifest(path, header, (fixes.get(rel) or run.load(rel) for rel in sorted(briefs)))
+    _write_manifest(path, header, (fixes.get(rel) or run.load(rel) for rel in sorted(briefs)), roots)
     code = 2 if summary.errors else (1 if summary.invalid else 0)
     return BatchResult(path, summary, code)
 
@@ -199,8 +242,7 @@ def _output_error(out_dir: Path, exc: OSError) -> BatchError:
 def _crashed(task: FileTask, run: _Run) -> Brief:
     """A file that killed its worker twice: an ``error`` entry, and no outputs (any there are stale)."""
     result = crashed_result(task)
-    for stale in output_paths(task.rel):
-        (Path(task.out_dir) / stale).unlink(missing_ok=True)
+    remove_stale_outputs(task)
     run.record(result)
     return Brief.of(result)
 
@@ -246,14 +288,14 @@ def _check_outputs(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang: str
     return fixes
 
 
-def _write_manifest(path: Path, header: Manifest, results: Iterator[FileResult]) -> None:
+def _write_manifest(path: Path, header: Manifest, results: Iterator[FileResult], roots: tuple[Path, ...]) -> None:
     """The manifest JSON, entries streamed one by one from the journal (memory stays flat)."""
     data = json.loads(header.to_json())
     run = data.pop("run")
     data.pop("entries")
     head = json.dumps(data, ensure_ascii=False, indent=2)[:-2]  # without the closing "\n}"
     tail = json.dumps(run, ensure_ascii=False, indent=2).replace("\n", "\n  ")
-    with atomic_writer(path) as stream:
+    with atomic_writer(path, roots=roots, owned=own_manifest) as stream:
         stream.write((head + ',\n  "entries": [').encode())
         for index, result in enumerate(results):
             entry = json.dumps(_entry(result).model_dump(mode="json"), ensure_ascii=False, indent=2)
@@ -312,14 +354,15 @@ def _fingerprint(config: dict, rulesets: list, schema_sha: str | None, render: b
 class _Run:
     """The resume journal: one small JSON file per finished input (atomic, no fsync: it is a cache)."""
 
-    def __init__(self, folder: Path, fingerprint: str) -> None:
-        self.folder, self.fingerprint = folder, fingerprint
+    def __init__(self, folder: Path, fingerprint: str, roots: tuple[Path, ...]) -> None:
+        self.folder, self.fingerprint, self.roots = folder, fingerprint, roots
 
     def _file(self, rel: str) -> Path:
-        return journal_file(self.folder, rel)
+        """The journal entry of ``rel`` (``OSError`` when the journal's folder now resolves outside the roots)."""
+        return confine(journal_file(self.folder, rel), self.roots)
 
     def record(self, result: FileResult) -> None:
-        record(self.folder, self.fingerprint, result)
+        record(self.folder, self.fingerprint, result, self.roots)
 
     def has(self, rel: str) -> bool:
         """True when ``rel`` has a journal entry."""
@@ -338,7 +381,7 @@ class _Run:
         if data.get("fingerprint") != self.fingerprint or result.error is not None or result.rel != task.rel:
             return None
         try:
-            digest = hashlib.sha256(Path(task.source).read_bytes()).hexdigest()
+            digest = hashlib.sha256(task.source_path().read_bytes()).hexdigest()
         except OSError:
             return None
         out = Path(task.out_dir)
@@ -347,13 +390,6 @@ class _Run:
         if result.pdf and not (out / result.pdf).is_file():
             return None
         return result
-
-
-def _remove_stale_temporaries(out_dir: Path) -> None:
-    """Temporary files left by a killed run (atomic writes never leave anything else)."""
-    if out_dir.is_dir():
-        for stale in out_dir.rglob(".*.tmp"):
-            stale.unlink(missing_ok=True)
 
 
 def _apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang: str, limit: int) -> None:
@@ -365,10 +401,10 @@ def _apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang:
             continue
         result = run.load(rel)
         path = out_dir / result.report
-        report = Report.model_validate_json(path.read_text(encoding="utf-8"))
+        report = Report.model_validate_json(confine(path, run.roots).read_text(encoding="utf-8"))
         kept = [i for i in report.issues if not i.rule_id.startswith(CROSS_RULE_PREFIX)]
         patched = _with_issues(report, kept + new)
-        write_atomic(path, (patched.to_json(include_run=False) + "\n").encode())
+        write_atomic(path, (patched.to_json(include_run=False) + "\n").encode(), roots=run.roots, owned=own_report)
         result.valid, result.counts, result.cross_applied = patched.valid, patched.counts.model_dump(), bool(new)
         run.record(result)
         brief.valid, brief.cross_applied = result.valid, result.cross_applied
@@ -398,7 +434,7 @@ def _reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, run: _Run, executor
             if not brief.has_pdf or not pdf.is_file():
                 missing.append(rel)
         elif brief.has_pdf or brief.pdf_failed or pdf.is_file():
-            pdf.unlink(missing_ok=True)
+            remove_own(pdf, own_pdf, run.roots)  # a PDF fel-rules did not write (another program's) stays
             if brief.has_pdf or brief.pdf_failed:  # rendered (or tried) in phase 1, then made invalid by a
                 result = run.load(rel)  # cross-document rule
                 result.pdf, result.pdf_note = None, "documento no válido (reglas entre documentos)"

@@ -13,22 +13,25 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..atomic import describe_os_error, write_atomic
+from ..atomic import describe_os_error, remove_own, write_atomic
 from ..config import Config
+from ..confine import confine
 from ..engine import Validator
 from ..facts import Anulacion, Documento
 from ..money import decimal_str
+from ..owned import own_pdf, own_report
 
 __all__ = [
     "Brief", "CrossFacts", "FileResult", "FileTask", "FileTimeLimit", "crashed_result", "journal_file",
-    "output_paths", "process_and_record", "process_file", "record", "render_pdf", "time_limit", "time_limit_error",
-    "unprocessed_result",
+    "output_paths", "process_and_record", "process_file", "record", "remove_stale_outputs", "render_pdf", "time_limit",
+    "time_limit_error", "unprocessed_result",
 ]
 
 
 @dataclass(frozen=True)
 class FileTask:
-    """One input to process; ``journal``/``fingerprint`` say where and under which key to record it."""
+    """One input to process; ``journal``/``fingerprint`` say where and under which key to record it; every
+    file read or written must resolve inside ``roots`` when there are any."""
 
     source: str
     rel: str
@@ -38,7 +41,17 @@ class FileTask:
     render_settings: dict
     journal: str = ""
     fingerprint: str = ""
+    roots: tuple[str, ...] = ()
     time_limit: float | None = None  # seconds for this file's work (validation, report, PDF)
+
+    @property
+    def allowed(self) -> tuple[Path, ...]:
+        """:attr:`roots` as paths."""
+        return tuple(map(Path, self.roots))
+
+    def source_path(self) -> Path:
+        """The input, resolved and checked against the roots (``OSError`` when outside them)."""
+        return confine(Path(self.source), self.allowed)
 
 
 @dataclass(slots=True)
@@ -130,8 +143,12 @@ def _validator(config: dict) -> Validator:
 
 
 def output_paths(rel: str) -> tuple[str, str]:
-    """(report, pdf) paths relative to the output folder for an input at ``rel``."""
-    stem = rel[: -len(Path(rel).suffix)] if Path(rel).suffix else rel
+    """(report, pdf) paths relative to the output folder for an input at ``rel``: ``a.xml`` gives
+    ``a.report.json`` and ``a.pdf``; any other name keeps its suffix (``a.XML`` gives ``a.XML.pdf``), as does a
+    name whose stem looks like an XML file name (``a.XML.xml``), so two inputs never share an output."""
+    stem = rel[: -len(".xml")]
+    if not rel.endswith(".xml") or Path(stem).suffix.lower() == ".xml":
+        stem = rel
     return f"{stem}.report.json", f"{stem}.pdf"
 
 
@@ -140,10 +157,11 @@ def journal_file(journal: str | Path, rel: str) -> Path:
     return Path(journal) / f"{hashlib.sha1(rel.encode()).hexdigest()}.json"
 
 
-def record(journal: str | Path, fingerprint: str, result: FileResult) -> None:
+def record(journal: str | Path, fingerprint: str, result: FileResult, roots: tuple[Path, ...] = ()) -> None:
     """Write ``result`` to the journal (atomic; no fsync: the journal is a cache of finished work)."""
     data = {"fingerprint": fingerprint, "result": result.to_dict()}
-    write_atomic(journal_file(journal, result.rel), json.dumps(data, sort_keys=True).encode(), durable=False)
+    write_atomic(journal_file(journal, result.rel), json.dumps(data, sort_keys=True).encode(), durable=False,
+                 roots=roots)
 
 
 def process_and_record(task: FileTask) -> Brief:
@@ -156,7 +174,7 @@ def process_and_record(task: FileTask) -> Brief:
         for stale in output_paths(task.rel):  # a report written before the limit would contradict the entry
             (Path(task.out_dir) / stale).unlink(missing_ok=True)
         result = unprocessed_result(task, time_limit_error(task))
-    record(task.journal, task.fingerprint, result)
+    record(task.journal, task.fingerprint, result, task.allowed)
     return Brief.of(result)
 
 
@@ -221,8 +239,8 @@ def process_file(task: FileTask) -> FileResult:
     out = Path(task.out_dir)
     try:
         validator = _validator(task.config)
-        source = Path(task.source)
         try:
+            source = task.source_path()
             too_big = source.stat().st_size > validator.config.max_bytes
             data = None if too_big else source.read_bytes()
         except OSError as exc:
@@ -245,15 +263,12 @@ def process_file(task: FileTask) -> FileResult:
             cross=_cross_facts(facts), renderable=renderable,
         )
         try:
-            write_atomic(out / report_rel, (report.to_json(include_run=False) + "\n").encode())
+            write_atomic(out / report_rel, (report.to_json(include_run=False) + "\n").encode(), roots=task.allowed,
+                         owned=own_report)
         except OSError as exc:  # disk full, read-only folder…: said in the entry, nothing half-written left
             result.report, result.pdf_note = None, "no procesado"
             result.error = _write_error("el reporte", "the report", report_rel, exc, task)
-            for stale in (report_rel, pdf_rel):  # outputs of an earlier run would contradict the entry
-                try:
-                    (out / stale).unlink(missing_ok=True)
-                except OSError:
-                    pass
+            remove_stale_outputs(task)  # outputs of an earlier run would contradict the entry
             return result
         if not task.render:
             result.pdf_note = "render desactivado (--no-render)"
@@ -283,6 +298,16 @@ def _write_error(what: str, what_en: str, rel: str, exc: OSError, task: FileTask
     return f"no se pudo escribir {what} {rel}: {describe_os_error(exc)}"
 
 
+def remove_stale_outputs(task: FileTask) -> None:
+    """Remove the report and PDF of ``task`` an earlier run left, when fel-rules wrote them (never another file)."""
+    out = Path(task.out_dir)
+    for name, owned in zip(output_paths(task.rel), (own_report, own_pdf)):
+        try:
+            remove_own(out / name, owned, task.allowed)
+        except OSError:
+            pass
+
+
 def crashed_result(task: FileTask) -> FileResult:
     """The result of a file whose worker process died each time it was tried (it has no outputs)."""
     english = task.config.get("lang") == "en"
@@ -296,7 +321,7 @@ def crashed_result(task: FileTask) -> FileResult:
 def unprocessed_result(task: FileTask, error: str) -> FileResult:
     """The result of a file that could not be processed (it has no outputs), saying why."""
     try:
-        with open(task.source, "rb") as stream:  # in chunks: the file may be huge
+        with open(task.source_path(), "rb") as stream:  # in chunks: the file may be huge
             digest = hashlib.file_digest(stream, "sha256").hexdigest()
     except OSError:
         digest = None
@@ -313,11 +338,11 @@ def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> N
 
     settings = RenderSettings(**task.render_settings)
     if facts is None or report is None:
-        report, facts = _validator(task.config).inspect_bytes(Path(task.source).read_bytes(), path=task.rel)
+        report, facts = _validator(task.config).inspect_bytes(task.source_path().read_bytes(), path=task.rel)
     view = build_view(facts, report, lang=settings.lang)
     pdf = render_view(view, theme_name=settings.theme, logo=load_logo(settings.logo, settings),
                       qr_size_mm=settings.qr_size_mm, header_mm=settings.header_mm)
-    write_atomic(Path(task.out_dir) / output_paths(task.rel)[1], pdf)
+    write_atomic(Path(task.out_dir) / output_paths(task.rel)[1], pdf, roots=task.allowed, owned=own_pdf)
 
 
 def _cross_facts(facts: Documento | Anulacion | None) -> CrossFacts:

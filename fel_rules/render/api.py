@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import io
+import os
 import warnings
-from functools import lru_cache
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from PIL import Image as PILImage
 
-from ..atomic import describe_os_error, write_atomic
+from ..atomic import UnsafeTarget, describe_os_error, write_atomic
 from ..config import Config
 from ..engine import Validator
 from ..errors import RenderError
 from ..facts import Anulacion
+from ..owned import own_pdf
 from ..report import Report
 from .pdf import render_view
 from .settings import DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS, RenderSettings
@@ -84,15 +87,16 @@ def render_failure(exc: Exception) -> RenderError:
 
 
 def render_file(source: str | Path, out: str | Path | None = None, *, settings: RenderSettings | None = None,
-                force: bool = False, validator: Validator | None = None) -> RenderResult:
-    """Render the XML at ``source`` to ``out`` (default: ``<output_dir>/<name>.pdf``), atomically."""
+                force: bool = False, validator: Validator | None = None, roots: Sequence[Path] = ()) -> RenderResult:
+    """Render the XML at ``source`` to ``out``, atomically. ``out`` is a file, or a folder (an existing one, or
+    a name ending in ``/``) that gets ``<name>.pdf``; default ``<output_dir>/<name>.pdf``. Only a PDF
+    fel-rules rendered is replaced: never the input, a non-regular file or another program's file. With
+    ``roots``, the PDF must land inside them (checked when it is written, symlinks resolved)."""
     settings = settings or RenderSettings.from_env()
     source = Path(source)
     if not source.is_file():
         raise RenderError(f"No existe el archivo: {source}", message_en=f"No such file: {source}")
-    target = Path(out) if out is not None else settings.output_dir / f"{source.stem}.pdf"
-    if target.is_dir():
-        target = target / f"{source.stem}.pdf"
+    target = _pdf_target(source, out, settings.output_dir)
     validator = validator or Validator(Config(lang=settings.lang))
     size, limit = source.stat().st_size, validator.config.max_bytes
     if size > limit:
@@ -100,13 +104,24 @@ def render_file(source: str | Path, out: str | Path | None = None, *, settings: 
                           message_en=f"Cannot render {source}: it is {size} bytes and the limit is {limit}")
     result = render_bytes(source.read_bytes(), settings=settings, force=force, validator=validator, name=str(source))
     try:
-        write_atomic(target, result.pdf)
+        if target.exists() and os.path.samefile(target, source):
+            raise UnsafeTarget(target, "input")
+        write_atomic(target, result.pdf, roots=roots, owned=own_pdf)
     except OSError as exc:
         raise RenderError(  # nothing is left behind: the temporary file was removed
             f"No se pudo escribir {target}: {describe_os_error(exc)}",
             message_en=f"Could not write {target}: {describe_os_error(exc, 'en')}",
         ) from exc
     return RenderResult(pdf=result.pdf, view=result.view, report=result.report, path=target)
+
+
+def _pdf_target(source: Path, out: str | Path | None, output_dir: Path) -> Path:
+    """Where the PDF of ``source`` goes (see :func:`render_file`)."""
+    if out is None:
+        return output_dir / f"{source.stem}.pdf"
+    text = os.fspath(out)
+    folder = text.endswith(("/", os.sep)) or Path(text).is_dir()
+    return Path(text) / f"{source.stem}.pdf" if folder else Path(text)
 
 
 def load_logo(path: Path | None, limits: RenderSettings | None = None) -> bytes | None:

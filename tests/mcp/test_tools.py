@@ -39,8 +39,8 @@ def test_render_writes_a_pdf_inside_the_root(session, workspace):
                                              "logo_path": "facturas/logo.png", "theme": "moderno"})
     assert result["isError"] is False
     out = result["structuredContent"]
-    assert out["pdf_path"] == str(workspace / "out" / "factura-certificada.pdf") and out["valid"] is True
-    assert (workspace / "out" / "factura-certificada.pdf").read_bytes().startswith(b"%PDF")
+    assert out["pdf_path"] == str(workspace / "out" / "facturas" / "factura-certificada.pdf") and out["valid"] is True
+    assert (workspace / "out" / "facturas" / "factura-certificada.pdf").read_bytes().startswith(b"%PDF")
     assert out["watermarks"] == []
 
 

@@ -1,0 +1,87 @@
+"""Paths confined to allowed folders, and folders opened without following symlinks.
+
+A path is checked against the allowed roots *after* resolving its symlinks; a folder is then opened
+one component at a time from ``/`` with ``O_NOFOLLOW``, so a component swapped for a symlink after the
+check fails the open instead of redirecting what is written through the descriptor (no check-then-write
+race). An empty ``roots`` means "anywhere" (the command line): symlinks the user set up are followed
+when the path is resolved, never afterwards.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["OutsideRoots", "confine", "open_folder"]
+
+# O_PATH (Linux): a folder needs only search permission to be walked through, as with a path
+_FOLDER_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class OutsideRoots(PermissionError):
+    """A path that resolves outside the allowed folders."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(errno.EACCES, "fuera de las carpetas permitidas", str(path))
+
+
+def confine(path: Path, roots: Sequence[Path] = ()) -> Path:
+    """``path`` made absolute with its symlinks resolved; :class:`OutsideRoots` when ``roots`` are given and
+    it lands outside every one of them (the roots themselves must be resolved)."""
+    try:
+        real = Path(path).resolve()
+    except RuntimeError as exc:  # a symlink loop (Python < 3.13)
+        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path)) from exc
+    if roots and not any(real == root or root in real.parents for root in roots):
+        raise OutsideRoots(real)
+    return real
+
+
+def open_folder(folder: Path, roots: Sequence[Path] = (), *, create: bool = True) -> int:
+    """A descriptor of ``folder`` (see the module docstring); missing folders are created when ``create``.
+    The caller closes it."""
+    real = confine(folder, roots)
+    handle = os.open("/", _FOLDER_FLAGS)
+    try:
+        for depth, name in enumerate(real.parts[1:], start=2):
+            child = _open_child(handle, name, create, Path(*real.parts[:depth]))
+            os.close(handle)
+            handle = child
+    except BaseException:
+        os.close(handle)
+        raise
+    return handle
+
+
+def _open_child(parent: int, name: str, create: bool, shown: Path) -> int:
+    """The subfolder ``name`` of ``parent``, never through a symlink; ``shown`` names it in errors."""
+    try:
+        return os.open(name, _FOLDER_FLAGS, dir_fd=parent)
+    except FileNotFoundError:
+        if not create:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(shown)) from None
+    except OSError as exc:
+        raise _refused_folder(parent, name, shown, exc) from None
+    try:
+        os.mkdir(name, 0o777, dir_fd=parent)
+    except FileExistsError:  # created meanwhile by another worker
+        pass
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(shown)) from None
+    try:
+        return os.open(name, _FOLDER_FLAGS, dir_fd=parent)
+    except OSError as exc:
+        raise _refused_folder(parent, name, shown, exc) from None
+
+
+def _refused_folder(parent: int, name: str, shown: Path, exc: OSError) -> OSError:
+    """``ELOOP`` for a symlink where a folder was expected, the original error otherwise (naming ``shown``)."""
+    try:
+        is_link = stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+    except OSError:
+        is_link = False
+    code = errno.ELOOP if is_link else exc.errno
+    return OSError(code, os.strerror(code) if is_link else exc.strerror, str(shown))
