@@ -376,7 +376,8 @@ class _Run:
 
     def _file(self, rel: str) -> Path:
         """The journal entry of ``rel`` (``OSError`` when the journal's folder now resolves outside the roots)."""
-        return confine(journal_file(self.folder, rel), self.roots)
+        path = journal_file(self.folder, rel)
+        return confine(path, self.roots) if self.roots else path
 
     def record(self, result: FileResult) -> None:
         record(self.folder, self.fingerprint, result, self.roots)
