@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from fel_rules import Report
-from fel_rules.batch import BatchOptions, Manifest, run_batch
+from fel_rules.batch import BatchError, BatchOptions, Manifest, run_batch
 from fel_rules.cli import main
 from fel_rules.render import RenderSettings
 
@@ -219,3 +219,37 @@ def test_outputs_follow_the_umask(tmp_path, mask, mode):
     finally:
         os.umask(previous)
     assert stat.S_IMODE((tmp_path / "f.pdf").stat().st_mode) == mode
+
+
+def test_output_folder_is_held_by_one_batch_at_a_time_within_a_process(tmp_path):
+    """The MCP server runs batches on threads of one process: they exclude each other as well."""
+    import threading
+
+    folder = tmp_path / "entrada"
+    folder.mkdir()
+    for n in range(2):
+        (folder / f"f{n}.xml").write_bytes(invoice(n))
+    out = tmp_path / "salida"
+    working, finish = threading.Event(), threading.Event()
+
+    def stall(done: int, total: int) -> None:
+        working.set()
+        finish.wait(60)
+
+    def first_batch() -> None:
+        run_batch(BatchOptions(input_dir=folder, out_dir=out, workers=1, render=False, progress=False,
+                               on_progress=stall))
+
+    thread = threading.Thread(target=first_batch)
+    thread.start()
+    try:
+        assert working.wait(60)
+        with pytest.raises(BatchError) as info:
+            run_batch(BatchOptions(input_dir=folder, out_dir=out, workers=1, render=False, progress=False))
+        assert info.value.localized("en") == (f"The output folder {out} is in use by another batch; wait for it to "
+                                              "finish or use another folder.")
+    finally:
+        finish.set()
+        thread.join(60)
+    manifest = Manifest.model_validate_json((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest.summary.files == 2 and [e.path for e in manifest.entries] == ["f0.xml", "f1.xml"]

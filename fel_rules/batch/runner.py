@@ -131,27 +131,49 @@ def run_batch(options: BatchOptions) -> BatchResult:
 @contextmanager
 def _exclusive(out_dir: Path, options: BatchOptions) -> Iterator[None]:
     """Hold the output folder for this run alone (created if missing); a second batch into it fails at once.
-    A POSIX lock on ``OUT/.fel-rules/lock``: it belongs to this process only (not to its workers), so it ends
-    with the process however that ends."""
-    folder = open_folder(out_dir / _STATE_DIR, options.roots)
+    A POSIX lock on ``OUT/.fel-rules/lock`` excludes other processes; it belongs to this process only (not to
+    its workers), so it ends with the process however that ends. POSIX locks do not exclude the threads of one
+    process (the MCP server's): those are kept apart by :data:`_HELD`."""
+    with _HELD_GUARD:
+        if out_dir in _HELD:
+            raise _busy(out_dir)
+        _HELD.add(out_dir)
     try:
-        handle = os.open(_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=folder)
+        handle = _open_lock(out_dir, options.roots)
+        try:
+            try:
+                fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                if exc.errno not in (errno.EACCES, errno.EAGAIN):
+                    raise
+                raise _busy(out_dir) from None
+            yield
+        finally:
+            os.close(handle)  # releases the lock
+    finally:
+        with _HELD_GUARD:
+            _HELD.discard(out_dir)
+
+
+_HELD: set[Path] = set()  # output folders held by batches of this process
+_HELD_GUARD = threading.Lock()
+
+
+def _open_lock(out_dir: Path, roots: tuple[Path, ...]) -> int:
+    """The lock file of ``out_dir``, opened (created if missing) through its folder's descriptor."""
+    folder = open_folder(out_dir / _STATE_DIR, roots)
+    try:
+        return os.open(_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=folder)
     finally:
         os.close(folder)
-    try:
-        try:
-            fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno not in (errno.EACCES, errno.EAGAIN):
-                raise
-            raise BatchError(
-                f"La carpeta de salida {out_dir} está en uso por otro lote; espere a que termine o use otra carpeta.",
-                message_en=f"The output folder {out_dir} is in use by another batch; wait for it to finish or use "
-                           "another folder.",
-            ) from None
-        yield
-    finally:
-        os.close(handle)  # releases the lock
+
+
+def _busy(out_dir: Path) -> BatchError:
+    return BatchError(
+        f"La carpeta de salida {out_dir} está en uso por otro lote; espere a que termine o use otra carpeta.",
+        message_en=f"The output folder {out_dir} is in use by another batch; wait for it to finish or use another "
+                   "folder.",
+    )
 
 
 def _run(options: BatchOptions, started: datetime, clock: float, input_dir: Path, out_dir: Path, files: list[str],
@@ -359,7 +381,8 @@ class _Run:
 
     def _file(self, rel: str) -> Path:
         """The journal entry of ``rel`` (``OSError`` when the journal's folder now resolves outside the roots)."""
-        return confine(journal_file(self.folder, rel), self.roots)
+        path = journal_file(self.folder, rel)
+        return confine(path, self.roots) if self.roots else path
 
     def record(self, result: FileResult) -> None:
         record(self.folder, self.fingerprint, result, self.roots)
