@@ -15,6 +15,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
                              "por defecto el directorio de trabajo)")
     parser.add_argument("--max-line-bytes", type=int, default=None, metavar="N",
                         help="longitud máxima de un mensaje JSON-RPC (8 MiB)")
+    parser.add_argument("--eof-grace", type=float, default=None, metavar="SEGUNDOS",
+                        help="al cerrarse la entrada, cuánto pueden seguir las llamadas en curso antes de cancelarlas "
+                             "y detener sus procesos de trabajo (600)")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -23,9 +26,10 @@ def _run(args: argparse.Namespace) -> int:
 
     from .channel import DEFAULT_LINE_LIMIT
     from .sandbox import Roots
-    from .server import serve
+    from .server import EOF_GRACE_S, serve
 
-    code = serve(roots=Roots.from_env(args.root), line_limit=args.max_line_bytes or DEFAULT_LINE_LIMIT)
+    code = serve(roots=Roots.from_env(args.root), line_limit=args.max_line_bytes or DEFAULT_LINE_LIMIT,
+                 eof_grace=EOF_GRACE_S if args.eof_grace is None else max(0.0, args.eof_grace))
     # Every response is written and flushed: leave at once instead of tearing down the interpreter's
     # heap (about 90 ms with the engine loaded), so a host closing stdin sees the process gone promptly.
     sys.stderr.flush()

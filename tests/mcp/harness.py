@@ -44,6 +44,7 @@ class Session:
         kwargs = {"line_limit": line_limit} if line_limit else {}
         self.exit_code: int | None = None
         self.others: list = []
+        self._closed = False
         stdin = os.fdopen(read_fd, "rb")
 
         def run() -> None:
@@ -78,7 +79,10 @@ class Session:
         return self.response(request_id)
 
     def close(self, timeout: float = 60) -> int | None:
-        os.close(self._write_fd)
+        """End the input (once) and wait for the server loop to return."""
+        if not self._closed:
+            self._closed = True
+            os.close(self._write_fd)
         self.thread.join(timeout)
         return self.exit_code
 
