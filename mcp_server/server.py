@@ -42,6 +42,7 @@ INSTRUCTIONS = (
     "fel_rules explica las reglas. Las rutas deben estar dentro de las carpetas permitidas."
 )
 EOF_GRACE_S = 600.0  # stdin closed: how long in-flight calls may still run (``--eof-grace``)
+MAX_CALLS = 32  # tool calls running or queued at once (``--max-calls``); more are refused at once
 _CLOSED_GRACE_S = 10.0  # stdout gone: how long cancelled calls get to stop
 _STOP_GRACE_S = 5.0  # stopping: how long cancelled calls get before their worker processes are killed
 _STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name))
@@ -61,8 +62,8 @@ def _version() -> str:
 class Server:
     """Protocol state and dispatch; :meth:`handle_line` is the whole server for one input line."""
 
-    def __init__(self, channel: Channel, roots: Roots, *, workers: int = 4) -> None:
-        self.channel, self.roots = channel, roots
+    def __init__(self, channel: Channel, roots: Roots, *, workers: int = 4, max_calls: int = MAX_CALLS) -> None:
+        self.channel, self.roots, self.max_calls = channel, roots, max_calls
         self.era: str | None = None  # "legacy" | "modern", decided by the first request
         self.version: str | None = None  # negotiated legacy revision
         self.initialized = False
@@ -148,7 +149,10 @@ class Server:
             return
         if outcome is None:
             return  # a tool call: answered when it ends
-        log_call(method, None, "ok", started)
+        if isinstance(outcome, dict) and outcome.get("isError"):  # a tool call refused before it was queued
+            log_call(method, _tool_name(method, params), "tool_error", started, outcome["content"][0]["text"])
+        else:
+            log_call(method, None, "ok", started)
         if isinstance(outcome, RawJson):  # a pre-serialised result (tools/list)
             deliver(RawJson(f'{{"jsonrpc":"2.0","id":{dumps(request_id)},"result":{outcome.text}}}'))
         else:
@@ -261,8 +265,9 @@ class Server:
 
     # --- tools/call -------------------------------------------------------------------------------
 
-    def _call(self, request_id: Any, params: dict, version: str, deliver: Deliver) -> None:
-        """Queue the call on a worker thread (the reader never runs a tool); ``deliver`` gets its response."""
+    def _call(self, request_id: Any, params: dict, version: str, deliver: Deliver) -> dict | None:
+        """Queue the call on a worker thread (the reader never runs a tool); ``deliver`` gets its response.
+        Beyond ``max_calls`` calls in flight, the call is refused at once (a tool error the model can act on)."""
         name, arguments = params.get("name"), params.get("arguments", {})
         if not isinstance(name, str) or not isinstance(arguments, dict):
             raise RpcError(INVALID_PARAMS, "Invalid params: tools/call needs a string name and object arguments")
@@ -272,10 +277,15 @@ class Server:
         with self._lock:
             if request_id in self._inflight:
                 raise RpcError(INVALID_REQUEST, "Invalid Request: this id is already in flight")
+            if len(self._inflight) >= self.max_calls:
+                return {"content": [{"type": "text", "text": (
+                    f"Servidor ocupado: ya hay {self.max_calls} llamadas en curso (--max-calls). "
+                    "Espere sus respuestas y vuelva a intentarlo.")}], "isError": True}
             future = self._pool.submit(self._answer, request_id, name, arguments, version, token, cancel)
             self._inflight[request_id] = (future, cancel)
             self._unanswered += 1
         future.add_done_callback(partial(self._ended, request_id, name, cancel, deliver))
+        return None
 
     def _answer(self, request_id: Any, name: str, arguments: dict, version: str, token: Any,
                 cancel: threading.Event) -> dict | RawJson:
@@ -491,14 +501,14 @@ class _StopSignals:
 
 
 def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None, *, roots: Roots | None = None,
-          line_limit: int = DEFAULT_LINE_LIMIT, eof_grace: float = EOF_GRACE_S) -> int:
+          line_limit: int = DEFAULT_LINE_LIMIT, eof_grace: float = EOF_GRACE_S, max_calls: int = MAX_CALLS) -> int:
     """Serve until stdin closes (0) or a stop signal arrives (128 + its number); never leaves a tool call or a
     batch worker process running behind it."""
     if stdout is None:
         stdout = protect_stdout()
         capture_diagnostics()
     channel = Channel(stdin or sys.stdin.buffer, stdout, line_limit=line_limit)
-    server = Server(channel, roots or Roots.from_env())
+    server = Server(channel, roots or Roots.from_env(), max_calls=max_calls)
     status = 0
     with _StopSignals() as signals:
         try:

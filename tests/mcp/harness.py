@@ -38,10 +38,10 @@ class _Writer:
 class Session:
     """Drive the server like a client: ``send`` raw lines or messages, ``receive`` parsed messages."""
 
-    def __init__(self, roots: list[str], *, line_limit: int | None = None) -> None:
+    def __init__(self, roots: list[str], *, line_limit: int | None = None, **options: Any) -> None:
         read_fd, self._write_fd = os.pipe()
         self.writer = _Writer()
-        kwargs = {"line_limit": line_limit} if line_limit else {}
+        kwargs = {"line_limit": line_limit, **options} if line_limit else options
         self.exit_code: int | None = None
         self.others: list = []
         self._closed = False

@@ -132,3 +132,23 @@ def test_a_queued_call_cancelled_before_it_starts_never_runs(monkeypatch):
     finally:
         slow.release.set()
         session.close()
+
+
+def test_calls_beyond_the_limit_are_refused_at_once(monkeypatch):
+    """Tool calls wait on worker threads, not on the reader: their number is capped (``--max-calls``)."""
+    session = Session([str(ROOT)], max_calls=2)
+    slow = SlowValidation(session.thread)
+    slow.install(monkeypatch)
+    try:
+        session.initialize()
+        for request_id in (1, 2):
+            session.send(validate(request_id, {"xml_text": FACT_TEXT}))
+            slow.wait_entered()
+        refused = session.call(3, "tools/call", {"name": "fel_rules", "arguments": {}})["result"]
+        assert refused["isError"] is True and "--max-calls" in refused["content"][0]["text"]
+        slow.release.set()
+        assert {session.receive()["id"] for _ in range(2)} == {1, 2}
+        assert session.call(4, "tools/call", {"name": "fel_rules", "arguments": {}})["result"]["isError"] is False
+    finally:
+        slow.release.set()
+        session.close()
