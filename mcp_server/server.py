@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from functools import partial
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from .channel import DEFAULT_LINE_LIMIT, Channel, LineTooLong, RawJson, dumps, protect_stdout
 from .log import capture_diagnostics, log_call, log_event, log_failure
@@ -69,7 +69,7 @@ class Server:
         self.initialized = False
         self.info = {"name": SERVER_NAME, "version": _version()}
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fel-tool")
-        self._inflight: dict[Any, tuple[Future, threading.Event]] = {}  # tool calls, by request id
+        self._inflight: dict[Any, _Call] = {}  # tool calls, by request id
         self._lock = threading.Lock()
         self._unanswered = 0  # tool calls whose response (or its suppression) is not delivered yet
         self._all_answered = threading.Condition(self._lock)
@@ -169,9 +169,7 @@ class Server:
             with self._lock:
                 entry = self._inflight.get(request_id)
             if entry is not None:
-                future, cancel = entry
-                cancel.set()  # a running call stops at its next checkpoint; its response is dropped
-                future.cancel()  # a call still queued never starts
+                entry.cancel()
 
     # --- requests ---------------------------------------------------------------------------------
 
@@ -282,7 +280,7 @@ class Server:
                     f"Servidor ocupado: ya hay {self.max_calls} llamadas en curso (--max-calls). "
                     "Espere sus respuestas y vuelva a intentarlo.")}], "isError": True}
             future = self._pool.submit(self._answer, request_id, name, arguments, version, token, cancel)
-            self._inflight[request_id] = (future, cancel)
+            self._inflight[request_id] = _Call(name, future, cancel)
             self._unanswered += 1
         future.add_done_callback(partial(self._ended, request_id, name, cancel, deliver))
         return None
@@ -363,9 +361,9 @@ class Server:
             if self._abandoned:
                 return
             self._abandoned = True
-            events = [cancel for _, cancel in self._inflight.values()]
-        for cancel in events:
-            cancel.set()
+            calls = list(self._inflight.values())
+        for call in calls:
+            call.cancel()
         log_event("stdout_closed", "el cliente cerró la salida estándar: se cancelan las llamadas en curso y se "
                                    "descartan las solicitudes hasta el fin de la entrada")
 
@@ -378,18 +376,31 @@ class Server:
             self._all_answered.wait_for(lambda: not self._unanswered, timeout)
 
     def stop(self, grace: float = _STOP_GRACE_S) -> bool:
-        """Cancel the calls still in flight and stop the worker processes their batches started; True when
-        there was something to stop. Cancelled calls get ``grace`` seconds to end while their worker
-        processes are terminated; what is left then is killed."""
+        """Cancel the calls still in flight (their responses are dropped) and stop the worker processes of
+        the batches among them; True when there was something to stop. Cancelled batches get ``grace``
+        seconds to end while their worker processes are terminated; what is left then is killed."""
         with self._lock:
             calls = list(self._inflight.values())
-        for future, cancel in calls:
-            cancel.set()
-            future.cancel()
-        if calls:
-            _stop_worker_processes([future for future, _ in calls], grace)
+        for call in calls:
+            call.cancel()
+        batches = [call.future for call in calls if call.tool == "fel_batch"]
+        if batches:
+            _stop_worker_processes(batches, grace)
         self._pool.shutdown(wait=False, cancel_futures=True)
         return bool(calls)
+
+
+class _Call(NamedTuple):
+    """A tool call in flight."""
+
+    tool: str
+    future: Future
+    cancel_event: threading.Event
+
+    def cancel(self) -> None:
+        """A running call stops at its next checkpoint and its response is dropped; a queued one never starts."""
+        self.cancel_event.set()
+        self.future.cancel()
 
 
 class _BatchReplies:
@@ -413,14 +424,14 @@ class _BatchReplies:
             self._channel.send(RawJson(f"[{','.join(texts)}]"))
 
 
-def _stop_worker_processes(calls: list[Future], grace: float) -> None:
-    """Terminate this process's child processes — the workers of running batches — until ``calls`` have
+def _stop_worker_processes(batches: list[Future], grace: float) -> None:
+    """Terminate this process's child processes — the workers of running batches — until ``batches`` have
     ended (a cancelled batch may start a replacement worker meanwhile); after ``grace`` seconds, kill them."""
     deadline = time.monotonic() + grace
     while True:
         for child in _child_processes():
             child.terminate()
-        _, running = wait(calls, timeout=0.1)
+        _, running = wait(batches, timeout=0.1)
         if not running or time.monotonic() > deadline:
             break
     for child in _child_processes():
@@ -502,8 +513,8 @@ class _StopSignals:
 
 def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None, *, roots: Roots | None = None,
           line_limit: int = DEFAULT_LINE_LIMIT, eof_grace: float = EOF_GRACE_S, max_calls: int = MAX_CALLS) -> int:
-    """Serve until stdin closes (0) or a stop signal arrives (128 + its number); never leaves a tool call or a
-    batch worker process running behind it."""
+    """Serve until stdin closes (0) or a stop signal arrives (128 + its number); never leaves a batch worker
+    process running behind it."""
     if stdout is None:
         stdout = protect_stdout()
         capture_diagnostics()
