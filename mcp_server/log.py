@@ -69,7 +69,8 @@ def _frames(exc: BaseException | None) -> list[str]:
             for f in frames]
 
 
-def _log_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001 - warnings' API
+def _log_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """``warnings.showwarning``, as one JSON line."""
     log_event("warning", f"{category.__name__}: {message}"[:300], where=f"{os.path.basename(filename)}:{lineno}")
 
 
