@@ -15,6 +15,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
                              "por defecto el directorio de trabajo)")
     parser.add_argument("--max-line-bytes", type=int, default=None, metavar="N",
                         help="longitud máxima de un mensaje JSON-RPC (8 MiB)")
+    parser.add_argument("--eof-grace", type=float, default=None, metavar="SEGUNDOS",
+                        help="al cerrarse la entrada, cuánto pueden seguir las llamadas en curso antes de cancelarlas "
+                             "y detener sus procesos de trabajo (600)")
+    parser.add_argument("--max-calls", type=int, default=None, metavar="N",
+                        help="llamadas a herramientas en curso o en cola a la vez; las demás se rechazan (32)")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -23,9 +28,11 @@ def _run(args: argparse.Namespace) -> int:
 
     from .channel import DEFAULT_LINE_LIMIT
     from .sandbox import Roots
-    from .server import serve
+    from .server import EOF_GRACE_S, MAX_CALLS, serve
 
-    code = serve(roots=Roots.from_env(args.root), line_limit=args.max_line_bytes or DEFAULT_LINE_LIMIT)
+    code = serve(roots=Roots.from_env(args.root), line_limit=args.max_line_bytes or DEFAULT_LINE_LIMIT,
+                 eof_grace=EOF_GRACE_S if args.eof_grace is None else max(0.0, args.eof_grace),
+                 max_calls=max(1, args.max_calls or MAX_CALLS))
     # Every response is written and flushed: leave at once instead of tearing down the interpreter's
     # heap (about 90 ms with the engine loaded), so a host closing stdin sees the process gone promptly.
     sys.stderr.flush()

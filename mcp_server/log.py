@@ -1,36 +1,103 @@
-"""One JSON line per call on stderr: timestamp, method/tool, status, latency, error (never payloads)."""
+"""One JSON line per call on stderr: timestamp, method/tool, status, latency, error (never payloads).
+
+Everything else the server process says on stderr is a JSON line too: server events, unexpected
+failures (the exception and the frames where it was raised, on one line), Python warnings, and
+exceptions that escape a thread — never a multi-line traceback.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
+import os
 import sys
+import threading
 import time
+import traceback
+import warnings
 from datetime import datetime, timezone
 
-__all__ = ["log_call", "log_event"]
+__all__ = ["capture_diagnostics", "log_call", "log_event", "log_failure"]
+
+_TRACE_FRAMES = 12  # innermost frames kept in a failure record
+_LOCK = threading.Lock()  # one whole line at a time, whatever thread writes
 
 
 def log_call(method: str, tool: str | None, status: str, started: float, error: str | None = None) -> None:
     """Write the log line for one handled request."""
-    record = {
-        "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-        "method": method,
-        "tool": tool,
-        "status": status,
-        "latency_ms": round((time.perf_counter() - started) * 1000, 3),
-        "error": error[:300] if error else None,
-    }
+    _write(_call_record(method, tool, status, started, error))
+
+
+def log_failure(method: str, tool: str | None, started: float | None, exc: BaseException) -> None:
+    """Write the log line for a request that failed unexpectedly: the exception and where it was raised."""
+    record = _call_record(method, tool, "error", started, repr(exc))
+    record["trace"] = _frames(exc)
     _write(record)
 
 
-def log_event(event: str, message: str) -> None:
+def log_event(event: str, message: str, **details: object) -> None:
     """A log line about the server itself (not a call), e.g. the client closing stdout."""
-    _write({"ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"), "event": event, "message": message})
+    _write({"ts": _now(), "event": event, "message": message, **details})
+
+
+def capture_diagnostics() -> None:
+    """Route what Python would print as text blocks on stderr — warnings, exceptions escaping a thread or the
+    main loop, ``logging`` records of libraries — to JSON lines (for the server process only)."""
+    warnings.showwarning = _log_warning
+    sys.excepthook = lambda kind, exc, tb: _log_uncaught(exc, threading.current_thread().name)
+    threading.excepthook = lambda args: _log_uncaught(args.exc_value, args.thread.name if args.thread else None)
+    logging.basicConfig(level=logging.WARNING, handlers=[_JsonHandler()])
+
+
+def _call_record(method: str, tool: str | None, status: str, started: float | None, error: str | None) -> dict:
+    return {
+        "ts": _now(),
+        "method": method,
+        "tool": tool,
+        "status": status,
+        "latency_ms": None if started is None else round((time.perf_counter() - started) * 1000, 3),
+        "error": error[:300] if error else None,
+    }
+
+
+def _frames(exc: BaseException | None) -> list[str]:
+    """``folder/file.py:line function`` for the innermost frames of the exception's traceback."""
+    if exc is None:
+        return []
+    frames = traceback.extract_tb(exc.__traceback__)[-_TRACE_FRAMES:]
+    return [f"{os.path.basename(os.path.dirname(f.filename))}/{os.path.basename(f.filename)}:{f.lineno} {f.name}"
+            for f in frames]
+
+
+def _log_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """``warnings.showwarning``, as one JSON line."""
+    log_event("warning", f"{category.__name__}: {message}"[:300], where=f"{os.path.basename(filename)}:{lineno}")
+
+
+def _log_uncaught(exc: BaseException | None, thread: str | None) -> None:
+    log_event("uncaught_exception", repr(exc)[:300], thread=thread, trace=_frames(exc))
+
+
+class _JsonHandler(logging.Handler):
+    """A ``logging`` handler writing one JSON line per record (the exception, if any, as frames)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        exc = record.exc_info[1] if record.exc_info else None
+        details = {"logger": record.name, "level": record.levelname.lower()}
+        if exc is not None:
+            details.update(error=repr(exc)[:300], trace=_frames(exc))
+        log_event("library_log", record.getMessage()[:300], **details)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
 def _write(record: dict) -> None:
-    try:
-        sys.stderr.write(json.dumps(record, ensure_ascii=False) + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
+    line = json.dumps(record, ensure_ascii=False) + "\n"
+    with _LOCK:
+        try:
+            sys.stderr.write(line)
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass

@@ -246,7 +246,6 @@ class Tool:
     output: type[BaseModel]
     handler: Callable[[Any, ToolContext], tuple[dict, str]]
     annotations: dict
-    quick: Callable[[dict, Roots], bool] | None = None
 
     def definition(self, version: str | None, at_least: Callable[[str | None, str], bool]) -> dict:
         """The ``Tool`` object for ``tools/list``, with only the fields ``version`` defines."""
@@ -258,13 +257,6 @@ class Tool:
             tool["title"] = self.title
             tool["outputSchema"] = _output_schema(self.output)
         return tool
-
-    def is_quick(self, arguments: dict, roots: Roots) -> bool:
-        """True when the call will take milliseconds, so the server may run it without a thread hop."""
-        try:
-            return self.quick is not None and self.quick(arguments, roots)
-        except Exception:  # noqa: BLE001 - any doubt: run it on a worker thread
-            return False
 
     def call(self, arguments: dict, ctx: ToolContext) -> tuple[dict, str]:
         """Validate ``arguments`` and run; ``ToolFailure`` for anything the model should read."""
@@ -294,27 +286,13 @@ def _output_schema(model: type[BaseModel]) -> dict:
     return schema
 
 
-_QUICK_BYTES = 256 * 1024
-
-
-def _small_document(arguments: dict, roots: Roots) -> bool:
-    """A document under 256 KiB validates in a few milliseconds."""
-    text, path = arguments.get("xml_text"), arguments.get("xml_path")
-    if isinstance(text, str):
-        return len(text) <= _QUICK_BYTES
-    if isinstance(path, str):
-        return roots.check(path).stat().st_size <= _QUICK_BYTES
-    return True
-
-
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in [
     Tool("fel_validate", "Validar factura FEL",
          "Valida un documento FEL de SAT Guatemala (XML): XML seguro, esquema XSD, reglas (IVA 12 %, totales, NIT, "
          "CUI, número de autorización) y devuelve el reporte: valid, issues con regla, código SAT, línea y mensaje. "
          "Un documento inválido es una llamada exitosa con valid: false. " + FLOW,
          ValidateArgs, Report, _validate,
-         {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
-         quick=_small_document),
+         {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}),
     Tool("fel_render", "Imprimir factura FEL a PDF",
          "Valida y luego imprime un documento FEL a PDF (logo, líneas, impuestos, total en letras, frases, QR al "
          "verificador de SAT). Rechaza un documento inválido salvo con force. Llame antes a fel_validate. " + FLOW,
@@ -330,6 +308,5 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in [
          "Lista las reglas que aplica fel_validate (id, título, severidad, código SAT, tipos de DTE), para explicar "
          "un issue del reporte.",
          RulesArgs, RulesOutput, _rules,
-         {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
-         quick=lambda arguments, roots: True),
+         {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}),
 ]}

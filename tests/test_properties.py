@@ -810,8 +810,8 @@ class Fuzzer:
         batches = [e for e in expected if e[0] == "batch"]
         waiting = {e[1] for e in singles if e[1] is not None}
         got_singles, got_batches, seen_sentinel = [], [], False
-        while not seen_sentinel or (waiting and any(not any(same_id(r["id"], w) for r in got_singles)
-                                                    for w in waiting)):
+        while not seen_sentinel or len(got_batches) < len(batches) or (
+                waiting and any(not any(same_id(r["id"], w) for r in got_singles) for w in waiting)):
             raw = self._next()
             if raw is None:
                 pytest.fail(f"the server stopped answering after line {self.lines}: {line[:200]!r}")
@@ -1025,6 +1025,20 @@ def encode(message, ascii_only: bool) -> bytes:
     return json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
+def without_own_cancellations(batch: list) -> list:
+    """``batch`` without the cancellations of its own tool calls: whether such a call is answered depends on
+    whether it ends before the cancellation is read (both are right), so the model leaves them out."""
+    calls = [m.get("id") for m in batch if isinstance(m, dict) and m.get("method") == "tools/call"]
+
+    def own_cancellation(message) -> bool:
+        if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
+            return False
+        params = message.get("params")
+        return isinstance(params, dict) and any(same_id(params.get("requestId"), call) for call in calls)
+
+    return [m for m in batch if not own_cancellation(m)]
+
+
 @st.composite
 def raw_lines(draw) -> bytes:
     kind = draw(st.sampled_from(["binary", "json-mutated", "huge", "nested", "carriage", "text"]))
@@ -1105,7 +1119,7 @@ def test_mcp_random_json_rpc_messages(mcp_root, era, version):
            as_batch=st.integers(0, 99))
     def fuzz(messages, ascii_only, as_batch):
         if as_batch >= 88:  # a JSON-RPC batch (accepted only with 2025-03-26)
-            _send_lines(fuzzer, encode(messages, ascii_only))
+            _send_lines(fuzzer, encode(without_own_cancellations(messages), ascii_only))
             return
         for message in messages:
             _send_lines(fuzzer, encode(message, ascii_only))

@@ -38,12 +38,13 @@ class _Writer:
 class Session:
     """Drive the server like a client: ``send`` raw lines or messages, ``receive`` parsed messages."""
 
-    def __init__(self, roots: list[str], *, line_limit: int | None = None) -> None:
+    def __init__(self, roots: list[str], *, line_limit: int | None = None, **options: Any) -> None:
         read_fd, self._write_fd = os.pipe()
         self.writer = _Writer()
-        kwargs = {"line_limit": line_limit} if line_limit else {}
+        kwargs = {"line_limit": line_limit, **options} if line_limit else options
         self.exit_code: int | None = None
         self.others: list = []
+        self._closed = False
         stdin = os.fdopen(read_fd, "rb")
 
         def run() -> None:
@@ -78,7 +79,10 @@ class Session:
         return self.response(request_id)
 
     def close(self, timeout: float = 60) -> int | None:
-        os.close(self._write_fd)
+        """End the input (once) and wait for the server loop to return."""
+        if not self._closed:
+            self._closed = True
+            os.close(self._write_fd)
         self.thread.join(timeout)
         return self.exit_code
 
