@@ -175,10 +175,7 @@ class Validator:
                     issues.append(self._crash(rule, exc, unexpected=True))
                     status = "error"
                     continue
-                for finding in findings:
-                    if isinstance(finding, Unreadable):
-                        unreadable.setdefault((finding.xpath, finding.raw, finding.kind), (finding, []))[1].append(rule.id)
-                findings = [finding for finding in findings if not isinstance(finding, Unreadable)]
+                findings = _set_aside_unreadable(findings, rule.id, unreadable)
                 if not findings:
                     continue
                 issues.extend(self._issue(rule, severity, finding) for finding in findings[:MAX_FINDINGS_PER_RULE])
@@ -247,7 +244,8 @@ class Validator:
         spanish, english = _KINDS.get(finding.kind, (finding.kind, finding.kind))
         location = Location(xpath=finding.xpath, line=finding.line, item=finding.item, field=finding.field)
         return engine_issue("FEL-DAT-01", self.config.lang, location=location, field=finding.field or finding.xpath,
-                            value=repr(finding.raw)[1:-1], kind=spanish, kind_en=english, rules=", ".join(sorted(set(rules))))
+                            value=repr(finding.raw)[1:-1], kind=spanish, kind_en=english,
+                            rules=", ".join(sorted(set(rules))))
 
     def _crash(self, rule: LoadedRule, exc: Exception, *, unexpected: bool = False) -> Issue:
         detail = f"{type(exc).__name__}: {exc}" if unexpected else str(exc)
@@ -288,6 +286,17 @@ class Validator:
             ),
         )
         return Outcome(report, facts)
+
+
+def _set_aside_unreadable(findings: list, rule_id: str, unreadable: dict[tuple, tuple[Unreadable, list[str]]]) -> list:
+    """The rule's own findings; its :class:`Unreadable` ones go to ``unreadable``, one entry per value."""
+    kept = []
+    for finding in findings:
+        if isinstance(finding, Unreadable):
+            unreadable.setdefault((finding.xpath, finding.raw, finding.kind), (finding, []))[1].append(rule_id)
+        else:
+            kept.append(finding)
+    return kept
 
 
 def _tipo(facts: Documento | Anulacion) -> str | None:

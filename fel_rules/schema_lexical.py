@@ -51,22 +51,29 @@ def lexical_errors(element, xsd_element) -> Iterator[str]:
 
     xmlschema turns each reason into a validation error of ``element``.
     """
-    xsd_type = xsd_element.type
-    if xsd_type.is_simple():
-        content, attributes = xsd_type, None
-    else:
-        content = xsd_type.content if xsd_type.has_simple_content() else None
-        attributes = xsd_type.attributes
+    content, attributes = _plan(xsd_element)
     if content is not None and element.text is not None:
         reason = _judge(element.text, content)
         if reason is not None:
             yield reason
     if attributes:
         for name, value in element.attrib.items():
-            declared = attributes.get(name)
-            reason = _judge(value, declared.type) if declared is not None else None
+            simple_type = attributes.get(name)
+            reason = _judge(value, simple_type) if simple_type is not None else None
             if reason is not None:
                 yield f"attribute {name}={value!r}: {reason}"
+
+
+@lru_cache(maxsize=4096)
+def _plan(xsd_element) -> tuple[object | None, dict[str, object]]:
+    """(simple type of the text, simple type per attribute name) of an element declaration, judged ones only."""
+    xsd_type = xsd_element.type
+    if xsd_type.is_simple():
+        return (xsd_type if _kind(xsd_type)[0] else None), {}
+    content = xsd_type.content if xsd_type.has_simple_content() else None
+    attributes = {name: attribute.type for name, attribute in xsd_type.attributes.items()
+                  if name and attribute.type is not None and _kind(attribute.type)[0]}
+    return (content if content is not None and _kind(content)[0] else None), attributes
 
 
 def _judge(value: str, simple_type) -> str | None:

@@ -12,6 +12,7 @@ from .support.builder import Invoice, Item
 
 ROOT = Path(__file__).resolve().parent.parent
 FACT = (ROOT / "examples" / "factura-fact.xml").read_bytes()
+CERTIFIED = (ROOT / "examples" / "factura-certificada.xml").read_bytes()
 NS = b'xmlns:dte="http://www.sat.gob.gt/dte/fel/0.2.0"'
 
 
@@ -189,4 +190,17 @@ CASES: list[Case] = [
     # valid documents that strain the renderer: SAT allows a 10,000-character description
     Case("long-description", "A 9,975-character item description (SAT's limit: 10,000)", _long_description,
          None, 0, "valid; the PDF splits the description across pages"),
+    # unreadable values and stripped certified documents (never a false "VÁLIDO")
+    Case("space-in-amount", "An amount with an inner space (99 999.99)",
+         _write("espacio.xml", _replace(b"<dte:GranTotal>1911.50<", b"<dte:GranTotal>99 999.99<")),
+         "FEL-DAT-01", 1, "schema error (not an xs:decimal) and FEL-DAT-01: the rules cannot read it"),
+    Case("nbsp-in-amount", "An amount with a no-break space (1\u00a0911.50)",
+         _write("nbsp.xml", _replace(b"<dte:GranTotal>1911.50<", "<dte:GranTotal>1\u00a0911.50<".encode())),
+         "FEL-DAT-01", 1, "schema error (not an xs:decimal) and FEL-DAT-01: the rules cannot read it"),
+    Case("underscore-integer", "A line number written 0_1 (Python's int() reads it)",
+         _write("guion-bajo.xml", _replace(b'NumeroLinea="1"', b'NumeroLinea="0_1"')),
+         "FEL-XSD-01", 1, "schema error: not an xs:positiveInteger"),
+    Case("stripped-certified", "A certified document stripped of its ds:Signature elements",
+         _write("sin-firmas.xml", CERTIFIED[:CERTIFIED.index(b"<ds:Signature")] + b"</dte:GTDocumento>"),
+         "FEL-FIR-05", 1, "schema error (ds:Signature required) and FEL-FIR-05/FEL-FEC-03: never pre-signature"),
 ]

@@ -109,6 +109,11 @@ def _builder_seeds() -> list[tuple[str, bytes]]:
 
 
 SEEDS = [(f"examples/{p.name}", p.read_bytes()) for p in EXAMPLE_SEEDS] + _builder_seeds()
+#: Seeds whose signatures verify (a rewrite of signed content breaks them, by design) are left out of
+#: the neutral-rewrite property; the other seeds keep their placeholder or missing signatures.
+NEUTRAL_SEEDS = [
+    (name, data) for name, data in SEEDS if b"<ds:Signature" not in data or b"placeholder for tests" in data
+]
 SAFE_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
 
 
@@ -415,7 +420,7 @@ def verdict(report: Report) -> tuple:
 
 
 @fel_settings(150)
-@given(seed=st.sampled_from(SEEDS), data=st.data())
+@given(seed=st.sampled_from(NEUTRAL_SEEDS), data=st.data())
 def test_neutral_rewrites_keep_the_verdict(seed, data):
     name, original = seed
     rewritten = data.draw(neutral_rewrite(original), label="rewritten")

@@ -168,7 +168,9 @@ class ExpressionCheck:
             if finding is not None:
                 yield finding
 
-    def _bind(self, node: object, memo: dict, tolerance: Decimal) -> tuple[dict[str, object], dict[str, object]] | _Unread | None:
+    def _bind(
+        self, node: object, memo: dict, tolerance: Decimal
+    ) -> tuple[dict[str, object], dict[str, object]] | _Unread | None:
         values: dict[str, object] = {**self.constants, "tol": tolerance}
         nodes: dict[str, object] = {}
         for binding in self.bindings:
