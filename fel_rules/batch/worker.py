@@ -9,7 +9,7 @@ import signal
 import threading
 import traceback
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -149,6 +149,7 @@ def record(journal: str | Path, fingerprint: str, result: FileResult) -> None:
 def process_and_record(task: FileTask) -> Brief:
     """:func:`process_file` within the task's time limit, recorded in the journal by the worker; only a small
     summary travels back."""
+    _warm_up(task)
     try:
         with time_limit(task.time_limit):
             result = process_file(task)
@@ -158,6 +159,16 @@ def process_and_record(task: FileTask) -> Brief:
         result = unprocessed_result(task, time_limit_error(task))
     record(task.journal, task.fingerprint, result)
     return Brief.of(result)
+
+
+def _warm_up(task: FileTask) -> None:
+    """Load the rules, compile the schema and import the renderer once per process, outside any file's time
+    limit (a spawned worker's first file would otherwise pay for them). A failure here is reported by
+    :func:`process_file`, which meets it again."""
+    with suppress(Exception):
+        _validator(task.config).schema_set  # noqa: B018 - compiled on first access
+        if task.render:
+            from ..render import pdf  # noqa: F401 - reportlab's import alone takes a good part of a second
 
 
 class FileTimeLimit(BaseException):
