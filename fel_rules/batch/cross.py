@@ -24,7 +24,9 @@ from ..report import Issue, Location, Refs, Severity
 from .business_days import nth_business_day
 from .worker import CrossFacts
 
-__all__ = ["CROSS_RULES", "CROSS_RULE_PREFIX", "MAX_CROSS_FINDINGS", "CrossRule", "cross_issues", "cross_rule_codes"]
+__all__ = [
+    "CROSS_RULES", "CROSS_RULE_PREFIX", "MAX_CROSS_FINDINGS", "CrossRule", "cross_issues", "cross_rule_codes",
+]
 
 CROSS_RULE_PREFIX = "FEL-LOT-"
 #: Issues one batch rule may add to one report, and documents one issue may name (BatchOptions.max_cross_findings).

@@ -22,7 +22,6 @@ from ..money import decimal_str
 __all__ = [
     "Brief", "CrossFacts", "FileResult", "FileTask", "FileTimeLimit", "crashed_result", "journal_file",
     "output_paths", "process_and_record", "process_file", "record", "render_pdf", "time_limit", "time_limit_error",
-    "unprocessed_result",
 ]
 
 
@@ -156,7 +155,7 @@ def process_and_record(task: FileTask) -> Brief:
     except FileTimeLimit:
         for stale in output_paths(task.rel):  # a report written before the limit would contradict the entry
             (Path(task.out_dir) / stale).unlink(missing_ok=True)
-        result = unprocessed_result(task, time_limit_error(task))
+        result = _unprocessed_result(task, time_limit_error(task))
     record(task.journal, task.fingerprint, result)
     return Brief.of(result)
 
@@ -301,10 +300,10 @@ def crashed_result(task: FileTask) -> FileResult:
              "the file was not processed" if english else
              "el proceso que validaba el archivo terminó inesperadamente (terminado por el sistema o sin memoria), "
              "también al reintentarlo; el archivo no se procesó")
-    return unprocessed_result(task, error)
+    return _unprocessed_result(task, error)
 
 
-def unprocessed_result(task: FileTask, error: str) -> FileResult:
+def _unprocessed_result(task: FileTask, error: str) -> FileResult:
     """The result of a file that could not be processed (it has no outputs), saying why."""
     try:
         with open(task.source, "rb") as stream:  # in chunks: the file may be huge
