@@ -162,8 +162,8 @@ class BatchArgs(_Args):
     dir_xml: str = Field(description="Folder with the XML files (inside the allowed roots).")
     out_dir: str | None = Field(default=None, description="Output folder (default: out/<path of the folder in the "
                                                       "first root>).")
-    workers: int | None = Field(default=None, ge=1, le=64,
-                                description="Worker processes (default and maximum: the cores available; more are clamped).")
+    workers: int | None = Field(default=None, ge=1, le=64, description="Worker processes (default and maximum: "
+                                                                       "the cores available; more are clamped).")
     render: bool = Field(default=True, description="Also render a PDF for every valid document.")
     recursive: bool = Field(default=False, description="Include subfolders.")
     resume: bool = Field(default=False, description="Skip files already processed and unchanged.")

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal, InvalidOperation
+from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
@@ -24,7 +25,9 @@ from ..resources import package_file
 from .business_days import nth_business_day
 from .worker import CrossFacts
 
-__all__ = ["CROSS_RULES", "CROSS_RULE_PREFIX", "MAX_CROSS_FINDINGS", "CrossRule", "cross_issues", "cross_rule_codes"]
+__all__ = [
+    "CROSS_RULES", "CROSS_RULE_PREFIX", "MAX_CROSS_FINDINGS", "CrossRule", "cross_issues", "cross_rule_codes",
+]
 
 CROSS_RULE_PREFIX = "FEL-LOT-"
 #: Issues one batch rule may add to one report, and documents one issue may name (BatchOptions.max_cross_findings).
@@ -168,14 +171,14 @@ class _Batch:
 def _repeated_uuid(batch: _Batch, rel: str, cross: CrossFacts, add: Add) -> None:
     copies = batch.by_uuid.get(cross.uuid.upper(), []) if cross.uuid else []
     if len(copies) > 1:
-        others = [other for other, _ in copies if other != rel]
-        add("FEL-LOT-01", uuid=cross.uuid.upper(), other=_some(others, batch))
+        others = islice((other for other, _ in copies if other != rel), batch.limit)  # linear in the copies
+        add("FEL-LOT-01", uuid=cross.uuid.upper(), other=_some(list(others), len(copies) - 1, batch))
 
 
-def _some(names: list[str], batch: _Batch) -> str:
-    """``a.xml, b.xml`` — or the first ``batch.limit`` names and how many more."""
-    shown = ", ".join(names[: batch.limit])
-    more = len(names) - batch.limit
+def _some(names: list[str], total: int, batch: _Batch) -> str:
+    """``a.xml, b.xml`` — the first of ``total`` names, and how many more there are."""
+    shown = ", ".join(names)
+    more = total - len(names)
     if more <= 0:
         return shown
     return f"{shown} and {more} more" if batch.lang == "en" else f"{shown} y {more} más"

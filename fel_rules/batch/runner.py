@@ -40,8 +40,9 @@ from .executors import DaskExecutor, LocalExecutor, local_workers
 from .manifest import Entry, Manifest, RunStats, Summary
 from .progress import Progress
 from .worker import (
-    PDF_NOT_WRITTEN, Brief, FileResult, FileTask, FileTimeLimit, _validator, _write_error, crashed_result, journal_file,
-    output_paths, process_and_record, record, remove_stale_outputs, render_pdf, time_limit, time_limit_error,
+    PDF_NOT_WRITTEN, Brief, FileResult, FileTask, FileTimeLimit, _validator, _write_error, crashed_result,
+    journal_file, output_paths, process_and_record, record, remove_stale_outputs, render_pdf, time_limit,
+    time_limit_error,
 )
 
 __all__ = ["BatchCancelled", "BatchError", "BatchOptions", "BatchResult", "run_batch"]

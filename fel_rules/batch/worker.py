@@ -9,7 +9,7 @@ import signal
 import threading
 import traceback
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -24,7 +24,7 @@ from ..owned import own_pdf, own_report
 __all__ = [
     "Brief", "CrossFacts", "FileResult", "FileTask", "FileTimeLimit", "crashed_result", "journal_file",
     "output_paths", "process_and_record", "process_file", "record", "remove_stale_outputs", "render_pdf", "time_limit",
-    "time_limit_error", "unprocessed_result",
+    "time_limit_error",
 ]
 
 
@@ -167,15 +167,25 @@ def record(journal: str | Path, fingerprint: str, result: FileResult, roots: tup
 def process_and_record(task: FileTask) -> Brief:
     """:func:`process_file` within the task's time limit, recorded in the journal by the worker; only a small
     summary travels back."""
+    _warm_up(task)
     try:
         with time_limit(task.time_limit):
             result = process_file(task)
     except FileTimeLimit:
-        for stale in output_paths(task.rel):  # a report written before the limit would contradict the entry
-            (Path(task.out_dir) / stale).unlink(missing_ok=True)
-        result = unprocessed_result(task, time_limit_error(task))
+        remove_stale_outputs(task)  # a report written before the limit would contradict the entry
+        result = _unprocessed_result(task, time_limit_error(task))
     record(task.journal, task.fingerprint, result, task.allowed)
     return Brief.of(result)
+
+
+def _warm_up(task: FileTask) -> None:
+    """Load the rules, compile the schema and import the renderer once per process, outside any file's time
+    limit (a spawned worker's first file would otherwise pay for them). A failure here is reported by
+    :func:`process_file`, which meets it again."""
+    with suppress(Exception):
+        _validator(task.config).schema_set  # noqa: B018 - compiled on first access
+        if task.render:
+            from ..render import pdf  # noqa: F401 - reportlab's import alone takes a good part of a second
 
 
 class FileTimeLimit(BaseException):
@@ -315,10 +325,10 @@ def crashed_result(task: FileTask) -> FileResult:
              "the file was not processed" if english else
              "el proceso que validaba el archivo terminó inesperadamente (terminado por el sistema o sin memoria), "
              "también al reintentarlo; el archivo no se procesó")
-    return unprocessed_result(task, error)
+    return _unprocessed_result(task, error)
 
 
-def unprocessed_result(task: FileTask, error: str) -> FileResult:
+def _unprocessed_result(task: FileTask, error: str) -> FileResult:
     """The result of a file that could not be processed (it has no outputs), saying why."""
     try:
         with open(task.source_path(), "rb") as stream:  # in chunks: the file may be huge
