@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .config import DEFAULT_MAX_BYTES, DEFAULT_MAX_ITEMS, Config
 from .errors import FelRulesError, InputError
+from .inputs import readable_name
 from .report import Report, Severity
 
 __all__ = ["main"]
@@ -202,7 +203,7 @@ def _render(args: argparse.Namespace) -> int:
         report = exc.report
         refused_as_invalid = report is not None and not report.valid and not report.could_not_validate
         return EXIT_INVALID if refused_as_invalid else EXIT_ERROR
-    print(result.path)
+    print(readable_name(result.path))
     if not result.report.valid:
         note = ("the document is not valid: rendered with the NO VÁLIDO watermark" if args.lang == "en"
                 else "el documento no es válido: se imprimió con la marca NO VÁLIDO")
@@ -234,21 +235,22 @@ def _batch(args: argparse.Namespace) -> int:
                 state = ("VALID" if english else "VÁLIDO") if entry.valid else ("INVALID" if english else "INVÁLIDO")
                 detail = entry.pdf or entry.pdf_note or ""
             print(f"{entry.path}: {state} {detail}".rstrip())
-        s = manifest.summary
-        line = (f"{s.files} files: {s.valid} valid, {s.invalid} invalid, {s.errors} errors, {s.rendered} PDFs → {result.path}"
+        s, where = manifest.summary, readable_name(result.path)
+        line = (f"{s.files} files: {s.valid} valid, {s.invalid} invalid, {s.errors} errors, {s.rendered} PDFs → {where}"
                 if english else
-                f"{s.files} archivos: {s.valid} válidos, {s.invalid} inválidos, {s.errors} con error, {s.rendered} PDFs → {result.path}")
+                f"{s.files} archivos: {s.valid} válidos, {s.invalid} inválidos, {s.errors} con error, {s.rendered} PDFs → {where}")
         print(line)
     return result.exit_code
 
 
 def collect_files(paths: Sequence[str], lang: str = "es") -> list[Path]:
-    """Files to validate: each path itself, or a directory's ``*.xml`` (sorted, any case)."""
+    """Files to validate: each path itself, or a directory's ``*.xml`` (sorted, any case; a FIFO, a device or a
+    broken link there gets its own report saying why it was not read)."""
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() == ".xml")
+            found = sorted(p for p in path.iterdir() if p.suffix.lower() == ".xml" and not p.is_dir())
             if not found:
                 raise InputError(f"El directorio no contiene archivos .xml: {path}",
                                  message_en=f"The directory contains no .xml files: {path}")

@@ -27,6 +27,7 @@ from .. import __version__
 from ..atomic import atomic_writer, describe_os_error, write_atomic
 from ..config import Config
 from ..errors import FelRulesError, InputError
+from ..inputs import InputTooLarge, input_sha256, readable_name
 from ..report import Issue, Report
 from ..render.api import load_logo
 from ..render.settings import RenderSettings
@@ -100,7 +101,7 @@ def run_batch(options: BatchOptions) -> BatchResult:
     if settings.logo is not None:  # workers may run elsewhere (another cwd, a Dask node): absolute paths only
         settings = settings.model_copy(update={"logo": settings.logo.resolve()})
     if options.render:
-        load_logo(settings.logo)  # a bad logo stops the run before any work
+        load_logo(settings.logo, settings.logo_max_bytes)  # a bad logo stops the run before any work
     config = _absolute_paths(options.config).model_dump(mode="json", exclude_none=True)
     validator = _validator(config)  # compiled here so forked workers inherit it
     schema_info = validator.schema_set.info
@@ -334,8 +335,8 @@ class _Run:
         if data.get("fingerprint") != self.fingerprint or result.error is not None or result.rel != task.rel:
             return None
         try:
-            digest = hashlib.sha256(Path(task.source).read_bytes()).hexdigest()
-        except OSError:
+            digest = input_sha256(task.source, _validator(task.config).config.max_bytes)
+        except (OSError, InputTooLarge):
             return None
         out = Path(task.out_dir)
         if digest != result.sha256 or not result.report or not (out / result.report).is_file():
@@ -426,7 +427,7 @@ def _render_task(task: FileTask) -> tuple[str, str | None]:
 
 def _entry(result: FileResult) -> Entry:
     return Entry(
-        path=result.rel, sha256=result.sha256, tipo=result.tipo, numero_autorizacion=result.numero_autorizacion,
+        path=readable_name(result.rel), sha256=result.sha256, tipo=result.tipo, numero_autorizacion=result.numero_autorizacion,
         valid=result.valid, complete=result.complete, counts=result.counts, report=result.report, pdf=result.pdf,
         pdf_note=result.pdf_note, error=result.error,
     )

@@ -13,6 +13,7 @@ from ..atomic import describe_os_error, write_atomic
 from ..config import Config
 from ..engine import Validator
 from ..facts import Anulacion, Documento
+from ..inputs import InputTooLarge, input_sha256, readable_name
 from ..money import decimal_str
 
 __all__ = [
@@ -125,13 +126,14 @@ def _validator(config: dict) -> Validator:
 
 def output_paths(rel: str) -> tuple[str, str]:
     """(report, pdf) paths relative to the output folder for an input at ``rel``."""
+    rel = readable_name(rel)  # output names are valid UTF-8, whatever the input's name
     stem = rel[: -len(Path(rel).suffix)] if Path(rel).suffix else rel
     return f"{stem}.report.json", f"{stem}.pdf"
 
 
 def journal_file(journal: str | Path, rel: str) -> Path:
     """Where the journal keeps the result of the input at ``rel``."""
-    return Path(journal) / f"{hashlib.sha1(rel.encode()).hexdigest()}.json"
+    return Path(journal) / f"{hashlib.sha1(rel.encode('utf-8', 'surrogateescape')).hexdigest()}.json"
 
 
 def record(journal: str | Path, fingerprint: str, result: FileResult) -> None:
@@ -175,19 +177,7 @@ def process_file(task: FileTask) -> FileResult:
     report_rel, pdf_rel = output_paths(task.rel)
     out = Path(task.out_dir)
     try:
-        validator = _validator(task.config)
-        source = Path(task.source)
-        try:
-            too_big = source.stat().st_size > validator.config.max_bytes
-            data = None if too_big else source.read_bytes()
-        except OSError as exc:
-            report, facts = validator.read_error(task.rel, exc), None
-        else:
-            if data is None:
-                report, facts = validator.validate_path(source), None  # refused by size, before reading
-            else:
-                report, facts = validator.inspect_bytes(data, path=task.rel)
-        report = report.model_copy(update={"document": report.document.model_copy(update={"path": task.rel})})
+        report, facts = _validator(task.config).inspect_path(task.source, name=task.rel)
         error = None
         if report.could_not_validate:
             first = next((i for i in report.issues if i.severity.value == "error"), None)
@@ -241,9 +231,8 @@ def _write_error(what: str, what_en: str, rel: str, exc: OSError, task: FileTask
 def crashed_result(task: FileTask) -> FileResult:
     """The result of a file whose worker process died each time it was tried (it has no outputs)."""
     try:
-        with open(task.source, "rb") as stream:  # in chunks: the file may be huge
-            digest = hashlib.file_digest(stream, "sha256").hexdigest()
-    except OSError:
+        digest = input_sha256(task.source, _validator(task.config).config.max_bytes)
+    except (OSError, InputTooLarge):
         digest = None
     english = task.config.get("lang") == "en"
     error = ("the process validating the file ended unexpectedly (killed, or out of memory), again when retried; "
@@ -263,9 +252,9 @@ def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> N
 
     settings = RenderSettings(**task.render_settings)
     if facts is None or report is None:
-        report, facts = _validator(task.config).inspect_bytes(Path(task.source).read_bytes(), path=task.rel)
+        report, facts = _validator(task.config).inspect_path(task.source, name=task.rel)
     view = build_view(facts, report, lang=settings.lang)
-    pdf = render_view(view, theme_name=settings.theme, logo=load_logo(settings.logo),
+    pdf = render_view(view, theme_name=settings.theme, logo=load_logo(settings.logo, settings.logo_max_bytes),
                       qr_size_mm=settings.qr_size_mm, header_mm=settings.header_mm)
     write_atomic(Path(task.out_dir) / output_paths(task.rel)[1], pdf)
 

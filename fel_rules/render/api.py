@@ -14,9 +14,10 @@ from ..config import Config
 from ..engine import Validator
 from ..errors import RenderError
 from ..facts import Anulacion
+from ..inputs import InputTooLarge, describe_read_error, read_input, readable_name
 from ..report import Report
 from .pdf import render_view
-from .settings import RenderSettings
+from .settings import DEFAULT_LOGO_MAX_BYTES, RenderSettings
 from .view import InvoiceView, build_view
 
 __all__ = ["RenderResult", "load_logo", "render_bytes", "render_file"]
@@ -62,7 +63,7 @@ def render_bytes(data: bytes, *, settings: RenderSettings | None = None, force: 
             + _errors(report),
             report=report,
         )
-    logo = load_logo(settings.logo)
+    logo = load_logo(settings.logo, settings.logo_max_bytes)
     view = build_view(facts, report, lang="en" if english else "es", invalid=invalid)
     pdf = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
                       header_mm=settings.header_mm)
@@ -74,17 +75,13 @@ def render_file(source: str | Path, out: str | Path | None = None, *, settings: 
     """Render the XML at ``source`` to ``out`` (default: ``<output_dir>/<name>.pdf``), atomically."""
     settings = settings or RenderSettings.from_env()
     source = Path(source)
-    if not source.is_file():
-        raise RenderError(f"No existe el archivo: {source}", message_en=f"No such file: {source}")
-    target = Path(out) if out is not None else settings.output_dir / f"{source.stem}.pdf"
-    if target.is_dir():
-        target = target / f"{source.stem}.pdf"
     validator = validator or Validator(Config(lang=settings.lang))
-    size, limit = source.stat().st_size, validator.config.max_bytes
-    if size > limit:
-        raise RenderError(f"No se puede imprimir {source}: mide {size} bytes y el límite es {limit}",
-                          message_en=f"Cannot render {source}: it is {size} bytes and the limit is {limit}")
-    result = render_bytes(source.read_bytes(), settings=settings, force=force, validator=validator, name=str(source))
+    data = _read_source(source, validator.config.max_bytes)
+    name = f"{readable_name(source.stem)}.pdf"  # valid UTF-8 whatever the input's name
+    target = Path(out) if out is not None else settings.output_dir / name
+    if target.is_dir():
+        target = target / name
+    result = render_bytes(data, settings=settings, force=force, validator=validator, name=str(source))
     try:
         write_atomic(target, result.pdf)
     except OSError as exc:
@@ -95,25 +92,40 @@ def render_file(source: str | Path, out: str | Path | None = None, *, settings: 
     return RenderResult(pdf=result.pdf, view=result.view, report=result.report, path=target)
 
 
-def load_logo(path: Path | None) -> bytes | None:
-    """The logo's bytes, checked to be a readable PNG/JPEG; ``RenderError`` otherwise (cached per file version)."""
+def _read_source(source: Path, limit: int) -> bytes:
+    """The XML to render: a regular file of at most ``limit`` bytes (never a FIFO or a device)."""
+    try:
+        return read_input(source, limit)
+    except InputTooLarge as exc:
+        raise RenderError(f"No se puede imprimir {source}: mide {exc.size} bytes y el límite es {limit}",
+                          message_en=f"Cannot render {source}: it is {exc.size} bytes and the limit is {limit}") from None
+    except FileNotFoundError:
+        raise RenderError(f"No existe el archivo: {source}", message_en=f"No such file: {source}") from None
+    except OSError as exc:
+        raise RenderError(f"No se pudo leer {source}: {describe_read_error(exc)}",
+                          message_en=f"Could not read {source}: {describe_read_error(exc, 'en')}") from exc
+
+
+def load_logo(path: Path | None, max_bytes: int = DEFAULT_LOGO_MAX_BYTES) -> bytes | None:
+    """The logo's bytes, checked to be a readable PNG/JPEG; ``RenderError`` otherwise. Only a regular file of at
+    most ``max_bytes`` is read (never a FIFO or a device)."""
     if path is None:
         return None
     try:
-        stat = Path(path).stat()
+        data = read_input(path, max_bytes)
+    except InputTooLarge as exc:
+        raise RenderError(f"El logo {path} mide {exc.size} bytes y el límite es {max_bytes} (FEL_RULES_LOGO_MAX_BYTES)",
+                          message_en=f"The logo {path} is {exc.size} bytes and the limit is {max_bytes} "
+                                     "(FEL_RULES_LOGO_MAX_BYTES)") from None
     except OSError as exc:
-        raise RenderError(f"No se pudo leer el logo {path}: {exc.strerror or exc}",
-                          message_en=f"Could not read the logo {path}: {exc.strerror or exc}") from exc
-    return _checked_logo(str(path), stat.st_mtime_ns, stat.st_size)
+        raise RenderError(f"No se pudo leer el logo {path}: {describe_read_error(exc)}",
+                          message_en=f"Could not read the logo {path}: {describe_read_error(exc, 'en')}") from exc
+    _check_logo(str(path), data)
+    return data
 
 
 @lru_cache(maxsize=8)
-def _checked_logo(path: str, _mtime_ns: int, _size: int) -> bytes:
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise RenderError(f"No se pudo leer el logo {path}: {exc.strerror or exc}",
-                          message_en=f"Could not read the logo {path}: {exc.strerror or exc}") from exc
+def _check_logo(path: str, data: bytes) -> None:
     try:
         width, height = ImageReader(io.BytesIO(data)).getSize()
     except Exception as exc:  # noqa: BLE001 - PIL raises many types for a bad image
@@ -121,7 +133,6 @@ def _checked_logo(path: str, _mtime_ns: int, _size: int) -> bytes:
                           message_en=f"The logo {path} is not a valid PNG or JPEG image") from exc
     if width <= 0 or height <= 0:
         raise RenderError(f"El logo {path} está vacío", message_en=f"The logo {path} is empty")
-    return data
 
 
 def _errors(report: Report) -> str:

@@ -1,14 +1,15 @@
 """Rendering defaults, from environment variables, overridable per call.
 
-=====================  =========================================  ==========
-variable               meaning                                    default
-=====================  =========================================  ==========
-FEL_RULES_LOGO         logo printed in the header (PNG/JPEG)      none
-FEL_RULES_OUTPUT_DIR   folder for PDFs when no output path given  ``out``
-FEL_RULES_THEME        ``clasico`` or ``moderno``                 ``clasico``
-FEL_RULES_QR_SIZE      side of the verifier QR, millimetres       ``30``
-FEL_RULES_HEADER_MM    height of the header band, millimetres     ``28``
-=====================  =========================================  ==========
+========================  =========================================  ===========
+variable                  meaning                                    default
+========================  =========================================  ===========
+FEL_RULES_LOGO            logo printed in the header (PNG/JPEG)      none
+FEL_RULES_OUTPUT_DIR      folder for PDFs when no output path given  ``out``
+FEL_RULES_THEME           ``clasico`` or ``moderno``                 ``clasico``
+FEL_RULES_QR_SIZE         side of the verifier QR, millimetres       ``30``
+FEL_RULES_HEADER_MM       height of the header band, millimetres     ``28``
+FEL_RULES_LOGO_MAX_BYTES  largest logo file read, in bytes           5 MiB
+========================  =========================================  ===========
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import FelRulesError
 
-__all__ = ["RenderSettings", "ThemeName"]
+__all__ = ["DEFAULT_LOGO_MAX_BYTES", "RenderSettings", "ThemeName"]
 
 ThemeName = Literal["clasico", "moderno"]
 
@@ -32,7 +33,11 @@ _ENV = {
     "theme": "FEL_RULES_THEME",
     "qr_size_mm": "FEL_RULES_QR_SIZE",
     "header_mm": "FEL_RULES_HEADER_MM",
+    "logo_max_bytes": "FEL_RULES_LOGO_MAX_BYTES",
 }
+
+#: Largest logo file read (a logo is a few hundred kilobytes at most).
+DEFAULT_LOGO_MAX_BYTES = 5 * 1024 * 1024
 
 
 class RenderSettings(BaseModel):
@@ -45,6 +50,7 @@ class RenderSettings(BaseModel):
     theme: ThemeName = "clasico"
     qr_size_mm: float = Field(default=30, ge=15, le=60)
     header_mm: float = Field(default=28, ge=15, le=60)
+    logo_max_bytes: int = Field(default=DEFAULT_LOGO_MAX_BYTES, gt=0, description="Largest logo file read, in bytes.")
     lang: Literal["es", "en"] = "es"
 
     @classmethod
