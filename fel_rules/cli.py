@@ -115,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--logo", type=Path, metavar="PATH", help="logo de los PDFs (por defecto FEL_RULES_LOGO)")
     batch.add_argument("--theme", choices=("clasico", "moderno"), help="tema de los PDFs")
     batch.add_argument("--profile", metavar="NAME", help="perfil de reglas")
+    batch.add_argument("--rules-dir", type=Path, metavar="DIR", help="carpeta de reglas YAML")
     batch.add_argument("--schema-dir", type=Path, metavar="DIR", help="carpeta oficial de XSD de SAT a usar")
     batch.add_argument("--executor", choices=("process", "dask"), default="process",
                        help="procesos locales, o un clúster Dask existente (extra fel-rules[dask])")
@@ -220,7 +221,8 @@ def _batch(args: argparse.Namespace) -> int:
         input_dir=args.dir, out_dir=args.out or settings.output_dir, workers=args.workers, render=not args.no_render,
         recursive=args.recursive, resume=args.resume, executor=args.executor, scheduler=args.scheduler,
         max_files=args.max_files, render_settings=settings,
-        config=Config(lang=args.lang, profile=args.profile, schema_dir=args.schema_dir, max_bytes=args.max_bytes),
+        config=Config(lang=args.lang, profile=args.profile, schema_dir=args.schema_dir, max_bytes=args.max_bytes,
+                      **({"rules_dir": args.rules_dir} if args.rules_dir is not None else {})),
     )
     result = run_batch(options)
     manifest = result.manifest

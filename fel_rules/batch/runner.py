@@ -24,20 +24,22 @@ from pathlib import Path
 from typing import Literal
 
 from .. import __version__
-from ..atomic import atomic_writer, describe_os_error, write_atomic
+from ..atomic import atomic_writer, describe_os_error
 from ..config import Config
 from ..errors import FelRulesError, InputError
 from ..inputs import InputTooLarge, input_sha256, readable_name
 from ..report import Issue, Report
 from ..render.api import load_logo
 from ..render.settings import RenderSettings
+from ..ruleset.loader import catalog_files
+from ..ruleset.yamlfile import MAX_YAML_BYTES
 from .cross import CROSS_RULE_PREFIX, cross_issues
 from .executors import DaskExecutor, LocalExecutor, default_workers
 from .manifest import Entry, Manifest, RunStats, Summary
 from .progress import Progress
 from .worker import (
     PDF_NOT_WRITTEN, Brief, FileResult, FileTask, _validator, _write_error, crashed_result, journal_file,
-    output_paths, process_and_record, record, render_pdf,
+    output_paths, process_and_record, record, render_pdf, write_output,
 )
 
 __all__ = ["BatchCancelled", "BatchError", "BatchOptions", "BatchResult", "run_batch"]
@@ -100,13 +102,12 @@ def run_batch(options: BatchOptions) -> BatchResult:
     settings = options.render_settings or RenderSettings.from_env(lang=options.config.lang)
     if settings.logo is not None:  # workers may run elsewhere (another cwd, a Dask node): absolute paths only
         settings = settings.model_copy(update={"logo": settings.logo.resolve()})
-    if options.render:
-        load_logo(settings.logo, settings.logo_max_bytes)  # a bad logo stops the run before any work
+    logo = load_logo(settings.logo, settings.logo_max_bytes) if options.render else None  # bad: stops before any work
     config = _absolute_paths(options.config).model_dump(mode="json", exclude_none=True)
     validator = _validator(config)  # compiled here so forked workers inherit it
     schema_info = validator.schema_set.info
     rulesets = [{"id": r.id, "version": r.version} for r in validator.catalog.rulesets]
-    fingerprint = _fingerprint(config, rulesets, schema_info.sha256, options.render, settings)
+    fingerprint = _fingerprint(config, validator.config, schema_info.sha256, options.render, settings, logo)
     try:
         return _run(options, started, clock, input_dir, out_dir, files, settings, config, rulesets, schema_info,
                     fingerprint)
@@ -233,7 +234,7 @@ def _check_outputs(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang: str
         if result.report is not None and not (out_dir / result.report).is_file():
             result.report = None
         if result.pdf is not None and not (out_dir / result.pdf).is_file():
-            result.pdf, result.pdf_note = None, "el PDF desapareció durante el lote"
+            result.pdf, result.pdf_sha256, result.pdf_note = None, None, "el PDF desapareció durante el lote"
         names = ", ".join(name or ("registro del lote" if lang != "en" else "batch journal entry") for name in missing)
         note = (f"removed from the output folder during the run: {names}; --resume processes it again" if lang == "en"
                 else f"desapareció de la carpeta de salida durante el lote: {names}; --resume lo vuelve a procesar")
@@ -300,10 +301,24 @@ def _executor(options: BatchOptions):
     return LocalExecutor(options.workers or default_workers())
 
 
-def _fingerprint(config: dict, rulesets: list, schema_sha: str | None, render: bool, settings: RenderSettings) -> str:
-    data = {"config": config, "rulesets": rulesets, "schema": schema_sha, "renderer": __version__, "render": render,
-            "settings": settings.model_dump(mode="json") if render else None}
+def _fingerprint(config: dict, resolved: Config, schema_sha: str | None, render: bool, settings: RenderSettings,
+                 logo: bytes | None) -> str:
+    """What every result depends on, by content: options, rule, data and profile files, the schema set, the
+    renderer and its settings, the logo. Any change means no result of an earlier run is reused."""
+    sources = {str(path): _content_digest(path, MAX_YAML_BYTES)
+               for path in catalog_files(resolved.rules_dir, resolved.profile)}
+    data = {"config": config, "sources": sources, "schema": schema_sha, "renderer": __version__, "render": render,
+            "settings": settings.model_dump(mode="json") if render else None,
+            "logo": hashlib.sha256(logo).hexdigest() if logo is not None else None}
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _content_digest(path: Path, limit: int) -> str | None:
+    """sha256 of a file read safely, ``None`` when it cannot be read (so it never matches a readable one)."""
+    try:
+        return input_sha256(path, limit)
+    except (OSError, InputTooLarge):
+        return None
 
 
 class _Run:
@@ -326,7 +341,8 @@ class _Run:
         return FileResult.from_dict(json.loads(self._file(rel).read_text(encoding="utf-8"))["result"])
 
     def reusable(self, task: FileTask) -> FileResult | None:
-        """The recorded result when input, rules, schema and renderer are unchanged and outputs exist."""
+        """The recorded result when input, rules, schema and renderer are unchanged and the outputs are intact
+        (the report and PDF on disk are the very bytes recorded)."""
         try:
             data = json.loads(self._file(task.rel).read_text(encoding="utf-8"))
             result = FileResult.from_dict(data["result"])
@@ -334,16 +350,23 @@ class _Run:
             return None
         if data.get("fingerprint") != self.fingerprint or result.error is not None or result.rel != task.rel:
             return None
-        try:
-            digest = input_sha256(task.source, _validator(task.config).config.max_bytes)
-        except (OSError, InputTooLarge):
+        digest = _content_digest(Path(task.source), _validator(task.config).config.max_bytes)
+        if digest is None or digest != result.sha256 or not result.report:
             return None
         out = Path(task.out_dir)
-        if digest != result.sha256 or not result.report or not (out / result.report).is_file():
+        if not _intact(out / result.report, result.report_sha256):
             return None
-        if result.pdf and not (out / result.pdf).is_file():
+        if result.pdf and not _intact(out / result.pdf, result.pdf_sha256):
             return None
         return result
+
+
+def _intact(path: Path, recorded: str | None) -> bool:
+    """True when the output at ``path`` holds exactly the bytes whose sha256 the journal recorded."""
+    return recorded is not None and _content_digest(path, _MAX_OUTPUT_BYTES) == recorded
+
+
+_MAX_OUTPUT_BYTES = 1 << 30  # larger than any report or PDF a batch writes; only guards against a swapped device
 
 
 def _remove_stale_temporaries(out_dir: Path) -> None:
@@ -365,7 +388,7 @@ def _apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang:
         report = Report.model_validate_json(path.read_text(encoding="utf-8"))
         kept = [i for i in report.issues if not i.rule_id.startswith(CROSS_RULE_PREFIX)]
         patched = _with_issues(report, kept + new)
-        write_atomic(path, (patched.to_json(include_run=False) + "\n").encode())
+        result.report_sha256 = write_output(path, (patched.to_json(include_run=False) + "\n").encode())
         result.valid, result.counts, result.cross_applied = patched.valid, patched.counts.model_dump(), bool(new)
         run.record(result)
         brief.valid, brief.cross_applied = result.valid, result.cross_applied
@@ -398,13 +421,15 @@ def _reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, run: _Run, executor
             pdf.unlink(missing_ok=True)
             if brief.has_pdf or brief.pdf_failed:  # rendered (or tried) in phase 1, then made invalid by a
                 result = run.load(rel)  # cross-document rule
-                result.pdf, result.pdf_note = None, "documento no válido (reglas entre documentos)"
+                result.pdf, result.pdf_sha256 = None, None
+                result.pdf_note = "documento no válido (reglas entre documentos)"
                 run.record(result)
                 brief.has_pdf = brief.pdf_failed = False
     rendered = executor.run(_render_task, (task_of(rel) for rel in missing),
-                            lambda task: (task.rel, crashed_result(task).error))
-    for rel, error in rendered:
+                            lambda task: (task.rel, None, crashed_result(task).error))
+    for rel, digest, error in rendered:
         result = run.load(rel)
+        result.pdf_sha256 = digest
         if error is None:
             result.pdf, result.pdf_note = output_paths(rel)[1], None
         else:
@@ -414,15 +439,15 @@ def _reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, run: _Run, executor
         briefs[rel].has_pdf = error is None
 
 
-def _render_task(task: FileTask) -> tuple[str, str | None]:
-    """``(rel, None)`` once the PDF is written, ``(rel, why not)`` otherwise."""
+def _render_task(task: FileTask) -> tuple[str, str | None, str | None]:
+    """``(rel, sha256 of the PDF, None)`` once the PDF is written, ``(rel, None, why not)`` otherwise."""
     try:
-        render_pdf(task)
+        digest = render_pdf(task)
     except OSError as exc:
-        return task.rel, _write_error("el PDF", "the PDF", output_paths(task.rel)[1], exc, task)
+        return task.rel, None, _write_error("el PDF", "the PDF", output_paths(task.rel)[1], exc, task)
     except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
-        return task.rel, "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    return task.rel, None
+        return task.rel, None, "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    return task.rel, digest, None
 
 
 def _entry(result: FileResult) -> Entry:

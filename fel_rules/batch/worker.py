@@ -18,7 +18,7 @@ from ..money import decimal_str
 
 __all__ = [
     "Brief", "CrossFacts", "FileResult", "FileTask", "crashed_result", "journal_file", "output_paths",
-    "process_and_record", "process_file", "record", "render_pdf",
+    "process_and_record", "process_file", "record", "render_pdf", "write_output",
 ]
 
 
@@ -97,6 +97,8 @@ class FileResult:
     cross: CrossFacts = field(default_factory=CrossFacts)
     renderable: bool = False
     cross_applied: bool = False
+    report_sha256: str | None = None  # of the report and PDF as written: --resume reuses only what is intact
+    pdf_sha256: str | None = None
 
     def to_dict(self) -> dict:
         """Plain data for the resume journal."""
@@ -190,7 +192,7 @@ def process_file(task: FileTask) -> FileResult:
             cross=_cross_facts(facts), renderable=renderable,
         )
         try:
-            write_atomic(out / report_rel, (report.to_json(include_run=False) + "\n").encode())
+            result.report_sha256 = write_output(out / report_rel, (report.to_json(include_run=False) + "\n").encode())
         except OSError as exc:  # disk full, read-only folder…: said in the entry, nothing half-written left
             result.report, result.pdf_note = None, "no procesado"
             result.error = _write_error("el reporte", "the report", report_rel, exc, task)
@@ -208,7 +210,7 @@ def process_file(task: FileTask) -> FileResult:
             result.pdf_note = "documento no válido"
         elif renderable:
             try:
-                render_pdf(task, facts, report)
+                result.pdf_sha256 = render_pdf(task, facts, report)
             except OSError:  # disk full…: the verdict stands; the batch tries again once cross rules are in
                 result.pdf_note = PDF_NOT_WRITTEN
             else:
@@ -244,8 +246,14 @@ def crashed_result(task: FileTask) -> FileResult:
                       error=error)
 
 
-def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> None:
-    """Render the PDF of ``task`` (from given facts, or by validating again) and write it atomically."""
+def write_output(path: Path, data: bytes) -> str:
+    """Write an output file atomically; its sha256, which the journal keeps."""
+    write_atomic(path, data)
+    return hashlib.sha256(data).hexdigest()
+
+
+def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> str:
+    """Render the PDF of ``task`` (from given facts, or by validating again), write it atomically; its sha256."""
     from ..render import RenderSettings, build_view
     from ..render.api import load_logo
     from ..render.pdf import render_view
@@ -256,7 +264,7 @@ def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> N
     view = build_view(facts, report, lang=settings.lang)
     pdf = render_view(view, theme_name=settings.theme, logo=load_logo(settings.logo, settings.logo_max_bytes),
                       qr_size_mm=settings.qr_size_mm, header_mm=settings.header_mm)
-    write_atomic(Path(task.out_dir) / output_paths(task.rel)[1], pdf)
+    return write_output(Path(task.out_dir) / output_paths(task.rel)[1], pdf)
 
 
 def _cross_facts(facts: Documento | Anulacion | None) -> CrossFacts:
