@@ -4,7 +4,8 @@ Exit codes: 0 every document valid (or the PDF was written), 1 at least one inva
 ``--fail-on``; for render: refused because invalid), 2 a document could not be validated or the
 command was misused (missing path, bad rule file, bad logo, unwritable output…). When the reader of
 stdout goes away (``fel-rules validate … | head -1``) the command stops quietly with 141, the status
-of a program ended by SIGPIPE.
+of a program ended by SIGPIPE. Ctrl-C stops any command with one line and 130; SIGTERM stops a batch the
+same way with 143 (workers ended, finished files recorded for ``--resume``).
 """
 
 from __future__ import annotations
@@ -12,8 +13,11 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from importlib.metadata import entry_points
@@ -28,6 +32,7 @@ __all__ = ["main"]
 
 EXIT_VALID, EXIT_INVALID, EXIT_ERROR = 0, 1, 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command whose reader went away
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT (Ctrl-C), 128 + SIGTERM
 COMMANDS_GROUP = "fel_rules.commands"
 
 
@@ -163,8 +168,41 @@ def _main(argv: Sequence[str] | None) -> int:
     except FelRulesError as exc:
         print(f"fel-rules: error: {exc.localized(lang)}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        return 130
+    except (KeyboardInterrupt, Terminated) as exc:
+        return _interrupted(exc, args.command, lang)
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: unwinds like Ctrl-C, so workers are stopped and finished work stays recorded."""
+
+
+@contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """Within the block SIGTERM raises :class:`Terminated` (in the main thread; elsewhere nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _raise_terminated(_signum: int, _frame: object) -> None:
+    raise Terminated
+
+
+def _interrupted(exc: BaseException, command: str, lang: str) -> int:
+    """One line on stderr, and the status of a program ended by the signal (130 Ctrl-C, 143 SIGTERM)."""
+    english = lang == "en"
+    what = (("terminated (SIGTERM)" if english else "detenido (SIGTERM)") if isinstance(exc, Terminated)
+            else ("interrupted" if english else "interrumpido"))
+    if command == "batch":
+        what += ("; finished files are recorded: --resume continues where it stopped" if english
+                 else "; los archivos terminados quedan registrados: --resume continúa donde quedó")
+    print(f"fel-rules: {what}", file=sys.stderr)
+    return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -224,7 +262,8 @@ def _batch(args: argparse.Namespace) -> int:
         config=Config(lang=args.lang, profile=args.profile, schema_dir=args.schema_dir, max_bytes=args.max_bytes,
                       **({"rules_dir": args.rules_dir} if args.rules_dir is not None else {})),
     )
-    result = run_batch(options)
+    with _sigterm_unwinds():  # stop cleanly: workers ended, journal kept
+        result = run_batch(options)
     manifest = result.manifest
     if args.format == "json":
         sys.stdout.write(manifest.to_json() + "\n")

@@ -140,24 +140,28 @@ def _run(options: BatchOptions, started: datetime, clock: float, input_dir: Path
     executor = _executor(options)
     progress = Progress(len(files), enabled=options.progress)
     progress.advance(reused_count)
+    cancelled = lambda: options.cancel is not None and options.cancel.is_set()  # noqa: E731
     try:
-        for brief in executor.run(process_and_record, (task_of(rel) for rel in pending), crashed):
+        for brief in executor.run(process_and_record, (task_of(rel) for rel in pending), crashed, stop=cancelled):
             briefs[brief.rel] = brief
             progress.advance()
             if options.on_progress is not None:
                 options.on_progress(len(briefs), len(files))
-            if options.cancel is not None and options.cancel.is_set():
-                raise BatchCancelled(f"lote cancelado tras {len(briefs)} de {len(files)} archivos; "
-                                     "--resume continúa donde quedó")
+        if cancelled():
+            raise BatchCancelled(f"lote cancelado tras {len(briefs)} de {len(files)} archivos; "
+                                 "--resume continúa donde quedó")
         lost = [rel for rel, brief in briefs.items() if _missing_outputs(rel, brief, out_dir, run)]
         for brief in executor.run(process_and_record, (task_of(rel) for rel in lost), crashed):
             briefs[brief.rel] = brief  # its outputs vanished during the run (output folder deleted…): done again
         _apply_cross_rules(briefs, out_dir, run, options.config.lang)
         if options.render:
             _reconcile_pdfs(briefs, out_dir, run, executor, task_of)
+    except BaseException:  # cancelled, interrupted, terminated, output failed: the workers stop now
+        executor.close(abort=True)
+        raise
     finally:
         progress.close()
-        executor.close()
+    executor.close()
     if getattr(executor, "crashes", 0):
         _remove_stale_temporaries(out_dir)  # a killed worker could not remove its temporary file
     fixes = _check_outputs(briefs, out_dir, run, options.config.lang)
