@@ -4,7 +4,8 @@ Exit codes: 0 every document valid (or the PDF was written), 1 at least one inva
 ``--fail-on``; for render: refused because invalid), 2 a document could not be validated or the
 command was misused (missing path, bad rule file, bad logo, unwritable output…). When the reader of
 stdout goes away (``fel-rules validate … | head -1``) the command stops quietly with 141, the status
-of a program ended by SIGPIPE.
+of a program ended by SIGPIPE. Ctrl-C stops any command with one line and 130; SIGTERM stops a batch the
+same way with 143 (workers ended, finished files recorded for ``--resume``).
 """
 
 from __future__ import annotations
@@ -12,8 +13,11 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from importlib.metadata import entry_points
@@ -21,6 +25,7 @@ from pathlib import Path
 
 from .config import DEFAULT_MAX_BYTES, DEFAULT_MAX_ITEMS, Config
 from .errors import FelRulesError, InputError
+from .inputs import readable_name
 from .printable import escape_controls
 from .report import Report, Severity
 
@@ -28,6 +33,7 @@ __all__ = ["main"]
 
 EXIT_VALID, EXIT_INVALID, EXIT_ERROR = 0, 1, 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command whose reader went away
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT (Ctrl-C), 128 + SIGTERM
 COMMANDS_GROUP = "fel_rules.commands"
 
 
@@ -132,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--logo", type=Path, metavar="PATH", help="logo de los PDFs (por defecto FEL_RULES_LOGO)")
     batch.add_argument("--theme", choices=("clasico", "moderno"), help="tema de los PDFs")
     batch.add_argument("--profile", metavar="NAME", help="perfil de reglas")
+    batch.add_argument("--rules-dir", type=Path, metavar="DIR", help="carpeta de reglas YAML")
     batch.add_argument("--schema-dir", type=Path, metavar="DIR", help="carpeta oficial de XSD de SAT a usar")
     batch.add_argument("--executor", choices=("process", "dask"), default="process",
                        help="procesos locales, o un clúster Dask existente (extra fel-rules[dask])")
@@ -179,8 +186,41 @@ def _main(argv: Sequence[str] | None) -> int:
     except FelRulesError as exc:
         print(f"fel-rules: error: {escape_controls(exc.localized(lang))}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        return 130
+    except (KeyboardInterrupt, Terminated) as exc:
+        return _interrupted(exc, args.command, lang)
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: unwinds like Ctrl-C, so workers are stopped and finished work stays recorded."""
+
+
+@contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """Within the block SIGTERM raises :class:`Terminated` (in the main thread; elsewhere nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _raise_terminated(_signum: int, _frame: object) -> None:
+    raise Terminated
+
+
+def _interrupted(exc: BaseException, command: str, lang: str) -> int:
+    """One line on stderr, and the status of a program ended by the signal (130 Ctrl-C, 143 SIGTERM)."""
+    english = lang == "en"
+    what = (("terminated (SIGTERM)" if english else "detenido (SIGTERM)") if isinstance(exc, Terminated)
+            else ("interrupted" if english else "interrumpido"))
+    if command == "batch":
+        what += ("; finished files are recorded: --resume continues where it stopped" if english
+                 else "; los archivos terminados quedan registrados: --resume continúa donde quedó")
+    print(f"fel-rules: {what}", file=sys.stderr)
+    return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -220,7 +260,7 @@ def _render(args: argparse.Namespace) -> int:
         report = exc.report
         refused_as_invalid = report is not None and not report.valid and not report.could_not_validate
         return EXIT_INVALID if refused_as_invalid else EXIT_ERROR
-    print(result.path)
+    print(readable_name(result.path))
     if not result.report.valid:
         note = ("the document is not valid: rendered with the NO VÁLIDO watermark" if args.lang == "en"
                 else "el documento no es válido: se imprimió con la marca NO VÁLIDO")
@@ -237,9 +277,11 @@ def _batch(args: argparse.Namespace) -> int:
         input_dir=args.dir, out_dir=args.out or settings.output_dir, workers=args.workers, render=not args.no_render,
         recursive=args.recursive, resume=args.resume, executor=args.executor, scheduler=args.scheduler,
         max_files=args.max_files, render_settings=settings,
-        config=Config(lang=args.lang, profile=args.profile, schema_dir=args.schema_dir, max_bytes=args.max_bytes),
+        config=Config(lang=args.lang, profile=args.profile, schema_dir=args.schema_dir, max_bytes=args.max_bytes,
+                      **({"rules_dir": args.rules_dir} if args.rules_dir is not None else {})),
     )
-    result = run_batch(options)
+    with _sigterm_unwinds():  # stop cleanly: workers ended, journal kept
+        result = run_batch(options)
     manifest = result.manifest
     if args.format == "json":
         sys.stdout.write(manifest.to_json() + "\n")
@@ -252,21 +294,22 @@ def _batch(args: argparse.Namespace) -> int:
                 state = ("VALID" if english else "VÁLIDO") if entry.valid else ("INVALID" if english else "INVÁLIDO")
                 detail = entry.pdf or entry.pdf_note or ""
             print(escape_controls(f"{entry.path}: {state} {detail}".rstrip()))
-        s = manifest.summary
-        line = (f"{s.files} files: {s.valid} valid, {s.invalid} invalid, {s.errors} errors, {s.rendered} PDFs → {result.path}"
+        s, where = manifest.summary, readable_name(result.path)
+        line = (f"{s.files} files: {s.valid} valid, {s.invalid} invalid, {s.errors} errors, {s.rendered} PDFs → {where}"
                 if english else
-                f"{s.files} archivos: {s.valid} válidos, {s.invalid} inválidos, {s.errors} con error, {s.rendered} PDFs → {result.path}")
+                f"{s.files} archivos: {s.valid} válidos, {s.invalid} inválidos, {s.errors} con error, {s.rendered} PDFs → {where}")
         print(line)
     return result.exit_code
 
 
 def collect_files(paths: Sequence[str], lang: str = "es") -> list[Path]:
-    """Files to validate: each path itself, or a directory's ``*.xml`` (sorted, any case)."""
+    """Files to validate: each path itself, or a directory's ``*.xml`` (sorted, any case; a FIFO, a device or a
+    broken link there gets its own report saying why it was not read)."""
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() == ".xml")
+            found = sorted(p for p in path.iterdir() if p.suffix.lower() == ".xml" and not p.is_dir())
             if not found:
                 raise InputError(f"El directorio no contiene archivos .xml: {path}",
                                  message_en=f"The directory contains no .xml files: {path}")

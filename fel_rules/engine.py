@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import decimal
 import hashlib
+import os
 from itertools import islice
 import time
 from datetime import date, datetime, timezone
@@ -21,6 +22,7 @@ from .config import Config
 from .errors import InputError
 from .expressions import Evaluator
 from .facts import Anulacion, Documento, extract_facts
+from .inputs import InputTooLarge, describe_read_error, read_input, readable_name
 from .messages import engine_issue
 from .money import MONEY_CONTEXT
 from .namespaces import DTE, prefixed
@@ -80,25 +82,35 @@ class Validator:
             self._schema_set = official_schema_set(directory) if directory else builtin_schema_set()
         return self._schema_set
 
-    def validate_path(self, path: str | Path) -> Report:
-        """Validate the file at ``path`` (refused before reading when larger than the limit)."""
+    def validate_path(self, path: str | Path, *, name: str | None = None) -> Report:
+        """Validate the file at ``path`` (see :meth:`inspect_path`); ``name`` names it in the report (default:
+        the path). A path that does not exist, or a folder, is a misuse (:class:`InputError`)."""
         file = Path(path)
-        if not file.exists():
+        if not os.path.lexists(file):
             raise InputError(f"No existe el archivo: {file}", message_en=f"No such file: {file}")
-        if not file.is_file():
+        if file.is_dir():
             raise InputError(f"No es un archivo: {file}", message_en=f"Not a file: {file}")
-        size = file.stat().st_size
-        if size > self.config.max_bytes:
-            return self._refused(str(path), size).report
+        return self._inspect_path(file, str(path) if name is None else name, lines=False).report
+
+    def inspect_path(self, path: str | Path, *, name: str | None = None) -> Outcome:
+        """Like :meth:`inspect_bytes` on the file at ``path``, read safely: only a regular file is read, never
+        more than the size limit; anything else (a FIFO, a device, an unreadable or too large file) gives a
+        report without a verdict."""
+        return self._inspect_path(Path(path), str(path) if name is None else name, lines=True)
+
+    def _inspect_path(self, path: Path, name: str, *, lines: bool) -> Outcome:
         try:
-            data = file.read_bytes()
+            data = read_input(path, self.config.max_bytes)
+        except InputTooLarge as exc:
+            return self._refused(name, exc.size)
         except OSError as exc:
-            return self.read_error(path, exc)
-        return self.validate_bytes(data, path=str(path))
+            return Outcome(self.read_error(name, exc), None)
+        return self._inspect(data, name, lines=lines)
 
     def read_error(self, path: str | Path, exc: OSError) -> Report:
         """The report of a file that could not be read (stage ``xml`` in error: no verdict)."""
-        issue = engine_issue("FEL-XML-07", self.config.lang, path=path, detail=exc.strerror or exc)
+        issue = engine_issue("FEL-XML-07", self.config.lang, path=readable_name(path),
+                             detail=describe_read_error(exc, self.config.lang))
         return self._finish(str(path), None, [issue], ["error"], None, time.perf_counter()).report
 
     def validate_bytes(self, data: bytes, *, path: str | None = None) -> Report:
@@ -269,7 +281,7 @@ class Validator:
         report = Report(
             valid=valid,
             complete=complete,
-            document=document_summary(facts, path=path, sha256=sha256),
+            document=document_summary(facts, path=None if path is None else readable_name(path), sha256=sha256),
             schema=self.schema_set.info if len(statuses) > 1 else SchemaInfo(),
             rulesets=[RulesetRef(id=r.id, version=r.version) for r in self.catalog.rulesets] if len(statuses) > 2 else [],
             stages=stages,

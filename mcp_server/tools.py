@@ -88,11 +88,7 @@ def _profile(profile: str | None, ctx: ToolContext) -> str | None:
 def _validate(args: ValidateArgs, ctx: ToolContext) -> tuple[dict, str]:
     validator = _validator(args.lang, _profile(args.profile, ctx))
     if args.xml_path is not None:
-        path = ctx.roots.check(args.xml_path)
-        if path.is_file() and path.stat().st_size <= validator.config.max_bytes:
-            report = validator.validate_bytes(path.read_bytes(), path=args.xml_path)
-        else:
-            report = validator.validate_path(path)  # refusals (size, not a file) reported as usual
+        report = validator.validate_path(ctx.roots.check(args.xml_path), name=args.xml_path)
     else:
         report = validator.validate_bytes(args.xml_text.encode("utf-8"), path="xml_text")
     return report.to_dict(), _summary_text(report)

@@ -67,6 +67,18 @@ def _loop(folder: Path) -> Path:
     return first
 
 
+def _fifo(folder: Path) -> Path:
+    path = folder / "tuberia.xml"
+    os.mkfifo(path)
+    return path
+
+
+def _zero_link(folder: Path) -> Path:
+    path = folder / "ceros.xml"
+    os.symlink("/dev/zero", path)
+    return path
+
+
 def _many_items(count: int) -> Callable[[Path], Path]:
     def make(folder: Path) -> Path:
         items = [Item.goods(f"Artículo {n}", "1", "10.00") for n in range(count)]
@@ -203,4 +215,11 @@ CASES: list[Case] = [
     Case("stripped-certified", "A certified document stripped of its ds:Signature elements",
          _write("sin-firmas.xml", CERTIFIED[:CERTIFIED.index(b"<ds:Signature")] + b"</dte:GTDocumento>"),
          "FEL-FIR-05", 1, "schema error (ds:Signature required) and FEL-FIR-05/FEL-FEC-03: never pre-signature"),
+    # odd files: only regular files are read, always with a byte cap; names need not be UTF-8
+    Case("fifo", "A FIFO named .xml (no writer)", _fifo, "FEL-XML-07", 2,
+         "not read: not a regular file (never waits for a writer)"),
+    Case("dev-zero-link", "A symlink to /dev/zero named .xml", _zero_link, "FEL-XML-07", 2,
+         "not read: a character device (no endless read)"),
+    Case("latin1-name", "A valid invoice whose file name is Latin-1, not UTF-8",
+         _write(os.fsdecode(b"factura-a\xf1o.xml"), FACT), None, 0, "valid; the name is shown as factura-a\\xf1o.xml"),
 ]

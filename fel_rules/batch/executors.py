@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -52,7 +56,8 @@ class LocalExecutor:
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._context)
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._context, initializer=_worker_started,
+                                   initargs=(os.getpid(),))
 
     def _replace_pool(self) -> None:
         self.crashes += 1
@@ -60,15 +65,19 @@ class LocalExecutor:
         self._pool = self._new_pool()
 
     def run(self, function: Callable[[Any], Any], items: Iterable[Any],
-            crashed: Callable[[Any], Any] | None = None) -> Iterator[Any]:
+            crashed: Callable[[Any], Any] | None = None, stop: Callable[[], bool] | None = None) -> Iterator[Any]:
         """Results of ``function`` over ``items``, in completion order; at most a few tasks per worker
         are in flight, so memory does not grow with the number of files. ``crashed(item)`` is the result
-        of an item whose worker died twice (without it, :class:`WorkerCrashed` is raised)."""
+        of an item whose worker died twice (without it, :class:`WorkerCrashed` is raised). The results end
+        early once ``stop()`` is true (asked at least every :data:`STOP_POLL_S` seconds, even while a long
+        task runs)."""
         items = iter(items)
         pending: dict = {}  # future -> item
         limit = 4 * self.workers
         exhausted = False
         while True:
+            if stop is not None and stop():
+                return
             lost: list = []  # items whose worker pool broke before they finished
             while not exhausted and len(pending) < limit:
                 item = next(items, _END)
@@ -84,7 +93,7 @@ class LocalExecutor:
                 return
             broken = bool(lost)
             if not broken:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                done, _ = wait(pending, timeout=None if stop is None else STOP_POLL_S, return_when=FIRST_COMPLETED)
                 broken = any(_broke(future) for future in done)
             if broken:  # a broken pool fails every unfinished future: wait for all, keep what did finish
                 wait(pending)
@@ -113,12 +122,50 @@ class LocalExecutor:
                 ) from None
             return crashed(item)
 
-    def close(self) -> None:
-        """Stop the workers."""
+    def close(self, *, abort: bool = False) -> None:
+        """Stop the workers: once their tasks are done, or at once with ``abort`` (cancelled or interrupted
+        run: the unfinished files are simply done again by ``--resume``)."""
+        if abort:
+            for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+                process.terminate()
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 _END = object()
+
+#: How often a running batch checks whether it was asked to stop while no task finishes.
+STOP_POLL_S = 0.25
+_PARENT_POLL_S = 1.0
+_PR_SET_PDEATHSIG = 1
+
+
+def _worker_started(parent: int) -> None:
+    """In each worker process: Ctrl-C is the parent's to handle (no traceback per worker), SIGTERM ends the
+    worker (a handler inherited from the parent does not run here), and the worker ends with its parent —
+    a batch killed with SIGKILL leaves no worker behind."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if not _kill_me_with_parent():  # not Linux: watch the parent instead
+        threading.Thread(target=_watch_parent, args=(parent,), name="fel-parent-watch", daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the watch began
+        os._exit(1)
+
+
+def _kill_me_with_parent() -> bool:
+    """Ask Linux to SIGKILL this process when its parent dies (``prctl(PR_SET_PDEATHSIG)``); False elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    """End this worker once its parent is gone (it is then adopted: another parent id)."""
+    while os.getppid() == parent:
+        time.sleep(_PARENT_POLL_S)
+    os._exit(1)
 
 
 def _broke(future) -> bool:
@@ -150,9 +197,10 @@ class DaskExecutor:
         self.workers = sum(self._client.nthreads().values()) or 1
 
     def run(self, function: Callable[[Any], Any], items: Iterable[Any],
-            crashed: Callable[[Any], Any] | None = None) -> Iterator[Any]:
+            crashed: Callable[[Any], Any] | None = None, stop: Callable[[], bool] | None = None) -> Iterator[Any]:
         """Results of ``function`` over ``items``, in completion order. Dask itself retries a task whose
-        worker died; when it gives up (``KilledWorker``), ``crashed(item)`` is the item's result."""
+        worker died; when it gives up (``KilledWorker``), ``crashed(item)`` is the item's result. The results
+        end early once ``stop()`` is true (asked after each result)."""
         from distributed import as_completed as dask_completed
 
         items = list(items)
@@ -167,7 +215,9 @@ class DaskExecutor:
                 result = crashed(item_of[future.key])
             yield result
             future.release()
+            if stop is not None and stop():
+                return
 
-    def close(self) -> None:
-        """Disconnect (the cluster keeps running)."""
+    def close(self, *, abort: bool = False) -> None:
+        """Disconnect (the cluster keeps running; tasks of this client that did not finish are forgotten)."""
         self._client.close()

@@ -27,14 +27,17 @@ from pathlib import Path
 from typing import Literal
 
 from .._version import __version__
-from ..atomic import atomic_writer, describe_os_error, remove_own, remove_own_temporaries, write_atomic
+from ..atomic import atomic_writer, describe_os_error, remove_own, remove_own_temporaries
 from ..config import Config
 from ..confine import confine, open_folder
 from ..errors import FelRulesError, InputError
+from ..inputs import InputTooLarge, input_sha256, readable_name
 from ..owned import own_manifest, own_pdf, own_report
 from ..report import Issue, Report
 from ..render.api import load_logo, render_failure
 from ..render.settings import RenderSettings
+from ..ruleset.loader import catalog_files
+from ..ruleset.yamlfile import MAX_YAML_BYTES
 from .cross import CROSS_RULE_PREFIX, MAX_CROSS_FINDINGS, cross_issues
 from .executors import DaskExecutor, LocalExecutor, local_workers
 from .manifest import Entry, Manifest, RunStats, Summary
@@ -42,7 +45,7 @@ from .progress import Progress
 from .worker import (
     PDF_NOT_WRITTEN, Brief, FileResult, FileTask, FileTimeLimit, _validator, _write_error, crashed_result,
     journal_file, output_paths, process_and_record, record, remove_stale_outputs, render_pdf, time_limit,
-    time_limit_error,
+    time_limit_error, write_output,
 )
 
 __all__ = ["BatchCancelled", "BatchError", "BatchOptions", "BatchResult", "run_batch"]
@@ -114,13 +117,12 @@ def run_batch(options: BatchOptions) -> BatchResult:
     settings = options.render_settings or RenderSettings.from_env(lang=options.config.lang)
     if settings.logo is not None:  # workers may run elsewhere (another cwd, a Dask node): absolute paths only
         settings = settings.model_copy(update={"logo": settings.logo.resolve()})
-    if options.render:
-        load_logo(settings.logo, settings)  # a bad logo stops the run before any work
+    logo = load_logo(settings.logo, settings) if options.render else None  # a bad logo stops the run before any work
     config = _absolute_paths(options.config).model_dump(mode="json", exclude_none=True)
     validator = _validator(config)  # compiled here so forked workers inherit it
     schema_info = validator.schema_set.info
     rulesets = [{"id": r.id, "version": r.version} for r in validator.catalog.rulesets]
-    fingerprint = _fingerprint(config, rulesets, schema_info.sha256, options.render, settings)
+    fingerprint = _fingerprint(config, validator.config, schema_info.sha256, options.render, settings, logo)
     try:
         with _exclusive(out_dir, options):
             return _run(options, started, clock, input_dir, out_dir, files, settings, config, rulesets, schema_info,
@@ -208,24 +210,28 @@ def _run(options: BatchOptions, started: datetime, clock: float, input_dir: Path
     executor = _executor(options)
     progress = Progress(len(files), enabled=options.progress)
     progress.advance(reused_count)
+    cancelled = lambda: options.cancel is not None and options.cancel.is_set()  # noqa: E731
     try:
-        for brief in executor.run(process_and_record, (task_of(rel) for rel in pending), crashed):
+        for brief in executor.run(process_and_record, (task_of(rel) for rel in pending), crashed, stop=cancelled):
             briefs[brief.rel] = brief
             progress.advance()
             if options.on_progress is not None:
                 options.on_progress(len(briefs), len(files))
-            if options.cancel is not None and options.cancel.is_set():
-                raise BatchCancelled(f"lote cancelado tras {len(briefs)} de {len(files)} archivos; "
-                                     "--resume continúa donde quedó")
+        if cancelled():
+            raise BatchCancelled(f"lote cancelado tras {len(briefs)} de {len(files)} archivos; "
+                                 "--resume continúa donde quedó")
         lost = [rel for rel, brief in briefs.items() if _missing_outputs(rel, brief, out_dir, run)]
         for brief in executor.run(process_and_record, (task_of(rel) for rel in lost), crashed):
             briefs[brief.rel] = brief  # its outputs vanished during the run (output folder deleted…): done again
         _apply_cross_rules(briefs, out_dir, run, options.config.lang, options.max_cross_findings)
         if options.render:
             _reconcile_pdfs(briefs, out_dir, run, executor, task_of)
+    except BaseException:  # cancelled, interrupted, terminated, output failed: the workers stop now
+        executor.close(abort=True)
+        raise
     finally:
         progress.close()
-        executor.close()
+    executor.close()
     if getattr(executor, "crashes", 0):
         remove_own_temporaries(out_dir, roots)  # a killed worker could not remove its temporary file
     fixes = _check_outputs(briefs, out_dir, run, options.config.lang)
@@ -301,7 +307,7 @@ def _check_outputs(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang: str
         if result.report is not None and not (out_dir / result.report).is_file():
             result.report = None
         if result.pdf is not None and not (out_dir / result.pdf).is_file():
-            result.pdf, result.pdf_note = None, "el PDF desapareció durante el lote"
+            result.pdf, result.pdf_sha256, result.pdf_note = None, None, "el PDF desapareció durante el lote"
         names = ", ".join(name or ("registro del lote" if lang != "en" else "batch journal entry") for name in missing)
         note = (f"removed from the output folder during the run: {names}; --resume processes it again" if lang == "en"
                 else f"desapareció de la carpeta de salida durante el lote: {names}; --resume lo vuelve a procesar")
@@ -368,10 +374,24 @@ def _executor(options: BatchOptions):
     return LocalExecutor(local_workers(options.workers))
 
 
-def _fingerprint(config: dict, rulesets: list, schema_sha: str | None, render: bool, settings: RenderSettings) -> str:
-    data = {"config": config, "rulesets": rulesets, "schema": schema_sha, "renderer": __version__, "render": render,
-            "settings": settings.model_dump(mode="json") if render else None}
+def _fingerprint(config: dict, resolved: Config, schema_sha: str | None, render: bool, settings: RenderSettings,
+                 logo: bytes | None) -> str:
+    """What every result depends on, by content: options, rule, data and profile files, the schema set, the
+    renderer and its settings, the logo. Any change means no result of an earlier run is reused."""
+    sources = {str(path): _content_digest(path, MAX_YAML_BYTES)
+               for path in catalog_files(resolved.rules_dir, resolved.profile)}
+    data = {"config": config, "sources": sources, "schema": schema_sha, "renderer": __version__, "render": render,
+            "settings": settings.model_dump(mode="json") if render else None,
+            "logo": hashlib.sha256(logo).hexdigest() if logo is not None else None}
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _content_digest(path: Path, limit: int) -> str | None:
+    """sha256 of a file read safely, ``None`` when it cannot be read (so it never matches a readable one)."""
+    try:
+        return input_sha256(path, limit)
+    except (OSError, InputTooLarge):
+        return None
 
 
 class _Run:
@@ -396,7 +416,8 @@ class _Run:
         return FileResult.from_dict(json.loads(self._file(rel).read_text(encoding="utf-8"))["result"])
 
     def reusable(self, task: FileTask) -> FileResult | None:
-        """The recorded result when input, rules, schema and renderer are unchanged and outputs exist."""
+        """The recorded result when input, rules, schema and renderer are unchanged and the outputs are intact
+        (the report and PDF on disk are the very bytes recorded)."""
         try:
             data = json.loads(self._file(task.rel).read_text(encoding="utf-8"))
             result = FileResult.from_dict(data["result"])
@@ -405,15 +426,30 @@ class _Run:
         if data.get("fingerprint") != self.fingerprint or result.error is not None or result.rel != task.rel:
             return None
         try:
-            digest = hashlib.sha256(task.source_path().read_bytes()).hexdigest()
-        except OSError:
+            digest = _content_digest(task.source_path(), _validator(task.config).config.max_bytes)
+        except OSError:  # outside the roots
+            return None
+        if digest is None or digest != result.sha256 or not result.report:
             return None
         out = Path(task.out_dir)
-        if digest != result.sha256 or not result.report or not (out / result.report).is_file():
+        if not _intact(out / result.report, result.report_sha256, self.roots):
             return None
-        if result.pdf and not (out / result.pdf).is_file():
+        if result.pdf and not _intact(out / result.pdf, result.pdf_sha256, self.roots):
             return None
         return result
+
+
+def _intact(path: Path, recorded: str | None, roots: tuple[Path, ...]) -> bool:
+    """True when the output at ``path`` (inside ``roots``) holds exactly the bytes whose sha256 the journal
+    recorded."""
+    try:
+        path = confine(path, roots)
+    except OSError:
+        return False
+    return recorded is not None and _content_digest(path, _MAX_OUTPUT_BYTES) == recorded
+
+
+_MAX_OUTPUT_BYTES = 1 << 30  # larger than any report or PDF a batch writes; only guards against a swapped device
 
 
 def _apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang: str, limit: int) -> None:
@@ -428,7 +464,8 @@ def _apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang:
         report = Report.model_validate_json(confine(path, run.roots).read_text(encoding="utf-8"))
         kept = [i for i in report.issues if not i.rule_id.startswith(CROSS_RULE_PREFIX)]
         patched = _with_issues(report, kept + new)
-        write_atomic(path, (patched.to_json(include_run=False) + "\n").encode(), roots=run.roots, owned=own_report)
+        result.report_sha256 = write_output(path, (patched.to_json(include_run=False) + "\n").encode(), run.roots,
+                                            own_report)
         result.valid, result.counts, result.cross_applied = patched.valid, patched.counts.model_dump(), bool(new)
         run.record(result)
         brief.valid, brief.cross_applied = result.valid, result.cross_applied
@@ -461,13 +498,15 @@ def _reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, run: _Run, executor
             remove_own(pdf, own_pdf, run.roots)  # a PDF fel-rules did not write (another program's) stays
             if brief.has_pdf or brief.pdf_failed:  # rendered (or tried) in phase 1, then made invalid by a
                 result = run.load(rel)  # cross-document rule
-                result.pdf, result.pdf_note = None, "documento no válido (reglas entre documentos)"
+                result.pdf, result.pdf_sha256 = None, None
+                result.pdf_note = "documento no válido (reglas entre documentos)"
                 run.record(result)
                 brief.has_pdf = brief.pdf_failed = False
     rendered = executor.run(_render_task, (task_of(rel) for rel in missing),
-                            lambda task: (task.rel, crashed_result(task).error))
-    for rel, error in rendered:
+                            lambda task: (task.rel, None, crashed_result(task).error))
+    for rel, digest, error in rendered:
         result = run.load(rel)
+        result.pdf_sha256 = digest
         if error is None:
             result.pdf, result.pdf_note = output_paths(rel)[1], None
         else:
@@ -477,23 +516,23 @@ def _reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, run: _Run, executor
         briefs[rel].has_pdf = error is None
 
 
-def _render_task(task: FileTask) -> tuple[str, str | None]:
-    """``(rel, None)`` once the PDF is written, ``(rel, why not)`` otherwise."""
+def _render_task(task: FileTask) -> tuple[str, str | None, str | None]:
+    """``(rel, sha256 of the PDF, None)`` once the PDF is written, ``(rel, None, why not)`` otherwise."""
     try:
         with time_limit(task.time_limit):
-            render_pdf(task)
+            digest = render_pdf(task)
     except FileTimeLimit:
-        return task.rel, time_limit_error(task)
+        return task.rel, None, time_limit_error(task)
     except OSError as exc:
-        return task.rel, _write_error("el PDF", "the PDF", output_paths(task.rel)[1], exc, task)
+        return task.rel, None, _write_error("el PDF", "the PDF", output_paths(task.rel)[1], exc, task)
     except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
-        return task.rel, render_failure(exc).localized(task.config.get("lang", "es"))
-    return task.rel, None
+        return task.rel, None, render_failure(exc).localized(task.config.get("lang", "es"))
+    return task.rel, digest, None
 
 
 def _entry(result: FileResult) -> Entry:
     return Entry(
-        path=result.rel, sha256=result.sha256, tipo=result.tipo, numero_autorizacion=result.numero_autorizacion,
+        path=readable_name(result.rel), sha256=result.sha256, tipo=result.tipo, numero_autorizacion=result.numero_autorizacion,
         valid=result.valid, complete=result.complete, counts=result.counts, report=result.report, pdf=result.pdf,
         pdf_note=result.pdf_note, error=result.error,
     )

@@ -18,13 +18,14 @@ from ..config import Config
 from ..confine import confine
 from ..engine import Validator
 from ..facts import Anulacion, Documento
+from ..inputs import InputTooLarge, input_sha256, readable_name
 from ..money import decimal_str
 from ..owned import own_pdf, own_report
 
 __all__ = [
     "Brief", "CrossFacts", "FileResult", "FileTask", "FileTimeLimit", "crashed_result", "journal_file",
     "output_paths", "process_and_record", "process_file", "record", "remove_stale_outputs", "render_pdf", "time_limit",
-    "time_limit_error",
+    "time_limit_error", "write_output",
 ]
 
 
@@ -115,6 +116,8 @@ class FileResult:
     cross: CrossFacts = field(default_factory=CrossFacts)
     renderable: bool = False
     cross_applied: bool = False
+    report_sha256: str | None = None  # of the report and PDF as written: --resume reuses only what is intact
+    pdf_sha256: str | None = None
 
     def to_dict(self) -> dict:
         """Plain data for the resume journal."""
@@ -145,7 +148,9 @@ def _validator(config: dict) -> Validator:
 def output_paths(rel: str) -> tuple[str, str]:
     """(report, pdf) paths relative to the output folder for an input at ``rel``: ``a.xml`` gives
     ``a.report.json`` and ``a.pdf``; any other name keeps its suffix (``a.XML`` gives ``a.XML.pdf``), as does a
-    name whose stem looks like an XML file name (``a.XML.xml``), so two inputs never share an output."""
+    name whose stem looks like an XML file name (``a.XML.xml``), so two inputs never share an output. Output
+    names are valid UTF-8, whatever the input's name."""
+    rel = readable_name(rel)
     stem = rel[: -len(".xml")]
     if not rel.endswith(".xml") or Path(stem).suffix.lower() == ".xml":
         stem = rel
@@ -154,7 +159,7 @@ def output_paths(rel: str) -> tuple[str, str]:
 
 def journal_file(journal: str | Path, rel: str) -> Path:
     """Where the journal keeps the result of the input at ``rel``."""
-    return Path(journal) / f"{hashlib.sha1(rel.encode()).hexdigest()}.json"
+    return Path(journal) / f"{hashlib.sha1(rel.encode('utf-8', 'surrogateescape')).hexdigest()}.json"
 
 
 def record(journal: str | Path, fingerprint: str, result: FileResult, roots: tuple[Path, ...] = ()) -> None:
@@ -251,16 +256,10 @@ def process_file(task: FileTask) -> FileResult:
         validator = _validator(task.config)
         try:
             source = task.source_path()
-            too_big = source.stat().st_size > validator.config.max_bytes
-            data = None if too_big else source.read_bytes()
-        except OSError as exc:
+        except OSError as exc:  # it resolves outside the roots
             report, facts = validator.read_error(task.rel, exc), None
         else:
-            if data is None:
-                report, facts = validator.validate_path(source), None  # refused by size, before reading
-            else:
-                report, facts = validator.inspect_bytes(data, path=task.rel)
-        report = report.model_copy(update={"document": report.document.model_copy(update={"path": task.rel})})
+            report, facts = validator.inspect_path(source, name=task.rel)
         error = None
         if report.could_not_validate:
             first = next((i for i in report.issues if i.severity.value == "error"), None)
@@ -273,8 +272,8 @@ def process_file(task: FileTask) -> FileResult:
             cross=_cross_facts(facts), renderable=renderable,
         )
         try:
-            write_atomic(out / report_rel, (report.to_json(include_run=False) + "\n").encode(), roots=task.allowed,
-                         owned=own_report)
+            result.report_sha256 = write_output(out / report_rel, (report.to_json(include_run=False) + "\n").encode(),
+                                                task.allowed, own_report)
         except OSError as exc:  # disk full, read-only folder…: said in the entry, nothing half-written left
             result.report, result.pdf_note = None, "no procesado"
             result.error = _write_error("el reporte", "the report", report_rel, exc, task)
@@ -288,7 +287,7 @@ def process_file(task: FileTask) -> FileResult:
             result.pdf_note = "documento no válido"
         elif renderable:
             try:
-                render_pdf(task, facts, report)
+                result.pdf_sha256 = render_pdf(task, facts, report)
             except Exception:  # noqa: BLE001 - disk full, a layout failure…: the verdict stands; the batch tries
                 result.pdf_note = PDF_NOT_WRITTEN  # again once cross rules are in, and the entry says why
             else:
@@ -331,28 +330,34 @@ def crashed_result(task: FileTask) -> FileResult:
 def _unprocessed_result(task: FileTask, error: str) -> FileResult:
     """The result of a file that could not be processed (it has no outputs), saying why."""
     try:
-        with open(task.source_path(), "rb") as stream:  # in chunks: the file may be huge
-            digest = hashlib.file_digest(stream, "sha256").hexdigest()
-    except OSError:
+        digest = input_sha256(task.source_path(), _validator(task.config).config.max_bytes)
+    except (OSError, InputTooLarge):
         digest = None
     return FileResult(rel=task.rel, sha256=digest, tipo=None, numero_autorizacion=None, valid=False, complete=False,
                       counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None, pdf_note="no procesado",
                       error=error)
 
 
-def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> None:
-    """Render the PDF of ``task`` (from given facts, or by validating again) and write it atomically."""
+def write_output(path: Path, data: bytes, roots: tuple[Path, ...], owned) -> str:
+    """Write an output file atomically inside ``roots``, replacing only a file ``owned`` recognises as
+    fel-rules'; its sha256, which the journal keeps."""
+    write_atomic(path, data, roots=roots, owned=owned)
+    return hashlib.sha256(data).hexdigest()
+
+
+def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> str:
+    """Render the PDF of ``task`` (from given facts, or by validating again), write it atomically; its sha256."""
     from ..render import RenderSettings, build_view
     from ..render.api import load_logo
     from ..render.pdf import render_view
 
     settings = RenderSettings(**task.render_settings)
     if facts is None or report is None:
-        report, facts = _validator(task.config).inspect_bytes(task.source_path().read_bytes(), path=task.rel)
+        report, facts = _validator(task.config).inspect_path(task.source_path(), name=task.rel)
     view = build_view(facts, report, lang=settings.lang)
     pdf = render_view(view, theme_name=settings.theme, logo=load_logo(settings.logo, settings),
                       qr_size_mm=settings.qr_size_mm, header_mm=settings.header_mm)
-    write_atomic(Path(task.out_dir) / output_paths(task.rel)[1], pdf, roots=task.allowed, owned=own_pdf)
+    return write_output(Path(task.out_dir) / output_paths(task.rel)[1], pdf, task.allowed, own_pdf)
 
 
 def _cross_facts(facts: Documento | Anulacion | None) -> CrossFacts:

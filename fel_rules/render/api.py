@@ -17,6 +17,7 @@ from ..config import Config
 from ..engine import Validator
 from ..errors import RenderError
 from ..facts import Anulacion
+from ..inputs import InputTooLarge, describe_read_error, read_input, readable_name
 from ..owned import own_pdf
 from ..report import Report
 from .pdf import render_view
@@ -94,15 +95,10 @@ def render_file(source: str | Path, out: str | Path | None = None, *, settings: 
     ``roots``, the PDF must land inside them (checked when it is written, symlinks resolved)."""
     settings = settings or RenderSettings.from_env()
     source = Path(source)
-    if not source.is_file():
-        raise RenderError(f"No existe el archivo: {source}", message_en=f"No such file: {source}")
-    target = _pdf_target(source, out, settings.output_dir)
     validator = validator or Validator(Config(lang=settings.lang))
-    size, limit = source.stat().st_size, validator.config.max_bytes
-    if size > limit:
-        raise RenderError(f"No se puede imprimir {source}: mide {size} bytes y el límite es {limit}",
-                          message_en=f"Cannot render {source}: it is {size} bytes and the limit is {limit}")
-    result = render_bytes(source.read_bytes(), settings=settings, force=force, validator=validator, name=str(source))
+    data = _read_source(source, validator.config.max_bytes)
+    target = _pdf_target(source, out, settings.output_dir)
+    result = render_bytes(data, settings=settings, force=force, validator=validator, name=str(source))
     try:
         if target.exists() and os.path.samefile(target, source):
             raise UnsafeTarget(target, "input")
@@ -116,47 +112,56 @@ def render_file(source: str | Path, out: str | Path | None = None, *, settings: 
 
 
 def _pdf_target(source: Path, out: str | Path | None, output_dir: Path) -> Path:
-    """Where the PDF of ``source`` goes (see :func:`render_file`)."""
+    """Where the PDF of ``source`` goes (see :func:`render_file`); its name is valid UTF-8 whatever the input's."""
+    name = f"{readable_name(source.stem)}.pdf"
     if out is None:
-        return output_dir / f"{source.stem}.pdf"
+        return output_dir / name
     text = os.fspath(out)
     folder = text.endswith(("/", os.sep)) or Path(text).is_dir()
-    return Path(text) / f"{source.stem}.pdf" if folder else Path(text)
+    return Path(text) / name if folder else Path(text)
+
+
+def _read_source(source: Path, limit: int) -> bytes:
+    """The XML to render: a regular file of at most ``limit`` bytes (never a FIFO or a device)."""
+    try:
+        return read_input(source, limit)
+    except InputTooLarge as exc:
+        raise RenderError(f"No se puede imprimir {source}: mide {exc.size} bytes y el límite es {limit}",
+                          message_en=f"Cannot render {source}: it is {exc.size} bytes and the limit is {limit}") from None
+    except FileNotFoundError:
+        raise RenderError(f"No existe el archivo: {source}", message_en=f"No such file: {source}") from None
+    except OSError as exc:
+        raise RenderError(f"No se pudo leer {source}: {describe_read_error(exc)}",
+                          message_en=f"Could not read {source}: {describe_read_error(exc, 'en')}") from exc
 
 
 def load_logo(path: Path | None, limits: RenderSettings | None = None) -> bytes | None:
-    """The logo's bytes, checked to be a readable PNG/JPEG within the size limits of ``limits`` (default
-    settings when not given; bytes and pixels are checked before the image is read or decoded);
-    ``RenderError`` otherwise (cached per file version)."""
+    """The logo's bytes, checked to be a readable PNG/JPEG within the limits of ``limits`` (default settings when
+    not given): only a regular file of at most ``logo_max_bytes`` is read (never a FIFO or a device), and its
+    pixels are counted from the image's header before anything is decoded; ``RenderError`` otherwise."""
     if path is None:
         return None
     max_bytes, max_pixels = (limits.logo_max_bytes, limits.logo_max_pixels) if limits else _DEFAULT_LIMITS
     try:
-        stat = Path(path).stat()
+        data = read_input(path, max_bytes)
+    except InputTooLarge as exc:
+        raise RenderError(f"El logo {path} mide {exc.size} bytes y el límite es {max_bytes} (FEL_RULES_LOGO_BYTES)",
+                          message_en=f"The logo {path} is {exc.size} bytes and the limit is {max_bytes} "
+                                     "(FEL_RULES_LOGO_BYTES)") from None
     except OSError as exc:
-        raise RenderError(f"No se pudo leer el logo {path}: {exc.strerror or exc}",
-                          message_en=f"Could not read the logo {path}: {exc.strerror or exc}") from exc
-    if stat.st_size > max_bytes:
-        raise RenderError(f"El logo {path} mide {stat.st_size} bytes y el límite es {max_bytes} "
-                          "(FEL_RULES_LOGO_BYTES)",
-                          message_en=f"The logo {path} is {stat.st_size} bytes and the limit is {max_bytes} "
-                                     "(FEL_RULES_LOGO_BYTES)")
-    return _checked_logo(str(path), stat.st_mtime_ns, stat.st_size, max_pixels)
+        raise RenderError(f"No se pudo leer el logo {path}: {describe_read_error(exc)}",
+                          message_en=f"Could not read the logo {path}: {describe_read_error(exc, 'en')}") from exc
+    _check_logo(str(path), data, max_pixels)
+    return data
 
 
 @lru_cache(maxsize=8)
-def _checked_logo(path: str, _mtime_ns: int, _size: int, max_pixels: int) -> bytes:
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise RenderError(f"No se pudo leer el logo {path}: {exc.strerror or exc}",
-                          message_en=f"Could not read the logo {path}: {exc.strerror or exc}") from exc
+def _check_logo(path: str, data: bytes, max_pixels: int) -> None:
     width, height = _logo_size(path, data, max_pixels)
     if width <= 0 or height <= 0:
         raise RenderError(f"El logo {path} está vacío", message_en=f"The logo {path} is empty")
     if width * height > max_pixels:
         raise _too_many_pixels(path, f"{width} × {height}", max_pixels)
-    return data
 
 
 def _logo_size(path: str, data: bytes, max_pixels: int) -> tuple[int, int]:

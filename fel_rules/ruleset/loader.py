@@ -16,7 +16,7 @@ from ..templates import template_fields
 from .catalogues import load_catalogues
 from .yamlfile import load_yaml, position, value_position
 
-__all__ = ["apply_profile", "load_catalog", "load_rule_file"]
+__all__ = ["apply_profile", "catalog_files", "load_catalog", "load_rule_file"]
 
 _DEFAULT_NAMESPACES = {"dte": DTE, "ds": DS}
 _ANULACION_NAMESPACES = {"dte": DTE_ANULACION, "ds": DS}
@@ -39,6 +39,18 @@ def load_catalog(directory: Path, profile: str | None = None) -> RuleCatalog:
     if profile:
         catalog = apply_profile(catalog, _profile_path(directory, profile))
     return catalog
+
+
+def catalog_files(directory: Path, profile: str | None = None) -> list[Path]:
+    """Every file :func:`load_catalog` may read for ``directory`` and ``profile``: rule files, data files and
+    the profile (what a cache of results must watch)."""
+    data = directory / "data"
+    files = sorted(directory.glob("*.yaml"))
+    if data.is_dir():
+        files += sorted(path for path in data.iterdir() if not path.is_dir())
+    if profile:
+        files.append(_profile_path(directory, profile))
+    return files
 
 
 def _profile_path(directory: Path, profile: str) -> Path:

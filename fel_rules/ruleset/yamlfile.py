@@ -8,8 +8,12 @@ from typing import Any
 import yaml
 
 from ..errors import RuleFileError
+from ..inputs import InputTooLarge, NotRegularFile, describe_read_error, read_input
 
-__all__ = ["MarkedDict", "MarkedList", "load_yaml", "position", "value_position"]
+__all__ = ["MAX_YAML_BYTES", "MarkedDict", "MarkedList", "load_yaml", "position", "value_position"]
+
+#: Largest rule, data or profile file read (the biggest shipped one is under 50 kB).
+MAX_YAML_BYTES = 10 * 1024 * 1024
 
 
 class MarkedDict(dict):
@@ -74,7 +78,13 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _constr
 def load_yaml(path: Path) -> Any:
     """Parse one YAML file; syntax errors and duplicate keys become :class:`RuleFileError`."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_input(path, MAX_YAML_BYTES).decode("utf-8")
+    except InputTooLarge as exc:
+        raise RuleFileError(f"mide {exc.size} bytes y el límite es {MAX_YAML_BYTES}",
+                            message_en=f"it is {exc.size} bytes and the limit is {MAX_YAML_BYTES}", path=str(path)) from None
+    except NotRegularFile as exc:
+        raise RuleFileError(f"no se pudo leer: {describe_read_error(exc)}",
+                            message_en=f"cannot read: {describe_read_error(exc, 'en')}", path=str(path)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleFileError(f"no se pudo leer: {exc}", message_en=f"cannot read: {exc}", path=str(path)) from exc
     try:

@@ -1,0 +1,121 @@
+"""Reading input files safely: regular files only, never more than a byte cap; names shown readably.
+
+A FIFO, a device (``/dev/zero``), a socket or a symlink to one of them is never read: the file is
+opened without blocking (opening a FIFO with no writer returns at once) and judged on the opened
+descriptor, so nothing can be swapped in between a check and the read. File names that are not valid
+UTF-8 (Latin-1 names from Windows zip files) reach Python as strings with escaped bytes; they are shown
+with those bytes written as ``\\xNN``, so JSON, reports and terminals never fail on them.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+
+__all__ = ["InputTooLarge", "NotRegularFile", "describe_read_error", "input_sha256", "read_input", "readable_name"]
+
+_CHUNK = 1024 * 1024
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+
+_KINDS = {  # S_IFMT → (Spanish, English)
+    stat.S_IFIFO: ("una tubería con nombre (FIFO)", "a named pipe (FIFO)"),
+    stat.S_IFCHR: ("un dispositivo de caracteres", "a character device"),
+    stat.S_IFBLK: ("un dispositivo de bloques", "a block device"),
+    stat.S_IFDIR: ("una carpeta", "a directory"),
+    stat.S_IFSOCK: ("un socket", "a socket"),
+}
+
+
+class NotRegularFile(OSError):
+    """The path names something other than a regular file (FIFO, device, socket, folder)."""
+
+    def __init__(self, path: str | os.PathLike, mode: int | None) -> None:
+        spanish, english = _KINDS.get(stat.S_IFMT(mode or 0), ("un archivo especial", "a special file"))
+        super().__init__(errno.EINVAL, f"not a regular file: it is {english}", os.fspath(path))
+        self.spanish = f"no es un archivo regular: es {spanish}"
+
+
+class InputTooLarge(Exception):
+    """The file holds more than the limit allows (``size`` is what was seen: at least ``limit + 1``)."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(f"{size} bytes > {limit}")
+        self.size, self.limit = size, limit
+
+
+def read_input(path: str | os.PathLike, limit: int) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit`` of them.
+
+    Raises :class:`NotRegularFile` (FIFO, device, socket, folder), :class:`InputTooLarge` (checked on the
+    opened file before reading, and again while reading: the file may grow) or :class:`OSError`.
+    """
+    descriptor = _open_regular(path)
+    with os.fdopen(descriptor, "rb") as stream:
+        size = os.fstat(descriptor).st_size
+        if size > limit:
+            raise InputTooLarge(size, limit)
+        data = stream.read(limit + 1)
+        if len(data) > limit:
+            raise InputTooLarge(max(len(data), os.fstat(descriptor).st_size), limit)
+        return data
+
+
+def input_sha256(path: str | os.PathLike, limit: int) -> str:
+    """sha256 of the regular file at ``path`` read in chunks (same refusals as :func:`read_input`)."""
+    descriptor = _open_regular(path)
+    digest, seen = hashlib.sha256(), 0
+    with os.fdopen(descriptor, "rb", buffering=0) as stream:
+        while chunk := stream.read(_CHUNK):
+            seen += len(chunk)
+            if seen > limit:
+                raise InputTooLarge(seen, limit)
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _open_regular(path: str | os.PathLike) -> int:
+    """A descriptor open for reading on the regular file at ``path`` (see :func:`read_input`)."""
+    try:
+        descriptor = os.open(path, _OPEN_FLAGS)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket (or a FIFO on some systems) cannot be opened: say what it is
+            raise NotRegularFile(path, _mode(path)) from None
+        raise
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(path, mode)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(descriptor, True)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
+
+
+def _mode(path: str | os.PathLike) -> int | None:
+    try:
+        return os.stat(path).st_mode
+    except OSError:
+        return None
+
+
+def describe_read_error(exc: OSError, lang: str = "es") -> str:
+    """Why a file could not be read: the system's reason, or what the file is when it is not a regular one."""
+    if isinstance(exc, NotRegularFile) and lang != "en":
+        return exc.spanish
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def readable_name(name: str | bytes | os.PathLike) -> str:
+    """``name`` as valid UTF-8 text: bytes that are not UTF-8 (``factura-a\\xf1o.xml``) written as ``\\xNN``.
+
+    Names that are valid UTF-8 come back unchanged."""
+    text = os.fsdecode(name)
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # surrogates that are not escaped bytes (from JSON, say)
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
