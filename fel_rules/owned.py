@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
-__all__ = ["own_manifest", "own_pdf", "own_report"]
+__all__ = ["own_manifest", "own_pdf", "own_report", "recorded"]
 
 _PDF_HEADER = b"%PDF-"
 _PDF_MAKER = b"ReportLab Generated PDF document"  # the comment on the second line of every ReportLab PDF
@@ -31,6 +31,12 @@ def own_report(stream: BinaryIO) -> bool:
 def own_manifest(stream: BinaryIO) -> bool:
     """A batch ``manifest.json`` as fel-rules writes it."""
     return stream.read(len(_MANIFEST_START)) == _MANIFEST_START
+
+
+def recorded(stream: BinaryIO) -> bool:
+    """Any regular file at a path that a batch's journal records as written by fel-rules: a damaged copy of
+    its own output (truncated, overwritten with ``{}``) is still its to replace."""
+    return True
 
 
 def _contains(stream: BinaryIO, start: bytes, marker: bytes) -> bool:

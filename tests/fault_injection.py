@@ -107,7 +107,7 @@ def pdf_disk_full(task: worker.FileTask) -> worker.Brief:
     return worker.process_and_record(task)
 
 
-def pdf_disk_full_render(task: worker.FileTask) -> tuple[str, str | None]:
+def pdf_disk_full_render(task: worker.FileTask) -> tuple[str, str | None, str | None]:
     """The same fault for the PDFs the batch renders after the cross-document rules."""
     _install("ENOSPC", ".pdf")
     return _render_task(task)

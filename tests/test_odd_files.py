@@ -20,6 +20,7 @@ import pytest
 from fel_rules import Config, RenderError, Validator
 from fel_rules.inputs import InputTooLarge, NotRegularFile, read_input, readable_name
 from fel_rules.render.api import load_logo
+from fel_rules.render.settings import RenderSettings
 
 from .conftest import EXAMPLES, ROOT
 
@@ -153,7 +154,7 @@ def test_safe_read_refuses_what_is_not_a_regular_file_and_caps_the_rest(tmp_path
     logo = tmp_path / "logo.png"
     logo.write_bytes((EXAMPLES / "logo.png").read_bytes())
     with pytest.raises(RenderError, match="límite"):
-        load_logo(logo, max_bytes=logo.stat().st_size - 1)
+        load_logo(logo, RenderSettings(logo_max_bytes=logo.stat().st_size - 1))
     assert load_logo(logo) == logo.read_bytes()
 
 

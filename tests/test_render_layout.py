@@ -75,7 +75,7 @@ def test_render_failure_never_changes_a_verdict(monkeypatch, tmp_path, capsys):
     result = process_file(task)
     assert (result.valid, result.error, result.pdf, result.pdf_note) == (True, None, None, PDF_NOT_WRITTEN)
     assert json.loads((tmp_path / "f.report.json").read_text())["valid"] is True
-    rel, error = _render_task(task)  # the batch's second attempt, once cross-document rules are in
+    rel, _, error = _render_task(task)  # the batch's second attempt, once cross-document rules are in
     assert error.startswith("No se pudo componer el PDF (el veredicto de validación no cambia): LayoutError:")
     assert "\n" not in error
     assert not Path(tmp_path / "f.pdf").exists()

@@ -194,7 +194,7 @@ def _run(options: BatchOptions, started: datetime, clock: float, input_dir: Path
     rendering = settings.model_dump(mode="json")
     task_of = lambda rel: FileTask(str(input_dir / rel), rel, str(out_dir), options.render,  # noqa: E731
                                    config, rendering, str(run.folder), fingerprint, tuple(map(str, roots)),
-                                   options.file_time_limit)
+                                   options.file_time_limit, run.written(rel))
     crashed = lambda task: _crashed(task, run)  # noqa: E731
 
     briefs: dict[str, Brief] = {}
@@ -411,6 +411,14 @@ class _Run:
     def has(self, rel: str) -> bool:
         """True when ``rel`` has a journal entry."""
         return self._file(rel).is_file()
+
+    def written(self, rel: str) -> tuple[str, ...]:
+        """The outputs of ``rel`` the journal records as written by fel-rules (so a damaged copy is still ours)."""
+        try:
+            result = self.load(rel)
+        except (OSError, ValueError, KeyError, TypeError):
+            return ()
+        return tuple(name for name in (result.report, result.pdf) if name)
 
     def load(self, rel: str) -> FileResult:
         return FileResult.from_dict(json.loads(self._file(rel).read_text(encoding="utf-8"))["result"])

@@ -20,7 +20,7 @@ from ..engine import Validator
 from ..facts import Anulacion, Documento
 from ..inputs import InputTooLarge, input_sha256, readable_name
 from ..money import decimal_str
-from ..owned import own_pdf, own_report
+from ..owned import own_pdf, own_report, recorded
 
 __all__ = [
     "Brief", "CrossFacts", "FileResult", "FileTask", "FileTimeLimit", "crashed_result", "journal_file",
@@ -44,6 +44,11 @@ class FileTask:
     fingerprint: str = ""
     roots: tuple[str, ...] = ()
     time_limit: float | None = None  # seconds for this file's work (validation, report, PDF)
+    recorded: tuple[str, ...] = ()  # outputs of this input that this folder's journal says fel-rules wrote
+
+    def owned(self, name: str, check):
+        """How to recognise the earlier output ``name`` as fel-rules' own: by the journal, or by its format."""
+        return recorded if name in self.recorded else check
 
     @property
     def allowed(self) -> tuple[Path, ...]:
@@ -273,7 +278,7 @@ def process_file(task: FileTask) -> FileResult:
         )
         try:
             result.report_sha256 = write_output(out / report_rel, (report.to_json(include_run=False) + "\n").encode(),
-                                                task.allowed, own_report)
+                                                task.allowed, task.owned(report_rel, own_report))
         except OSError as exc:  # disk full, read-only folder…: said in the entry, nothing half-written left
             result.report, result.pdf_note = None, "no procesado"
             result.error = _write_error("el reporte", "the report", report_rel, exc, task)
@@ -310,9 +315,9 @@ def _write_error(what: str, what_en: str, rel: str, exc: OSError, task: FileTask
 def remove_stale_outputs(task: FileTask) -> None:
     """Remove the report and PDF of ``task`` an earlier run left, when fel-rules wrote them (never another file)."""
     out = Path(task.out_dir)
-    for name, owned in zip(output_paths(task.rel), (own_report, own_pdf)):
+    for name, check in zip(output_paths(task.rel), (own_report, own_pdf)):
         try:
-            remove_own(out / name, owned, task.allowed)
+            remove_own(out / name, task.owned(name, check), task.allowed)
         except OSError:
             pass
 
@@ -357,7 +362,8 @@ def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> s
     view = build_view(facts, report, lang=settings.lang)
     pdf = render_view(view, theme_name=settings.theme, logo=load_logo(settings.logo, settings),
                       qr_size_mm=settings.qr_size_mm, header_mm=settings.header_mm)
-    return write_output(Path(task.out_dir) / output_paths(task.rel)[1], pdf, task.allowed, own_pdf)
+    pdf_rel = output_paths(task.rel)[1]
+    return write_output(Path(task.out_dir) / pdf_rel, pdf, task.allowed, task.owned(pdf_rel, own_pdf))
 
 
 def _cross_facts(facts: Documento | Anulacion | None) -> CrossFacts:
