@@ -98,7 +98,8 @@ def _read_source(source: Path, limit: int) -> bytes:
         return read_input(source, limit)
     except InputTooLarge as exc:
         raise RenderError(f"No se puede imprimir {source}: mide {exc.size} bytes y el límite es {limit}",
-                          message_en=f"Cannot render {source}: it is {exc.size} bytes and the limit is {limit}") from None
+                          message_en=f"Cannot render {source}: it is {exc.size} bytes and the limit is {limit}",
+                          ) from None
     except FileNotFoundError:
         raise RenderError(f"No existe el archivo: {source}", message_en=f"No such file: {source}") from None
     except OSError as exc:
@@ -114,7 +115,8 @@ def load_logo(path: Path | None, max_bytes: int = DEFAULT_LOGO_MAX_BYTES) -> byt
     try:
         data = read_input(path, max_bytes)
     except InputTooLarge as exc:
-        raise RenderError(f"El logo {path} mide {exc.size} bytes y el límite es {max_bytes} (FEL_RULES_LOGO_MAX_BYTES)",
+        raise RenderError(f"El logo {path} mide {exc.size} bytes y el límite es {max_bytes} "
+                          "(FEL_RULES_LOGO_MAX_BYTES)",
                           message_en=f"The logo {path} is {exc.size} bytes and the limit is {max_bytes} "
                                      "(FEL_RULES_LOGO_MAX_BYTES)") from None
     except OSError as exc:
