@@ -540,7 +540,7 @@ def _render_task(task: FileTask) -> tuple[str, str | None, str | None]:
 
 def _entry(result: FileResult) -> Entry:
     return Entry(
-        path=readable_name(result.rel), sha256=result.sha256, tipo=result.tipo, numero_autorizacion=result.numero_autorizacion,
-        valid=result.valid, complete=result.complete, counts=result.counts, report=result.report, pdf=result.pdf,
+        path=readable_name(result.rel), sha256=result.sha256, tipo=result.tipo,
+        numero_autorizacion=result.numero_autorizacion, valid=result.valid, complete=result.complete, counts=result.counts, report=result.report, pdf=result.pdf,
         pdf_note=result.pdf_note, error=result.error,
     )

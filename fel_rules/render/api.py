@@ -127,7 +127,8 @@ def _read_source(source: Path, limit: int) -> bytes:
         return read_input(source, limit)
     except InputTooLarge as exc:
         raise RenderError(f"No se puede imprimir {source}: mide {exc.size} bytes y el límite es {limit}",
-                          message_en=f"Cannot render {source}: it is {exc.size} bytes and the limit is {limit}") from None
+                          message_en=f"Cannot render {source}: it is {exc.size} bytes and the limit is {limit}",
+                          ) from None
     except FileNotFoundError:
         raise RenderError(f"No existe el archivo: {source}", message_en=f"No such file: {source}") from None
     except OSError as exc:
@@ -145,7 +146,8 @@ def load_logo(path: Path | None, limits: RenderSettings | None = None) -> bytes 
     try:
         data = read_input(path, max_bytes)
     except InputTooLarge as exc:
-        raise RenderError(f"El logo {path} mide {exc.size} bytes y el límite es {max_bytes} (FEL_RULES_LOGO_BYTES)",
+        raise RenderError(f"El logo {path} mide {exc.size} bytes y el límite es {max_bytes} "
+                          "(FEL_RULES_LOGO_BYTES)",
                           message_en=f"The logo {path} is {exc.size} bytes and the limit is {max_bytes} "
                                      "(FEL_RULES_LOGO_BYTES)") from None
     except OSError as exc:

@@ -81,7 +81,8 @@ def load_yaml(path: Path) -> Any:
         text = read_input(path, MAX_YAML_BYTES).decode("utf-8")
     except InputTooLarge as exc:
         raise RuleFileError(f"mide {exc.size} bytes y el límite es {MAX_YAML_BYTES}",
-                            message_en=f"it is {exc.size} bytes and the limit is {MAX_YAML_BYTES}", path=str(path)) from None
+                            message_en=f"it is {exc.size} bytes and the limit is {MAX_YAML_BYTES}",
+                            path=str(path)) from None
     except NotRegularFile as exc:
         raise RuleFileError(f"no se pudo leer: {describe_read_error(exc)}",
                             message_en=f"cannot read: {describe_read_error(exc, 'en')}", path=str(path)) from None
