@@ -19,7 +19,7 @@ PING = {"jsonrpc": "2.0", "id": 90, "method": "ping"}
 
 
 class SlowValidation:
-    """Validator.validate_bytes made slow: it records its thread and waits until released. On the reader
+    """Validator.validate_bytes and validate_path made slow: it records its thread and waits until released. On the reader
     thread it does not wait (the server would hang there instead of the test failing)."""
 
     def __init__(self, reader: threading.Thread) -> None:
@@ -29,16 +29,18 @@ class SlowValidation:
         self.release = threading.Event()
 
     def install(self, monkeypatch) -> None:
-        original = Validator.validate_bytes
+        for name in ("validate_bytes", "validate_path"):  # xml_text and xml_path enter the engine here
+            monkeypatch.setattr(Validator, name, self._slowed(getattr(Validator, name)))
 
-        def slow(validator, data, *args, **kwargs):
+    def _slowed(self, original):
+        def slow(validator, source, *args, **kwargs):
             self.threads.append(threading.current_thread())
             self.entered.release()
             if threading.current_thread() is not self.reader:
                 self.release.wait(timeout=120)
-            return original(validator, data, *args, **kwargs)
+            return original(validator, source, *args, **kwargs)
 
-        monkeypatch.setattr(Validator, "validate_bytes", slow)
+        return slow
 
     def wait_entered(self) -> threading.Thread:
         assert self.entered.acquire(timeout=60), "the tool call never started"
