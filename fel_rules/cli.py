@@ -11,6 +11,7 @@ same way with 143 (workers ended, finished files recorded for ``--resume``).
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import signal
@@ -200,14 +201,18 @@ def _sigterm_unwinds() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    previous = signal.signal(signal.SIGTERM, functools.partial(_raise_terminated, os.getpid()))
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _raise_terminated(_signum: int, _frame: object) -> None:
+def _raise_terminated(owner: int, _signum: int, _frame: object) -> None:
+    if os.getpid() != owner:  # a batch worker forked before it reset its handlers: end as SIGTERM would
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
     raise Terminated
 
 

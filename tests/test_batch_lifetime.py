@@ -122,3 +122,18 @@ def test_a_cancelled_batch_stops_while_a_file_is_still_running(folder, tmp_path,
         run_batch(BatchOptions(input_dir=folder, out_dir=tmp_path / "salida", workers=2, render=False,
                                progress=False, cancel=cancel))
     assert not list((tmp_path / "salida").glob("terminado-*")), "the batch waited for the files in progress instead of stopping"
+
+
+def test_a_sigterm_handler_inherited_by_a_forked_worker_ends_it_quietly():
+    """A worker forked while the batch's SIGTERM handler is installed, and signalled before it resets its
+    handlers, ends as SIGTERM would end it: no `Terminated` traceback from inside the pool's initializer."""
+    from fel_rules.cli import _raise_terminated
+
+    child = os.fork()
+    if child == 0:
+        try:
+            _raise_terminated(os.getppid(), signal.SIGTERM, None)
+        finally:
+            os._exit(3)  # reached only when the handler raised or returned
+    _, status = os.waitpid(child, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM
