@@ -163,7 +163,7 @@ CASES: list[Case] = [
     Case("directory", "A directory named .xml", _directory, None, 2,
          "CLI: \"the directory contains no .xml files\"; batch: skipped (not a file)"),
     Case("symlink-loop", "A symlink loop", _loop, None, 2,
-         "CLI: \"no such file\"; batch: an entry with error FEL-XML-07"),
+         "CLI on the file: \"no such file\"; in a folder or a batch: its own FEL-XML-07 entry"),
     Case("9999-items", "A FEL document with 9,999 items", _many_items(9999), None, 0, "valid (SAT's maximum)"),
     Case("10000-items", "A FEL document with 10,000 items", _many_items(10000), "FEL-XML-08", 2,
          "refused before the schema (limit 9,999, --max-items)"),
