@@ -21,9 +21,9 @@ from .xmltools import (
     Element,
     add_placeholder_signature,
     apply_attributes,
+    document_bytes,
     etree,
     prune,
-    serialize,
     sub,
 )
 
@@ -79,12 +79,8 @@ class Anulacion:
         (with the test signer of :mod:`.signing`), unless ``signed=False`` (a stripped certified document)
         or a placeholder ``signature`` is asked for.
         """
-        data = serialize(self.to_element(signature=signature))
-        if self.certificacion is None or signature or not signed:
-            return data
-        from .signing import sign_certified  # the builder itself needs no cryptography
-
-        return sign_certified(data)
+        return document_bytes(self.to_element(signature=signature), certified=self.certificacion is not None,
+                              sign=signed and not signature)
 
     def to_element(self, signature: bool = False) -> Element:
         nsmap = {"dte": NS_ANULACION, **({"ds": NS_DS} if signature else {})}

@@ -71,7 +71,7 @@ from .identifiers import (
 )
 from .items import Impuesto, Item, IvaMode
 from .xmltools import NS_DS, NS_DTE, Element, add_placeholder_signature, apply_attributes, etree
-from .xmltools import prune, serialize, sub
+from .xmltools import document_bytes, prune, serialize, sub
 
 __all__ = [
     "Abono", "Anulacion", "Cambiaria", "Certificacion", "CertificacionAnulacion", "Complemento",
@@ -239,12 +239,8 @@ class Invoice:
         (with the test signer of :mod:`.signing`), unless ``signed=False`` (a stripped certified document)
         or a placeholder ``signature`` is asked for.
         """
-        data = serialize(self.to_element(signature=signature))
-        if self.certificacion is None or signature or not signed:
-            return data
-        from .signing import sign_certified  # the builder itself needs no cryptography
-
-        return sign_certified(data)
+        return document_bytes(self.to_element(signature=signature), certified=self.certificacion is not None,
+                              sign=signed and not signature)
 
     def to_element(self, signature: bool = False) -> Element:
         """The document as an lxml element; ``signature`` adds a placeholder ds:Signature."""
