@@ -38,7 +38,21 @@ _HOMES = {
     "Validator": ".engine",
 }
 
-__all__ = sorted([*_HOMES, "__version__"])
+__all__ = [
+    "CheckKindError",
+    "Config",
+    "FelRulesError",
+    "InputError",
+    "Issue",
+    "Location",
+    "RenderError",
+    "Report",
+    "RuleFileError",
+    "SchemaSetError",
+    "Severity",
+    "Validator",
+    "__version__",
+]
 
 
 def __getattr__(name: str):

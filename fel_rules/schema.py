@@ -7,7 +7,6 @@ set is compiled lazily on first use, cached for the process, and named with its 
 
 from __future__ import annotations
 
-import hashlib
 import tempfile
 import threading
 from xml.etree import ElementTree

@@ -18,3 +18,7 @@ def test_import_does_not_load_xmlschema():
     code = "import sys, fel_rules; print('xmlschema' in sys.modules, 'reportlab' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False False"
+
+
+def test_every_public_name_has_a_home():
+    assert set(fel_rules.__all__) == {*fel_rules._HOMES, "__version__"}
