@@ -23,7 +23,7 @@ _MEASURE = r"""
 import json, resource, sys, time
 from pathlib import Path
 from fel_rules.batch import BatchOptions, run_batch
-from fel_rules.render import RenderSettings
+from fel_rules.outputs.render import RenderSettings
 folder, out, workers, render = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 settings = RenderSettings.from_env({}, logo=Path(sys.argv[5]))
 start = time.perf_counter()

@@ -14,9 +14,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fel_rules import Validator  # noqa: E402
-from fel_rules.render import RenderSettings, render_bytes  # noqa: E402
 from benchmarks.timing import median_ms  # noqa: E402
+from fel_rules import Validator  # noqa: E402
+from fel_rules.outputs.render import RenderSettings, render_bytes  # noqa: E402
 from tests.support.builder import Invoice, Item  # noqa: E402
 
 UUID = "5D8A3F21-9C4B-4E7A-B2D6-0F1E8C7A4B93"

@@ -16,12 +16,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.timing import median_ms  # noqa: E402
 from fel_rules import Config, Validator  # noqa: E402
 from fel_rules.checks import CheckInput  # noqa: E402
-from fel_rules.facts import extract_facts  # noqa: E402
-from fel_rules.parse import parse_xml  # noqa: E402
-from fel_rules.schema import builtin_schema_set, check_schema  # noqa: E402
-from benchmarks.timing import median_ms  # noqa: E402
+from fel_rules.document.facts import extract_facts  # noqa: E402
+from fel_rules.document.parse import parse_xml  # noqa: E402
+from fel_rules.document.schema import builtin_schema_set, check_schema  # noqa: E402
 from tests.support.builder import Invoice, Item  # noqa: E402
 
 

@@ -18,23 +18,30 @@ from typing import TYPE_CHECKING
 from ._version import __version__
 
 if TYPE_CHECKING:
-    from .config import Config
+    from .core.config import Config
+    from .core.errors import (
+        CheckKindError,
+        FelRulesError,
+        InputError,
+        RenderError,
+        RuleFileError,
+        SchemaSetError,
+    )
+    from .core.report import Issue, Location, Report, Severity
     from .engine import Validator
-    from .errors import CheckKindError, FelRulesError, InputError, RenderError, RuleFileError, SchemaSetError
-    from .report import Issue, Location, Report, Severity
 
 _HOMES = {
-    "CheckKindError": ".errors",
-    "Config": ".config",
-    "FelRulesError": ".errors",
-    "InputError": ".errors",
-    "Issue": ".report",
-    "Location": ".report",
-    "RenderError": ".errors",
-    "Report": ".report",
-    "RuleFileError": ".errors",
-    "SchemaSetError": ".errors",
-    "Severity": ".report",
+    "CheckKindError": ".core.errors",
+    "Config": ".core.config",
+    "FelRulesError": ".core.errors",
+    "InputError": ".core.errors",
+    "Issue": ".core.report",
+    "Location": ".core.report",
+    "RenderError": ".core.errors",
+    "Report": ".core.report",
+    "RuleFileError": ".core.errors",
+    "SchemaSetError": ".core.errors",
+    "Severity": ".core.report",
     "Validator": ".engine",
 }
 

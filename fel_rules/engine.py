@@ -1,4 +1,4 @@
-"""The pipeline: safe parse → schema → facts → rules → :class:`~fel_rules.report.Report`.
+"""The pipeline: safe parse → schema → facts → rules → :class:`~fel_rules.core.report.Report`.
 
 A :class:`Validator` loads its rules when created (bad rule files fail at once) and compiles its
 schema set on first use, both once per process. :meth:`Validator.validate_bytes` never raises for
@@ -10,29 +10,46 @@ from __future__ import annotations
 import decimal
 import hashlib
 import os
-from itertools import islice
 import time
 from datetime import date, datetime, timezone
+from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
 from ._version import __version__
 from .checks import CheckError, CheckInput, Unreadable
-from .config import Config
-from .errors import InputError
-from .expressions import Evaluator
-from .facts import Anulacion, Documento, extract_facts
-from .inputs import InputTooLarge, describe_read_error, read_input, readable_name
-from .messages import engine_issue
-from .money import MONEY_CONTEXT
-from .namespaces import DTE, prefixed
-from .parse import parse_xml
-from .report import Counts, Issue, Location, Refs, Report, RulesetRef, RunInfo, SchemaInfo, Severity, Stage
+from .core.config import Config
+from .core.errors import InputError
+from .core.inputs import InputTooLarge, describe_read_error, read_input, readable_name
+from .core.money import MONEY_CONTEXT
+from .core.namespaces import DTE, prefixed
+from .core.report import (
+    Counts,
+    Issue,
+    Location,
+    Refs,
+    Report,
+    RulesetRef,
+    RunInfo,
+    SchemaInfo,
+    Severity,
+    Stage,
+)
+from .core.xmlpath import element_xpath
+from .document.facts import Anulacion, Documento, extract_facts
+from .document.parse import parse_xml
+from .document.schema import (
+    SchemaSet,
+    builtin_schema_set,
+    check_schema,
+    official_schema_set,
+    strip_adendas,
+)
+from .document.summary import document_summary, document_totals
+from .expressions.language import Evaluator
+from .findings.messages import engine_issue
+from .findings.templates import render_template
 from .ruleset import LoadedRule, RuleCatalog, load_catalog
-from .schema import SchemaSet, builtin_schema_set, check_schema, official_schema_set, strip_adendas
-from .summary import document_summary, document_totals
-from .templates import render_template
-from .xmlpath import element_xpath
 
 __all__ = ["MAX_FINDINGS_PER_RULE", "Outcome", "Validator"]
 

@@ -26,12 +26,32 @@ from typing import Any, BinaryIO, NamedTuple
 
 from fel_rules import __version__
 
-from .channel import DEFAULT_LINE_LIMIT, Channel, LineTooLong, RawJson, dumps, protect_stdout
+from .channel import (
+    DEFAULT_LINE_LIMIT,
+    Channel,
+    LineTooLong,
+    RawJson,
+    dumps,
+    protect_stdout,
+)
 from .log import capture_diagnostics, log_call, log_event, log_failure
 from .protocol import (
-    HANDSHAKE_VERSIONS, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, LATEST_HANDSHAKE, META_CAPABILITIES,
-    META_PROTOCOL_VERSION, META_SERVER_INFO, METHOD_NOT_FOUND, MODERN_VERSIONS, PARSE_ERROR,
-    UNSUPPORTED_PROTOCOL_VERSION, RpcError, at_least, error_response, result_response,
+    HANDSHAKE_VERSIONS,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    LATEST_HANDSHAKE,
+    META_CAPABILITIES,
+    META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+    METHOD_NOT_FOUND,
+    MODERN_VERSIONS,
+    PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    RpcError,
+    at_least,
+    error_response,
+    result_response,
 )
 from .sandbox import Roots
 

@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from fel_rules import Config, FelRulesError, Report, Validator
 from fel_rules.batch import BatchCancelled, BatchOptions, output_paths, run_batch
 from fel_rules.batch.manifest import Summary
-from fel_rules.render import RenderSettings, render_file
-from fel_rules.report import Counts, RulesetRef
+from fel_rules.core.report import Counts, RulesetRef
+from fel_rules.outputs.render import RenderSettings, render_file
 
 from .sandbox import Roots, SandboxError
 from .schemas import self_contained

@@ -27,9 +27,9 @@ def write_corpus(out: Path) -> None:
     """Copy the examples and SAT samples, and build each rule case's document, into ``out``."""
     sys.path.insert(0, str(ROOT))
     try:
-        from fel_rules.rule_cases import apply_patches, load_case_file
-    except ImportError:  # later layouts
         from fel_rules.authoring.rule_cases import apply_patches, load_case_file
+    except ImportError:  # later layouts
+        from fel_rules.authoring.tools.rule_cases import apply_patches, load_case_file
     out.mkdir(parents=True, exist_ok=True)
     for path in sorted((ROOT / "examples").glob("*.xml")):
         (out / f"example--{path.name}").write_bytes(path.read_bytes())

@@ -1,6 +1,6 @@
 """Faults for tests/test_faults.py, in a module batch workers can import (forked or spawned alike).
 
-* :func:`faulty_io` gives a stand-in for the ``os`` module used by :mod:`fel_rules.atomic`:
+* :func:`faulty_io` gives a stand-in for the ``os`` module used by :mod:`fel_rules.core.atomic`:
   writes to matching paths fail like a full disk (``ENOSPC`` half-way through the data, so a partial
   temporary file really exists), a read-only file system (``EROFS`` when the file is created) or a
   folder without write permission (``EACCES`` at the final rename). The tests run as root, where
@@ -18,7 +18,7 @@ import signal
 from collections.abc import Callable
 from pathlib import Path
 
-import fel_rules.atomic as atomic
+import fel_rules.core.atomic as atomic
 from fel_rules.batch import runner, worker
 
 _render_task = runner._render_task  # the original, kept before a test replaces it
@@ -62,7 +62,7 @@ class _FullDisk:
 
 
 def faulty_io(kind: str, match: Callable[[Path], bool] = lambda target: True) -> _Module:
-    """An ``os`` stand-in for :mod:`fel_rules.atomic`: writes whose target ``match`` fail with ``kind``
+    """An ``os`` stand-in for :mod:`fel_rules.core.atomic`: writes whose target ``match`` fail with ``kind``
     (``ENOSPC``, ``EROFS`` or ``EACCES``). Paths are names relative to the folder's descriptor."""
     doomed: set[int] = set()
 

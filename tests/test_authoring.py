@@ -7,9 +7,9 @@ import shutil
 
 import pytest
 
-from fel_rules.authoring import lint, rule_file_json_schema
-from fel_rules.cli import main
-from fel_rules.ruleset.yamlfile import load_yaml
+from fel_rules.authoring.tools import lint, rule_file_json_schema
+from fel_rules.cli.app import main
+from fel_rules.core.yamlfile import load_yaml
 
 from .conftest import EXAMPLES, RULES
 

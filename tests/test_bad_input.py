@@ -8,7 +8,7 @@ import pytest
 from lxml import etree
 
 from fel_rules import Config, Validator
-from fel_rules.parse import _parser
+from fel_rules.document.parse import _parser
 
 from .conftest import EXAMPLES
 

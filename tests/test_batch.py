@@ -14,8 +14,8 @@ import pytest
 
 from fel_rules import Config, InputError, Report
 from fel_rules.batch import BatchOptions, manifest_json_schema, run_batch
-from fel_rules.cli import main
-from fel_rules.render import RenderSettings
+from fel_rules.cli.app import main
+from fel_rules.outputs.render import RenderSettings
 
 from .batch_folder import ORIGIN_UUID, TWIN_UUID, fill
 from .conftest import EXAMPLES, ROOT

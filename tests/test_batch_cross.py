@@ -17,7 +17,13 @@ from fel_rules.batch.business_days import nth_business_day
 
 from .conftest import FEL_REFERENCE, requires_shared
 from .support.builder import (
-    Anulacion, Exportacion, Invoice, Item, RawComplemento, ReferenciasNota, nit_with_check_digit,
+    Anulacion,
+    Exportacion,
+    Invoice,
+    Item,
+    RawComplemento,
+    ReferenciasNota,
+    nit_with_check_digit,
 )
 
 NS_CRC = "http://www.sat.gob.gt/face2/ComplementoReferenciaConstancia/0.1.0"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from fel_rules.batch import BatchCancelled, BatchOptions, run_batch, worker
-from fel_rules.render import RenderSettings
+from fel_rules.outputs.render import RenderSettings
 
 from .conftest import EXAMPLES, ROOT
 from .support.builder import Invoice, Item
@@ -127,7 +127,7 @@ def test_a_cancelled_batch_stops_while_a_file_is_still_running(folder, tmp_path,
 def test_a_sigterm_handler_inherited_by_a_forked_worker_ends_it_quietly():
     """A worker forked while the batch's SIGTERM handler is installed, and signalled before it resets its
     handlers, ends as SIGTERM would end it: no `Terminated` traceback from inside the pool's initializer."""
-    from fel_rules.cli import _raise_terminated
+    from fel_rules.cli.app import _raise_terminated
 
     child = os.fork()
     if child == 0:

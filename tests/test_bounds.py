@@ -14,8 +14,8 @@ from fel_rules.batch import BatchOptions, run_batch
 from fel_rules.batch.cross import cross_issues
 from fel_rules.batch.executors import default_workers
 from fel_rules.batch.worker import CrossFacts
-from fel_rules.cli import main
-from fel_rules.render import RenderSettings, render_bytes
+from fel_rules.cli.app import main
+from fel_rules.outputs.render import RenderSettings, render_bytes
 
 from .conftest import EXAMPLES
 from .support.builder import Invoice, Item

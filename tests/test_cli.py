@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from fel_rules.cli import main
+from fel_rules.cli.app import main
 
 from .conftest import EXAMPLES, FEL_REFERENCE, RULES, requires_shared
 

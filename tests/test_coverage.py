@@ -6,8 +6,13 @@ import json
 
 import pytest
 
-from fel_rules.coverage import code_coverage, implementing_rules, load_decisions, render_coverage_markdown
-from fel_rules.errors import RuleFileError
+from fel_rules.authoring.coverage import (
+    code_coverage,
+    implementing_rules,
+    load_decisions,
+    render_coverage_markdown,
+)
+from fel_rules.core.errors import RuleFileError
 
 from .conftest import FEL_REFERENCE, ROOT, RULES, requires_shared
 

@@ -6,7 +6,11 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
-from fel_rules.expressions import Evaluator, ExpressionError, compile_expression
+from fel_rules.expressions.language import (
+    Evaluator,
+    ExpressionError,
+    compile_expression,
+)
 
 EVALUATOR = Evaluator(tolerance=Decimal("0.01"), rounding=ROUND_HALF_UP, rates={("IVA", "1"): Decimal("0.12")})
 
@@ -76,8 +80,8 @@ def test_date_helpers():
 
 
 def test_catalogue_helpers():
-    from fel_rules.ruleset.catalogues import load_catalogues
-    from fel_rules.resources import BUILTIN_RULES_DIR
+    from fel_rules.core.resources import BUILTIN_RULES_DIR
+    from fel_rules.expressions.catalogues import load_catalogues
 
     evaluator = Evaluator(tolerance=Decimal("0.01"), rounding=ROUND_HALF_UP,
                           catalogues=load_catalogues(BUILTIN_RULES_DIR / "data"))

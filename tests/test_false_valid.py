@@ -18,14 +18,14 @@ from lxml import etree
 from fel_rules import RenderError
 from fel_rules.checks import CheckInput, get_check_kind
 from fel_rules.checks.base import RuleEnv
-from fel_rules.expressions import Evaluator
-from fel_rules.render import RenderSettings, render_bytes
-from fel_rules.render.view import verifier_url
-from fel_rules.schema import SchemaSet, check_schema
+from fel_rules.document.schema import SchemaSet, check_schema
+from fel_rules.expressions.language import Evaluator
+from fel_rules.outputs.render import RenderSettings, render_bytes
+from fel_rules.outputs.render.view import verifier_url
 
 from .conftest import EXAMPLES
-from .support.builder import Invoice, Item
 from .support.anulacion import Anulacion
+from .support.builder import Invoice, Item
 from .support.xmltools import NS_DS
 
 CERTIFIED = (EXAMPLES / "factura-certificada.xml").read_bytes()

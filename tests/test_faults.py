@@ -2,7 +2,7 @@
 and a client that closes stdout (EPIPE). Each test says what the user sees.
 
 The tests run as root, where ``chmod 0o555`` stops nothing: unwritable folders are simulated under
-:mod:`fel_rules.atomic` (see tests/fault_injection.py, also imported by batch workers).
+:mod:`fel_rules.core.atomic` (see tests/fault_injection.py, also imported by batch workers).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-import fel_rules.atomic as atomic
+import fel_rules.core.atomic as atomic
 from fel_rules import Config, Report
 from fel_rules.batch import BatchError, BatchOptions, Manifest, run_batch, runner
-from fel_rules.cli import main
-from fel_rules.render import RenderSettings
+from fel_rules.cli.app import main
+from fel_rules.outputs.render import RenderSettings
 
 from . import fault_injection
 from .batch_folder import fill
@@ -89,7 +89,7 @@ def verdicts(manifest: Manifest) -> dict:
 
 @pytest.fixture
 def fault(monkeypatch):
-    """``fault(kind, match)``: writes through fel_rules.atomic in this process fail (see fault_injection)."""
+    """``fault(kind, match)``: writes through fel_rules.core.atomic in this process fail (see fault_injection)."""
 
     def install(kind: str, match=lambda target: True) -> None:
         monkeypatch.setattr(atomic, "os", fault_injection.faulty_io(kind, match))
@@ -237,7 +237,7 @@ from tests import fault_injection
 runner.process_and_record = fault_injection.kill_worker
 if sys.argv[1] == "spawn":  # a second thread makes the pool spawn its workers instead of forking them
     threading.Thread(target=threading.Event().wait, daemon=True).start()
-from fel_rules.cli import main
+from fel_rules.cli.app import main
 sys.exit(main(sys.argv[2:]))
 """
 

@@ -9,7 +9,7 @@ import pytest
 
 from fel_rules import Validator
 from fel_rules.batch import BatchOptions, run_batch
-from fel_rules.cli import main
+from fel_rules.cli.app import main
 
 from .hostile_corpus import CASES
 

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from fel_rules.identifiers import cui_problem, nit_check_digit, nit_is_valid, uuid_numero, uuid_serie
+from fel_rules.core.identifiers import (
+    cui_problem,
+    nit_check_digit,
+    nit_is_valid,
+    uuid_numero,
+    uuid_serie,
+)
 
 
 @pytest.mark.parametrize("nit", ["12521337", "16693949", "5432100K", "5432100k", "1669394-9", "123456789", "50510231"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from fel_rules import RuleFileError
-from fel_rules.cli import main
+from fel_rules.cli.app import main
 from fel_rules.ruleset import load_rule_file
 
 from .conftest import EXAMPLES

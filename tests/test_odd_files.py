@@ -18,9 +18,14 @@ from pathlib import Path
 import pytest
 
 from fel_rules import Config, RenderError, Validator
-from fel_rules.inputs import InputTooLarge, NotRegularFile, read_input, readable_name
-from fel_rules.render.api import load_logo
-from fel_rules.render.settings import RenderSettings
+from fel_rules.core.inputs import (
+    InputTooLarge,
+    NotRegularFile,
+    read_input,
+    readable_name,
+)
+from fel_rules.outputs.render.api import load_logo
+from fel_rules.outputs.render.settings import RenderSettings
 
 from .conftest import EXAMPLES, ROOT
 

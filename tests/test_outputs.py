@@ -16,8 +16,8 @@ import pytest
 
 from fel_rules import Report
 from fel_rules.batch import BatchError, BatchOptions, Manifest, run_batch
-from fel_rules.cli import main
-from fel_rules.render import RenderSettings
+from fel_rules.cli.app import main
+from fel_rules.outputs.render import RenderSettings
 
 from .conftest import EXAMPLES, ROOT
 from .support.builder import Invoice, Item

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from fel_rules import __version__
-from fel_rules.resources import BUILTIN_RULES_DIR, BUILTIN_XSD_DIR
+from fel_rules.core.resources import BUILTIN_RULES_DIR, BUILTIN_XSD_DIR
 
 from .conftest import ROOT
 
@@ -33,7 +33,7 @@ def walk(node, prefix=""):
             yield from walk(child, name + "/")
         elif child.name != "__init__.py":
             yield name
-import fel_rules.resources
+import fel_rules.core.resources
 print(json.dumps({package: sorted(walk(files(package))) for package in sys.argv[2:]}))
 """
 

@@ -46,7 +46,14 @@ from fel_rules import Config, Report, Validator
 
 from .conftest import EXAMPLES, RULES
 from .mcp.harness import INIT, MODERN_META, Session
-from .support.builder import SAMPLE_KINDS, Anulacion, Impuesto, Invoice, Item, sample_invoice
+from .support.builder import (
+    SAMPLE_KINDS,
+    Anulacion,
+    Impuesto,
+    Invoice,
+    Item,
+    sample_invoice,
+)
 
 # --- settings -----------------------------------------------------------------------------------------
 
@@ -1208,7 +1215,7 @@ def test_regression_unusable_paths_are_tool_errors(fuzzer, tool, arguments):
 
 def test_regression_profile_too_long_is_a_rule_file_error():
     """The CLI and the library promise FelRulesError (one line, no traceback) for a bad profile."""
-    from fel_rules.errors import RuleFileError
+    from fel_rules.core.errors import RuleFileError
 
     with pytest.raises(RuleFileError):
         Validator(Config(profile="p" * 400))

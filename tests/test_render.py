@@ -13,8 +13,8 @@ import pytest
 import zxingcpp
 
 from fel_rules import RenderError
-from fel_rules.render import RenderSettings, render_bytes, render_file
-from fel_rules.render.words import amount_in_words
+from fel_rules.outputs.render import RenderSettings, render_bytes, render_file
+from fel_rules.outputs.render.words import amount_in_words
 
 from .conftest import EXAMPLES
 from .support.builder import Invoice, Item

@@ -12,9 +12,9 @@ from reportlab.platypus.doctemplate import LayoutError
 from fel_rules.batch import BatchOptions, run_batch
 from fel_rules.batch.runner import _render_task
 from fel_rules.batch.worker import PDF_NOT_WRITTEN, FileTask, process_file
-from fel_rules.cli import main
-from fel_rules.render import RenderSettings, render_bytes
-from fel_rules.render import api as render_api
+from fel_rules.cli.app import main
+from fel_rules.outputs.render import RenderSettings, render_bytes
+from fel_rules.outputs.render import api as render_api
 
 from .conftest import EXAMPLES
 from .support.builder import Invoice, Item
@@ -68,7 +68,7 @@ def test_render_failure_never_changes_a_verdict(monkeypatch, tmp_path, capsys):
                    "Flowable <Table@0x7F 3 rows x 7 cols> too large on page 2 in frame 'normal'\n")
     assert not (tmp_path / "f.pdf").exists()
 
-    import fel_rules.render.pdf as pdf  # what a batch worker renders with
+    import fel_rules.outputs.render.pdf as pdf  # what a batch worker renders with
 
     monkeypatch.setattr(pdf, "render_view", _layout_error)
     task = FileTask(str(source), "f.xml", str(tmp_path), True, {"lang": "es"}, RenderSettings().model_dump(mode="json"))

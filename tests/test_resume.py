@@ -14,8 +14,8 @@ from PIL import Image
 
 from fel_rules import Config
 from fel_rules.batch import BatchOptions, run_batch
-from fel_rules.cli import main
-from fel_rules.render import RenderSettings
+from fel_rules.cli.app import main
+from fel_rules.outputs.render import RenderSettings
 
 from .conftest import EXAMPLES, RULES
 from .support.builder import Invoice, Item

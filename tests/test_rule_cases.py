@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fel_rules.rule_cases import load_case_file, run_case
+from fel_rules.authoring.rule_cases import load_case_file, run_case
 
 from .conftest import RULES, report_data
 

@@ -241,8 +241,8 @@ def test_profile_changes_a_rule_constant(tmp_path):
 
 
 def test_bad_tax_unit_catalogue_names_file_and_line(tmp_path):
-    from fel_rules.errors import RuleFileError
-    from fel_rules.ruleset.catalogues import load_tax_units
+    from fel_rules.core.errors import RuleFileError
+    from fel_rules.expressions.catalogues import load_tax_units
 
     path = tmp_path / "impuestos.yaml"
     path.write_text('impuestos:\n  "IVA":\n    unidades:\n      1: {factor: "0.12", base: Precio}\n', encoding="utf-8")

@@ -6,9 +6,9 @@ import pytest
 from lxml import etree
 
 from fel_rules import Config, Validator
-from fel_rules.rule_cases import apply_patches, load_case_file
-from fel_rules.schema import builtin_schema_set, official_schema_set
-from fel_rules.xsdfix import FixLog, fix_schema_document, strip_regex_anchors
+from fel_rules.authoring.rule_cases import apply_patches, load_case_file
+from fel_rules.document.schema import builtin_schema_set, official_schema_set
+from fel_rules.document.xsdfix import FixLog, fix_schema_document, strip_regex_anchors
 
 from .conftest import EXAMPLES, FEL_REFERENCE, RULES, requires_shared
 

@@ -21,11 +21,22 @@ from lxml import etree
 
 from fel_rules.checks import CheckInput, get_check_kind
 from fel_rules.checks.signature import SignatureCheck, SignatureParams
-from fel_rules.namespaces import DS, DTE
+from fel_rules.core.namespaces import DS, DTE
 
 from .conftest import EXAMPLES, FEL_REFERENCE, requires_shared
 from .support.signing import (
-    C14N, ENVELOPED, EXC_C14N, SHA256, XADES, Signer, canonicalize, fill, make_certificate, sign, signature_element, utc,
+    C14N,
+    ENVELOPED,
+    EXC_C14N,
+    SHA256,
+    XADES,
+    Signer,
+    canonicalize,
+    fill,
+    make_certificate,
+    sign,
+    signature_element,
+    utc,
 )
 
 NS = {"ds": DS, "dte": DTE, "xades": XADES}

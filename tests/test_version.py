@@ -11,10 +11,10 @@ import pytest
 
 import fel_rules
 from fel_rules._version import __version__
-from fel_rules.cli import main
-from fel_rules.formats import render_sarif
-from fel_rules.resources import BUILTIN_RULES_DIR
-from fel_rules.schema import builtin_schema_digest
+from fel_rules.cli.app import main
+from fel_rules.core.resources import BUILTIN_RULES_DIR
+from fel_rules.document.schema import builtin_schema_digest
+from fel_rules.outputs.formats import render_sarif
 
 from .conftest import EXAMPLES, ROOT
 from .mcp.harness import Session

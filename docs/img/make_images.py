@@ -13,7 +13,7 @@ import pypdfium2
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from fel_rules.render import RenderSettings, render_bytes  # noqa: E402
+from fel_rules.outputs.render import RenderSettings, render_bytes  # noqa: E402
 
 PICTURES = {
     "factura-certificada": "clasico",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from ..resources import package_file
+from ..core.resources import package_file
 
 __all__ = ["HOLIDAYS_FILE", "nth_business_day"]
 

@@ -19,9 +19,9 @@ from typing import NamedTuple
 
 import yaml
 
-from ..messages import engine_issue
-from ..report import Issue, Location, Refs, Severity
-from ..resources import package_file
+from ..core.report import Issue, Location, Refs, Severity
+from ..core.resources import package_file
+from ..findings.messages import engine_issue
 from .business_days import nth_business_day
 from .worker import CrossFacts
 

@@ -14,7 +14,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from ..errors import FelRulesError
+from ..core.errors import FelRulesError
 
 __all__ = ["DaskExecutor", "LocalExecutor", "WorkerCrashed", "default_workers", "local_workers"]
 

@@ -6,7 +6,7 @@ import json
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..report import Counts, RulesetRef, SchemaInfo
+from ..core.report import Counts, RulesetRef, SchemaInfo
 
 __all__ = ["MANIFEST_VERSION", "Entry", "Manifest", "RunStats", "Summary", "manifest_json_schema"]
 

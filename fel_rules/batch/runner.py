@@ -27,25 +27,44 @@ from pathlib import Path
 from typing import Literal
 
 from .._version import __version__
-from ..atomic import atomic_writer, describe_os_error, remove_own, remove_own_temporaries
-from ..config import Config
-from ..confine import confine, open_folder
-from ..errors import FelRulesError, InputError
-from ..inputs import InputTooLarge, input_sha256, readable_name
-from ..owned import own_manifest, own_pdf, own_report
-from ..report import Issue, Report
-from ..render.api import load_logo, render_failure
-from ..render.settings import RenderSettings
+from ..core.atomic import (
+    atomic_writer,
+    describe_os_error,
+    remove_own,
+    remove_own_temporaries,
+)
+from ..core.config import Config
+from ..core.confine import confine, open_folder
+from ..core.errors import FelRulesError, InputError
+from ..core.inputs import InputTooLarge, input_sha256, readable_name
+from ..core.owned import own_manifest, own_pdf, own_report
+from ..core.report import Issue, Report
+from ..core.yamlfile import MAX_YAML_BYTES
+from ..outputs.render.api import load_logo, render_failure
+from ..outputs.render.settings import RenderSettings
 from ..ruleset.loader import catalog_files
-from ..ruleset.yamlfile import MAX_YAML_BYTES
 from .cross import CROSS_RULE_PREFIX, MAX_CROSS_FINDINGS, cross_issues
 from .executors import DaskExecutor, LocalExecutor, local_workers
 from .manifest import Entry, Manifest, RunStats, Summary
 from .progress import Progress
 from .worker import (
-    PDF_NOT_WRITTEN, Brief, FileResult, FileTask, FileTimeLimit, _validator, _write_error, crashed_result,
-    journal_file, output_paths, process_and_record, record, remove_stale_outputs, render_pdf, time_limit,
-    time_limit_error, write_output,
+    PDF_NOT_WRITTEN,
+    Brief,
+    FileResult,
+    FileTask,
+    FileTimeLimit,
+    _validator,
+    _write_error,
+    crashed_result,
+    journal_file,
+    output_paths,
+    process_and_record,
+    record,
+    remove_stale_outputs,
+    render_pdf,
+    time_limit,
+    time_limit_error,
+    write_output,
 )
 
 __all__ = ["BatchCancelled", "BatchError", "BatchOptions", "BatchResult", "run_batch"]

@@ -13,14 +13,14 @@ from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..atomic import describe_os_error, remove_own, write_atomic
-from ..config import Config
-from ..confine import confine
+from ..core.atomic import describe_os_error, remove_own, write_atomic
+from ..core.config import Config
+from ..core.confine import confine
+from ..core.inputs import InputTooLarge, input_sha256, readable_name
+from ..core.money import decimal_str
+from ..core.owned import own_pdf, own_report, recorded
+from ..document.facts import Anulacion, Documento
 from ..engine import Validator
-from ..facts import Anulacion, Documento
-from ..inputs import InputTooLarge, input_sha256, readable_name
-from ..money import decimal_str
-from ..owned import own_pdf, own_report, recorded
 
 __all__ = [
     "Brief", "CrossFacts", "FileResult", "FileTask", "FileTimeLimit", "crashed_result", "journal_file",
@@ -195,7 +195,7 @@ def _warm_up(task: FileTask) -> None:
     with suppress(Exception):
         _validator(task.config).schema_set  # noqa: B018 - compiled on first access
         if task.render:
-            from ..render import pdf  # noqa: F401 - reportlab's import alone takes a good part of a second
+            from ..outputs.render import pdf  # noqa: F401 - reportlab's import alone takes a good part of a second
 
 
 class FileTimeLimit(BaseException):
@@ -352,9 +352,9 @@ def write_output(path: Path, data: bytes, roots: tuple[Path, ...], owned) -> str
 
 def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> str:
     """Render the PDF of ``task`` (from given facts, or by validating again), write it atomically; its sha256."""
-    from ..render import RenderSettings, build_view
-    from ..render.api import load_logo
-    from ..render.pdf import render_view
+    from ..outputs.render import RenderSettings, build_view
+    from ..outputs.render.api import load_logo
+    from ..outputs.render.pdf import render_view
 
     settings = RenderSettings(**task.render_settings)
     if facts is None or report is None:

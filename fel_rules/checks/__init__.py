@@ -4,7 +4,15 @@ Built-in kinds: ``expression``, ``required``, ``nit``, ``cui``, ``signature``. T
 through the entry-point group ``fel_rules.checks``.
 """
 
-from .base import CheckError, CheckInput, CheckKind, Finding, KindParams, RuleEnv, Unreadable
+from .base import (
+    CheckError,
+    CheckInput,
+    CheckKind,
+    Finding,
+    KindParams,
+    RuleEnv,
+    Unreadable,
+)
 from .registry import ENTRY_POINT_GROUP, check_kind, get_check_kind, registered_kinds
 
 __all__ = [

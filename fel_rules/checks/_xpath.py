@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 
 from lxml import etree
 
-from ..xmlpath import element_xpath, item_number
+from ..core.xmlpath import element_xpath, item_number
 
 __all__ = ["child_path_finder", "compile_xpath", "item_number", "located", "referenced_variables"]  # item_number re-exported
 

@@ -10,9 +10,9 @@ from typing import ClassVar, Protocol
 from lxml import etree
 from pydantic import BaseModel, ConfigDict
 
-from ..config import Config
-from ..expressions import Evaluator
-from ..facts import Anulacion, Documento, extract_facts
+from ..core.config import Config
+from ..document.facts import Anulacion, Documento, extract_facts
+from ..expressions.language import Evaluator
 
 __all__ = ["CheckError", "CheckInput", "CheckKind", "Finding", "KindParams", "RuleEnv", "Unreadable"]
 

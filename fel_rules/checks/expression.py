@@ -23,10 +23,21 @@ from typing import Literal
 from lxml import etree
 from pydantic import Field, model_validator
 
-from ..expressions import FUNCTION_NAMES, CompiledExpression, compile_expression, parse_date
-from ..money import XML_SPACE, decimal_str, parse_decimal, parse_small_int
+from ..core.money import XML_SPACE, decimal_str, parse_decimal, parse_small_int
+from ..expressions.language import (
+    FUNCTION_NAMES,
+    CompiledExpression,
+    compile_expression,
+    parse_date,
+)
+from ._xpath import (
+    child_path_finder,
+    compile_xpath,
+    item_number,
+    located,
+    referenced_variables,
+)
 from .base import CheckError, CheckInput, Finding, KindParams, RuleEnv, Unreadable
-from ._xpath import child_path_finder, compile_xpath, item_number, located, referenced_variables
 from .registry import check_kind
 
 __all__ = ["ExpressionCheck", "ExpressionParams", "LetSpec"]

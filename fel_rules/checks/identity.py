@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..facts import Anulacion, Documento, Text
-from ..identifiers import cui_problem, nit_is_valid
+from ..core.identifiers import cui_problem, nit_is_valid
+from ..document.facts import Anulacion, Documento, Text
 from .base import CheckInput, Finding, KindParams, RuleEnv
 from .registry import check_kind
 

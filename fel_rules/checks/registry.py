@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib.metadata import entry_points
 
-from ..errors import CheckKindError
+from ..core.errors import CheckKindError
 from .base import CheckKind, KindParams
 
 __all__ = ["ENTRY_POINT_GROUP", "check_kind", "get_check_kind", "registered_kinds"]

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from lxml import etree
 from pydantic import Field
 
-from ..xmlpath import element_xpath
-from .base import CheckError, CheckInput, Finding, KindParams, RuleEnv
+from ..core.xmlpath import element_xpath
 from ._xpath import compile_xpath, item_number
+from .base import CheckError, CheckInput, Finding, KindParams, RuleEnv
 from .registry import check_kind
 
 __all__ = ["RequiredCheck", "RequiredParams"]

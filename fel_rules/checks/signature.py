@@ -44,8 +44,8 @@ from cryptography.hazmat.primitives.serialization import Encoding
 from lxml import etree
 from pydantic import Field
 
-from ..namespaces import DS, DTE, DTE_ANULACION
-from ..xmlpath import element_xpath
+from ..core.namespaces import DS, DTE, DTE_ANULACION
+from ..core.xmlpath import element_xpath
 from .base import CheckInput, Finding, KindParams, RuleEnv
 from .registry import check_kind
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from datetime import date
+from functools import cached_property
 
 from ..checks import CheckKind
-from ..report import Severity
-from .catalogues import Catalogues
+from ..core.report import Severity
+from ..expressions.catalogues import Catalogues
 from .model import Effective, Override, RuleSpec
 
 __all__ = ["LoadedRule", "RuleCatalog", "Ruleset"]

@@ -8,13 +8,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..checks import RuleEnv, get_check_kind
-from ..errors import CheckKindError, RuleFileError
-from ..namespaces import DS, DTE, DTE_ANULACION
+from ..core.errors import CheckKindError, RuleFileError
+from ..core.namespaces import DS, DTE, DTE_ANULACION
+from ..core.yamlfile import load_yaml, position, value_position
+from ..expressions.catalogues import load_catalogues
+from ..findings.templates import template_fields
 from .loaded import LoadedRule, RuleCatalog, Ruleset
 from .model import EXPRESSION_KEYS, Override, ProfileFile, RuleFile, RuleSpec
-from ..templates import template_fields
-from .catalogues import load_catalogues
-from .yamlfile import load_yaml, position, value_position
 
 __all__ = ["apply_profile", "catalog_files", "load_catalog", "load_rule_file"]
 

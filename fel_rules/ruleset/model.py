@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..report import Severity
+from ..core.report import Severity
 
 __all__ = [
     "DTE_TYPES",

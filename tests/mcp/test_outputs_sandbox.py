@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import fel_rules.render.api as render_api
+import fel_rules.outputs.render.api as render_api
 from fel_rules.batch import runner
 
 from ..support.builder import Invoice, Item

@@ -52,8 +52,8 @@ from .complements import (
 )
 from .defaults import (
     AFILIACION_POR_TIPO,
-    DEFAULT_FECHA,
     DEFAULT_EMISOR_NIT,
+    DEFAULT_FECHA,
     FRASE_EXPORTACION,
     FRASES_POR_TIPO,
     SAT_CERTIFICADOR_NIT,
@@ -70,8 +70,18 @@ from .identifiers import (
     uuid_serie_numero,
 )
 from .items import Impuesto, Item, IvaMode
-from .xmltools import NS_DS, NS_DTE, Element, add_placeholder_signature, apply_attributes, etree
-from .xmltools import document_bytes, prune, serialize, sub
+from .xmltools import (
+    NS_DS,
+    NS_DTE,
+    Element,
+    add_placeholder_signature,
+    apply_attributes,
+    document_bytes,
+    etree,
+    prune,
+    serialize,
+    sub,
+)
 
 __all__ = [
     "Abono", "Anulacion", "Cambiaria", "Certificacion", "CertificacionAnulacion", "Complemento",

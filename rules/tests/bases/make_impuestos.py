@@ -14,7 +14,13 @@ ROOT = HERE.parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.support.builder import Direccion, Impuesto, Invoice, Item, nit_with_check_digit  # noqa: E402
+from tests.support.builder import (  # noqa: E402
+    Direccion,
+    Impuesto,
+    Invoice,
+    Item,
+    nit_with_check_digit,
+)
 
 HOTEL = dict(
     emisor_nit=nit_with_check_digit("6183547"),

@@ -1,0 +1,181 @@
+"""Tools for rule authors: list, show, test and lint rules; generate ``rules/schema.json`` and ``docs/RULES.md``.
+
+Everything here works on YAML alone: an accountant writes a rule and its test cases, then runs
+``fel-rules rules lint`` and ``fel-rules rules test``; ``fel-rules rules docs`` regenerates the docs.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.config import Config
+from ..core.errors import FelRulesError
+from ..engine import Validator
+from ..ruleset import LoadedRule, RuleCatalog, load_catalog
+from ..ruleset.model import RuleFile, RuleSpec
+from .rule_cases import CaseFile, CaseResult, load_case_file, run_case
+
+__all__ = [
+    "CaseOutcome", "LintProblem", "case_files", "lint", "render_rules_markdown", "rule_file_json_schema",
+    "run_cases",
+]
+
+
+def rule_file_json_schema() -> dict:
+    """JSON Schema of a rule file (for editors: completion and validation while typing)."""
+    from ..checks.expression import LetSpec
+
+    schema = RuleFile.model_json_schema(by_alias=True)
+    rule = RuleSpec.model_json_schema(by_alias=True)
+    definitions = {**schema.pop("$defs", {}), **rule.pop("$defs", {})}
+    let = LetSpec.model_json_schema()
+    definitions["LetSpec"] = let
+    rule["properties"]["let"] = {
+        "anyOf": [{"type": "object", "additionalProperties": {"anyOf": [{"type": "string"},
+                                                                        {"$ref": "#/$defs/LetSpec"}]}},
+                  {"type": "null"}],
+        "description": "Bindings: name → XPath (read as a decimal) or {path, type, many, default}.",
+    }
+    definitions["RuleSpec"] = rule
+    schema["properties"]["rules"] = {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/RuleSpec"}}
+    schema["$defs"] = dict(sorted(definitions.items()))
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "fel-rules rule file"
+    return schema
+
+
+def case_files(folder: Path) -> list[Path]:
+    """Case files in ``folder`` (``*.yaml``, sorted)."""
+    return sorted(folder.glob("*.yaml"))
+
+
+@dataclass(frozen=True)
+class CaseOutcome:
+    """One case run: its file, the case, and the result."""
+
+    path: Path
+    case_file: CaseFile
+    result: CaseResult
+
+
+def run_cases(location: Path, validator: Validator | None = None) -> list[CaseOutcome]:
+    """Run every case of one case file, or of every case file in a folder."""
+    validator = validator or Validator(Config())
+    outcomes = []
+    for path in case_files(location) if location.is_dir() else [location]:
+        case_file = load_case_file(path)
+        for case in case_file.cases:
+            outcomes.append(CaseOutcome(path, case_file, run_case(validator, case_file, case, path.parent)))
+    return outcomes
+
+
+@dataclass(frozen=True)
+class LintProblem:
+    """Something a rule author should fix (``error``) or consider (``warning``)."""
+
+    severity: str
+    where: str
+    message: str
+
+
+def lint(rules_dir: Path, cases_dir: Path | None = None) -> list[LintProblem]:
+    """Load every rule file (errors stop there) and check each rule has what a good rule has."""
+    problems: list[LintProblem] = []
+    try:
+        catalog = load_catalog(rules_dir)
+    except FelRulesError as exc:
+        return [LintProblem("error", "", exc.message)]
+    cases_dir = cases_dir or rules_dir / "tests"
+    covered: dict[str, CaseFile] = {}
+    for path in case_files(cases_dir) if cases_dir.is_dir() else []:
+        try:
+            case_file = load_case_file(path)
+            covered[case_file.rule] = case_file
+        except FelRulesError as exc:
+            problems.append(LintProblem("error", str(path), exc.message))
+    for rule in catalog.rules:
+        where = f"{rule.path}:{rule.line} [{rule.id}]"
+        if rule.id not in covered:
+            problems.append(LintProblem("error", where, f"sin casos de prueba: cree {cases_dir / (rule.id + '.yaml')}"))
+        if not rule.spec.message_en:
+            problems.append(LintProblem("warning", where, "sin message_en (mensaje en inglés)"))
+        if not rule.spec.refs.sat_code and not rule.spec.refs.law:
+            problems.append(LintProblem("warning", where, "sin refs: cite el código SAT o la norma"))
+    known = {rule.id for rule in catalog.rules}
+    for rule_id in sorted(set(covered) - known):
+        problems.append(LintProblem("error", str(cases_dir / f"{rule_id}.yaml"), "casos para una regla que no existe"))
+    return problems
+
+
+def render_rules_markdown(catalog: RuleCatalog, cases_dir: Path) -> str:
+    """``docs/RULES.md``: one section per rule, generated from the rule files and their test cases."""
+    cases = {}
+    for path in case_files(cases_dir):
+        case_file = load_case_file(path)
+        cases[case_file.rule] = case_file
+    lines = ["# Reglas de fel-rules", "",
+             "Generado por `fel-rules rules docs` a partir de `rules/*.yaml` y `rules/tests/*.yaml`; no lo edite a mano.",
+             "", "| id | título | severidad | código SAT |", "|---|---|---|---|"]
+    for rule in catalog.rules:
+        lines.append(f"| [{rule.id}](#{rule.id.lower()}) | {rule.spec.title} | {rule.severity.value} | "
+                     f"{rule.spec.refs.sat_code_text or '—'} |")
+    for ruleset in catalog.rulesets:
+        lines += ["", f"## {ruleset.title} (`{ruleset.id}` {ruleset.version})"]
+        for rule in ruleset.rules:
+            lines += _rule_section(rule, cases.get(rule.id))
+    return "\n".join(lines) + "\n"
+
+
+def _rule_section(rule: LoadedRule, case_file: CaseFile | None) -> list[str]:
+    spec = rule.spec
+    out = ["", f"### {rule.id}", "", f"**{spec.title}**" + (f" — {spec.title_en}" if spec.title_en else ""), ""]
+    facts = [f"severidad: `{rule.severity.value}`", f"documento: {rule.document}"]
+    if spec.refs.sat_code_text:
+        facts.append(f"código SAT: {spec.refs.sat_code_text}")
+    if spec.refs.law:
+        facts.append(f"norma: {spec.refs.law}")
+    if rule.applies_to:
+        facts.append("tipos: " + ", ".join(sorted(rule.applies_to)))
+    if rule.effective:
+        window = [f"desde {rule.effective.from_}" if rule.effective.from_ else "",
+                  f"hasta {rule.effective.until}" if rule.effective.until else ""]
+        facts.append("vigencia: " + " ".join(w for w in window if w))
+    out.append("- " + "\n- ".join(facts))
+    out += ["", "Qué verifica:", "", "```yaml", _what(rule), "```", "", f"Mensaje: {spec.message}"]
+    if spec.hint:
+        out.append(f"\nSugerencia: {spec.hint}")
+    if case_file is not None:
+        passing = next((c for c in case_file.cases if c.expect == "pass"), None)
+        failing = next((c for c in case_file.cases if c.expect != "pass"), None)
+        for label, case in (("Pasa", passing), ("Falla", failing)):
+            if case is not None:
+                patches = "; ".join(_patch_text(p) for p in case.patch) or "el documento base sin cambios"
+                base = case.base or case_file.base
+                out.append(f"\n{label}: `{case.name}` — `{Path(base).name}`: {patches}")
+    return out
+
+
+def _what(rule: LoadedRule) -> str:
+    spec = rule.spec
+    if spec.check != "expression":
+        return json.dumps({"check": spec.check, "params": spec.params}, ensure_ascii=False)
+    parts = [f"context: {spec.context}"]
+    for name, value in (spec.let or {}).items():
+        parts.append(f"let {name}: {value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}")
+    for key in ("when", "assert_", "expected", "actual", "tolerance"):
+        value = getattr(spec, key)
+        if value:
+            parts.append(f"{key.rstrip('_')}: {value}")
+    return "\n".join(parts)
+
+
+def _patch_text(patch) -> str:
+    if patch.set is not None:
+        return f"`{patch.set}` = `{patch.value}`"
+    if patch.remove is not None:
+        return f"se quita `{patch.remove}`"
+    return f"se agrega a `{patch.append}`: `{patch.xml}`"
+
+

@@ -1,0 +1,5 @@
+"""The ``fel-rules`` command line: validate, render, batch, rules, and commands contributed by plugins."""
+
+from .app import main
+
+__all__ = ["main"]

@@ -1,0 +1,342 @@
+"""Command line: ``fel-rules validate PATH... [options]`` and ``fel-rules render FILE [options]``.
+
+Exit codes: 0 every document valid (or the PDF was written), 1 at least one invalid (or an issue at
+``--fail-on``; for render: refused because invalid), 2 a document could not be validated or the
+command was misused (missing path, bad rule file, bad logo, unwritable output…). When the reader of
+stdout goes away (``fel-rules validate … | head -1``) the command stops quietly with 141, the status
+of a program ended by SIGPIPE. Ctrl-C stops any command with one line and 130; SIGTERM stops a batch the
+same way with 143 (workers ended, finished files recorded for ``--resume``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import re
+import signal
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from ..core.config import DEFAULT_MAX_BYTES, DEFAULT_MAX_ITEMS, Config
+from ..core.errors import FelRulesError, InputError
+from ..core.inputs import readable_name
+from ..core.printable import escape_controls
+from ..core.report import Report, Severity
+
+__all__ = ["main"]
+
+EXIT_VALID, EXIT_INVALID, EXIT_ERROR = 0, 1, 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command whose reader went away
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT (Ctrl-C), 128 + SIGTERM
+COMMANDS_GROUP = "fel_rules.commands"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse exits with 2 as well; keep one message style
+        self.print_usage(sys.stderr)
+        print(f"fel-rules: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_ERROR)
+
+
+class _VersionAction(argparse.Action):
+    """``-V`` / ``--version``: the version and the rule and schema sets in force, then exit 0."""
+
+    def __init__(self, option_strings, dest, **kwargs) -> None:
+        super().__init__(option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from .about import version_text
+
+        print(version_text())
+        parser.exit()
+
+
+def _decimal(text: str) -> Decimal:
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise argparse.ArgumentTypeError(f"no es un número decimal: {text!r}") from None
+    if not value.is_finite() or value < 0:
+        raise argparse.ArgumentTypeError(f"debe ser un número ≥ 0: {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    if not re.fullmatch(r"[0-9]{1,12}", text) or int(text) <= 0:
+        raise argparse.ArgumentTypeError(f"debe ser un entero positivo: {text!r}")
+    return int(text)
+
+
+def _date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"fecha inválida (AAAA-MM-DD): {text!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests)."""
+    parser = _Parser(prog="fel-rules", description="Valida facturas electrónicas FEL de Guatemala (SAT).")
+    parser.plugin_commands = {}
+    parser.add_argument("-V", "--version", action=_VersionAction,
+                        help="mostrar la versión y los conjuntos de reglas y esquemas, y salir")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    validate = commands.add_parser(
+        "validate", help="validar documentos FEL", description="Valida uno o más XML FEL (un directorio = sus *.xml)."
+    )
+    validate.add_argument("paths", nargs="+", metavar="PATH", help="archivo XML o directorio")
+    validate.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="formato de salida")
+    validate.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de los mensajes")
+    validate.add_argument("--schema-dir", type=Path, metavar="DIR", help="carpeta oficial de XSD de SAT a usar")
+    validate.add_argument("--profile", metavar="NAME", help="perfil de reglas (rules/profiles/NAME.yaml o una ruta)")
+    validate.add_argument("--rules-dir", type=Path, metavar="DIR", help="carpeta de reglas YAML")
+    validate.add_argument("--fail-on", choices=("error", "warning"), default="error",
+                          help="severidad mínima que hace fallar (código 1)")
+    validate.add_argument("--tolerance", type=_decimal, metavar="AMOUNT", help="tolerancia aritmética (0.01)")
+    validate.add_argument("--max-bytes", type=_positive_int, default=DEFAULT_MAX_BYTES, metavar="N",
+                          help="tamaño máximo de un documento en bytes (20 MB)")
+    validate.add_argument("--max-items", type=_positive_int, default=DEFAULT_MAX_ITEMS, metavar="N",
+                          help="máximo de ítems por documento (9999, el límite de SAT)")
+    validate.add_argument("--as-of", type=_date, metavar="AAAA-MM-DD",
+                          help="usar las reglas vigentes en esta fecha en lugar de la fecha de emisión")
+
+    render = commands.add_parser(
+        "render", help="imprimir un documento a PDF",
+        description="Valida un XML FEL y lo imprime a PDF (un documento inválido se rechaza salvo con --force).",
+    )
+    render.add_argument("file", metavar="FILE", help="XML del DTE")
+    render.add_argument("--out", metavar="PATH",  # a string: a trailing "/" says "a folder", even a missing one
+                        help="PDF de salida, o carpeta (existente o terminada en /; por defecto FEL_RULES_OUTPUT_DIR u out/)")
+    render.add_argument("--logo", type=Path, metavar="PATH", help="logo PNG/JPEG (por defecto FEL_RULES_LOGO)")
+    render.add_argument("--theme", choices=("clasico", "moderno"), help="tema visual (por defecto FEL_RULES_THEME o clasico)")
+    render.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de las etiquetas y mensajes")
+    render.add_argument("--force", action="store_true", help="imprimir aunque no sea válido, marcado NO VÁLIDO")
+
+    batch = commands.add_parser(
+        "batch", help="procesar una carpeta: reportes, PDFs y manifest.json",
+        description="Valida (y por defecto imprime) cada XML de DIR; escribe reportes, PDFs y manifest.json en OUT.",
+    )
+    batch.add_argument("dir", type=Path, metavar="DIR", help="carpeta con los XML")
+    batch.add_argument("--out", type=Path, metavar="OUT", help="carpeta de salida (por defecto FEL_RULES_OUTPUT_DIR u out/)")
+    batch.add_argument("--workers", type=_positive_int, metavar="N",
+                       help="procesos (por defecto y como máximo, los núcleos disponibles)")
+    batch.add_argument("--no-render", action="store_true", help="solo validar, sin PDFs")
+    batch.add_argument("--recursive", action="store_true", help="incluir subcarpetas")
+    batch.add_argument("--max-files", type=_positive_int, default=100_000, metavar="N",
+                       help="máximo de archivos por lote (100000)")
+    batch.add_argument("--max-bytes", type=_positive_int, default=DEFAULT_MAX_BYTES, metavar="N",
+                       help="tamaño máximo de un documento en bytes (20 MB)")
+    batch.add_argument("--resume", action="store_true", help="saltar archivos ya procesados sin cambios")
+    batch.add_argument("--format", choices=("text", "json"), default="text", help="salida en la terminal")
+    batch.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de los mensajes")
+    batch.add_argument("--logo", type=Path, metavar="PATH", help="logo de los PDFs (por defecto FEL_RULES_LOGO)")
+    batch.add_argument("--theme", choices=("clasico", "moderno"), help="tema de los PDFs")
+    batch.add_argument("--profile", metavar="NAME", help="perfil de reglas")
+    batch.add_argument("--rules-dir", type=Path, metavar="DIR", help="carpeta de reglas YAML")
+    batch.add_argument("--schema-dir", type=Path, metavar="DIR", help="carpeta oficial de XSD de SAT a usar")
+    batch.add_argument("--executor", choices=("process", "dask"), default="process",
+                       help="procesos locales, o un clúster Dask existente (extra fel-rules[dask])")
+    batch.add_argument("--scheduler", metavar="ADDRESS", help="dirección del planificador Dask (tcp://host:8786)")
+    from . import rules
+
+    rules.register(commands)
+    parser.plugin_commands["rules"] = rules.run
+    for entry in entry_points(group=COMMANDS_GROUP):  # e.g. `serve` from mcp_server
+        parser.plugin_commands[entry.name] = entry.load()(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``fel-rules`` console script."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # stdout closed early (``| head``): no traceback, nothing more to say
+        return _stdout_gone()
+
+
+def _stdout_gone() -> int:
+    """Point stdout at /dev/null, so the interpreter's final flush does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    lang = getattr(args, "lang", "es")
+    try:
+        if args.command in parser.plugin_commands:
+            return parser.plugin_commands[args.command](args)
+        if args.command == "render":
+            return _render(args)
+        if args.command == "batch":
+            return _batch(args)
+        return _validate(args)
+    except FelRulesError as exc:
+        print(f"fel-rules: error: {escape_controls(exc.localized(lang))}", file=sys.stderr)
+        return EXIT_ERROR
+    except (KeyboardInterrupt, Terminated) as exc:
+        return _interrupted(exc, args.command, lang)
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: unwinds like Ctrl-C, so workers are stopped and finished work stays recorded."""
+
+
+@contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """Within the block SIGTERM raises :class:`Terminated` (in the main thread; elsewhere nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, functools.partial(_raise_terminated, os.getpid()))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _raise_terminated(owner: int, _signum: int, _frame: object) -> None:
+    if os.getpid() != owner:  # a batch worker forked before it reset its handlers: end as SIGTERM would
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    raise Terminated
+
+
+def _interrupted(exc: BaseException, command: str, lang: str) -> int:
+    """One line on stderr, and the status of a program ended by the signal (130 Ctrl-C, 143 SIGTERM)."""
+    english = lang == "en"
+    what = (("terminated (SIGTERM)" if english else "detenido (SIGTERM)") if isinstance(exc, Terminated)
+            else ("interrupted" if english else "interrumpido"))
+    if command == "batch":
+        what += ("; finished files are recorded: --resume continues where it stopped" if english
+                 else "; los archivos terminados quedan registrados: --resume continúa donde quedó")
+    print(f"fel-rules: {what}", file=sys.stderr)
+    return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from ..engine import Validator  # import the engine only when a command runs
+    from ..outputs.formats import render_json, render_sarif, render_text
+
+    settings: dict = {"lang": args.lang, "max_bytes": args.max_bytes, "max_items": args.max_items, "profile": args.profile,
+                      "schema_dir": args.schema_dir, "as_of": args.as_of}
+    if args.tolerance is not None:
+        settings["tolerance"] = args.tolerance
+    if args.rules_dir is not None:
+        settings["rules_dir"] = args.rules_dir
+    files = collect_files(args.paths, args.lang)
+    validator = Validator(Config(**settings))
+    validator.schema_set  # compile now: a broken schema folder is a usage error, not a per-file issue
+    reports = [validator.validate_path(path) for path in files]
+    single = len(args.paths) == 1 and Path(args.paths[0]).is_file()
+    if args.format == "json":
+        output = render_json(reports, single=single)
+    elif args.format == "sarif":
+        output = render_sarif(reports)
+    else:
+        output = render_text(reports, lang=args.lang)
+    sys.stdout.write(output + "\n")
+    return exit_code(reports, Severity(args.fail_on))
+
+
+def _render(args: argparse.Namespace) -> int:
+    from ..core.errors import RenderError
+    from ..outputs.render import RenderSettings, render_file
+
+    settings = RenderSettings.from_env(logo=args.logo, theme=args.theme, lang=args.lang)
+    try:
+        result = render_file(args.file, args.out, settings=settings, force=args.force)
+    except RenderError as exc:
+        print(f"fel-rules: error: {escape_controls(exc.localized(args.lang))}", file=sys.stderr)
+        report = exc.report
+        refused_as_invalid = report is not None and not report.valid and not report.could_not_validate
+        return EXIT_INVALID if refused_as_invalid else EXIT_ERROR
+    print(readable_name(result.path))
+    if not result.report.valid:
+        note = ("the document is not valid: rendered with the NO VÁLIDO watermark" if args.lang == "en"
+                else "el documento no es válido: se imprimió con la marca NO VÁLIDO")
+        print(f"fel-rules: {note}", file=sys.stderr)
+    return EXIT_VALID
+
+
+def _batch(args: argparse.Namespace) -> int:
+    from ..batch import BatchOptions, run_batch
+    from ..outputs.render import RenderSettings
+
+    settings = RenderSettings.from_env(logo=args.logo, theme=args.theme, lang=args.lang)
+    options = BatchOptions(
+        input_dir=args.dir, out_dir=args.out or settings.output_dir, workers=args.workers, render=not args.no_render,
+        recursive=args.recursive, resume=args.resume, executor=args.executor, scheduler=args.scheduler,
+        max_files=args.max_files, render_settings=settings,
+        config=Config(lang=args.lang, profile=args.profile, schema_dir=args.schema_dir, max_bytes=args.max_bytes,
+                      **({"rules_dir": args.rules_dir} if args.rules_dir is not None else {})),
+    )
+    with _sigterm_unwinds():  # stop cleanly: workers ended, journal kept
+        result = run_batch(options)
+    manifest = result.manifest
+    if args.format == "json":
+        sys.stdout.write(manifest.to_json() + "\n")
+    else:
+        english = args.lang == "en"
+        for entry in manifest.entries:
+            if entry.error:
+                state, detail = "ERROR", entry.error
+            else:
+                state = ("VALID" if english else "VÁLIDO") if entry.valid else ("INVALID" if english else "INVÁLIDO")
+                detail = entry.pdf or entry.pdf_note or ""
+            print(escape_controls(f"{entry.path}: {state} {detail}".rstrip()))
+        s, where = manifest.summary, readable_name(result.path)
+        line = (f"{s.files} files: {s.valid} valid, {s.invalid} invalid, {s.errors} errors, {s.rendered} PDFs → {where}"
+                if english else
+                f"{s.files} archivos: {s.valid} válidos, {s.invalid} inválidos, {s.errors} con error, {s.rendered} PDFs → {where}")
+        print(line)
+    return result.exit_code
+
+
+def collect_files(paths: Sequence[str], lang: str = "es") -> list[Path]:
+    """Files to validate: each path itself, or a directory's ``*.xml`` (sorted, any case; a FIFO, a device or a
+    broken link there gets its own report saying why it was not read)."""
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.suffix.lower() == ".xml" and not p.is_dir())
+            if not found:
+                raise InputError(f"El directorio no contiene archivos .xml: {path}",
+                                 message_en=f"The directory contains no .xml files: {path}")
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        elif path.exists():
+            raise InputError(f"No es un archivo regular ni un directorio: {path}",
+                             message_en=f"Not a regular file or directory: {path}")
+        else:
+            raise InputError(f"No existe el archivo o directorio: {path}",
+                             message_en=f"No such file or directory: {path}")
+    return files
+
+
+def exit_code(reports: Sequence[Report], fail_on: Severity = Severity.ERROR) -> int:
+    """2 if any document could not be validated, else 1 if any failed, else 0."""
+    codes = [report.exit_code(fail_on) for report in reports]
+    if EXIT_ERROR in codes:
+        return EXIT_ERROR
+    return EXIT_INVALID if EXIT_INVALID in codes else EXIT_VALID
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""``fel-rules rules list | show ID | test [PATH] | lint [PATH] | docs [--check]``: rule authoring from YAML alone."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..core.resources import BUILTIN_RULES_DIR
+
+__all__ = ["register"]
+
+DOCS = Path("docs") / "RULES.md"  # relative to where the author runs it: the project's root
+
+
+def register(commands) -> None:
+    """Add ``rules`` and its sub-commands to the ``fel-rules`` parser."""
+    rules = commands.add_parser("rules", help="listar, probar, revisar y documentar reglas",
+                                description="Herramientas para quien escribe reglas YAML.")
+    rules.add_argument("--rules-dir", type=Path, default=BUILTIN_RULES_DIR, metavar="DIR", help="carpeta de reglas")
+    rules.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de los mensajes")
+    actions = rules.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = actions.add_parser("list", help="las reglas en vigor")
+    listing.add_argument("--profile", metavar="NAME", help="perfil a aplicar")
+    show = actions.add_parser("show", help="una regla en detalle")
+    show.add_argument("rule_id", metavar="ID")
+    test = actions.add_parser("test", help="ejecutar los casos de prueba YAML")
+    test.add_argument("path", nargs="?", type=Path, metavar="PATH", help="carpeta o archivo de casos (rules/tests)")
+    lint = actions.add_parser("lint", help="revisar archivos de reglas")
+    lint.add_argument("path", nargs="?", type=Path, metavar="PATH", help="carpeta de reglas (por defecto --rules-dir)")
+    docs = actions.add_parser("docs", help="generar docs/RULES.md, docs/SAT_COVERAGE.md y rules/schema.json")
+    docs.add_argument("--check", action="store_true", help="solo comprobar que están al día (código 1 si no)")
+    docs.add_argument("--out", type=Path, default=DOCS, metavar="FILE", help="Markdown de salida (docs/RULES.md en la carpeta actual)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handler of ``fel-rules rules``."""
+    return {"list": _list, "show": _show, "test": _test, "lint": _lint, "docs": _docs}[args.action](args)
+
+
+def _catalog(args: argparse.Namespace, profile: str | None = None):
+    from ..ruleset import load_catalog
+
+    return load_catalog(args.rules_dir, profile)
+
+
+def _list(args: argparse.Namespace) -> int:
+    catalog = _catalog(args, args.profile)
+    for rule in catalog.rules:
+        code = rule.spec.refs.sat_code_text or "—"
+        title = rule.spec.title_en if args.lang == "en" and rule.spec.title_en else rule.spec.title
+        print(f"{rule.id:<12} {rule.severity.value:<8} {code:<24} {title}")
+    print(f"{len(catalog.rules)} {'rules' if args.lang == 'en' else 'reglas'}")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    catalog = _catalog(args)
+    rule = catalog.get(args.rule_id)
+    if rule is None:
+        message = f"unknown rule {args.rule_id}" if args.lang == "en" else f"no existe la regla {args.rule_id}"
+        print(f"fel-rules: error: {message}", file=sys.stderr)
+        return 2
+    data = rule.spec.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
+    data = {"id": rule.id, "severity": rule.severity.value, "document": rule.document,
+            "applies_to": sorted(rule.applies_to) if rule.applies_to else None, "file": f"{rule.path}:{rule.line}",
+            **data}
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+    return 0
+
+
+def _test(args: argparse.Namespace) -> int:
+    from ..authoring.tools import run_cases
+    from ..core.config import Config
+    from ..engine import Validator
+
+    path = args.path or args.rules_dir / "tests"
+    outcomes = run_cases(path, Validator(Config(rules_dir=args.rules_dir, lang=args.lang)))
+    failures = 0
+    for outcome in outcomes:
+        result, case = outcome.result, outcome.result.case
+        ok = result.passed
+        failures += not ok
+        expected = "pass" if case.expect == "pass" else ", ".join(case.expect)
+        fired = ", ".join(sorted(result.fired_ids)) or "—"
+        print(f"{'ok  ' if ok else 'FAIL'} {outcome.case_file.rule}/{case.name}: esperado {expected}; obtenido {fired}")
+    print(f"{len(outcomes)} casos, {failures} fallidos")
+    return 1 if failures else 0
+
+
+def _lint(args: argparse.Namespace) -> int:
+    from ..authoring.tools import lint
+
+    folder = args.path or args.rules_dir
+    problems = lint(folder)
+    for problem in problems:
+        where = f"{problem.where}: " if problem.where else ""
+        print(f"{where}{problem.severity}: {problem.message}")
+    errors = sum(1 for p in problems if p.severity == "error")
+    print(f"{errors} errores, {len(problems) - errors} advertencias")
+    return 1 if errors else 0
+
+
+def _coverage_markdown(catalog, decisions: Path) -> str:
+    from ..authoring.coverage import (
+        code_coverage,
+        implementing_rules,
+        load_decisions,
+        render_coverage_markdown,
+    )
+    from ..core.yamlfile import load_yaml
+
+    source = load_yaml(decisions).get("source", str(decisions))
+    return render_coverage_markdown(code_coverage(load_decisions(decisions), implementing_rules(catalog)), source)
+
+
+def _docs(args: argparse.Namespace) -> int:
+    from ..authoring.tools import render_rules_markdown, rule_file_json_schema
+    from ..core.atomic import write_atomic
+
+    catalog = _catalog(args)
+    markdown = render_rules_markdown(catalog, args.rules_dir / "tests")
+    schema = json.dumps(rule_file_json_schema(), ensure_ascii=False, indent=2) + "\n"
+    targets = {args.out: markdown, args.rules_dir / "schema.json": schema}
+    decisions = args.rules_dir / "data" / "sat_coverage.yaml"
+    if decisions.is_file():  # a rules folder of one's own may not classify SAT's catalogue
+        targets[args.out.with_name("SAT_COVERAGE.md")] = _coverage_markdown(catalog, decisions)
+    stale = [path for path, text in targets.items() if not path.is_file() or path.read_text(encoding="utf-8") != text]
+    if args.check:
+        for path in stale:
+            print(f"desactualizado: {path} (ejecute fel-rules rules docs)")
+        return 1 if stale else 0
+    for path in stale:
+        write_atomic(path, targets[path].encode("utf-8"))
+        print(f"escrito: {path}")
+    return 0

@@ -1,0 +1,1 @@
+"""The shared core every stage builds on: errors, configuration, the report vocabulary, money, namespaces, safe file access."""

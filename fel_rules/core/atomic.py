@@ -1,0 +1,193 @@
+"""Atomic file writes: a temporary file in the target folder, then a rename, both through one descriptor of
+that folder (see :mod:`fel_rules.core.confine`). Files get the permissions the umask gives (0644 under umask 022).
+Only a missing or regular file is ever replaced, and only one the caller recognises as its own."""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import secrets
+import stat
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
+
+from .confine import OutsideRoots, open_folder
+
+__all__ = ["Owned", "UnsafeTarget", "atomic_writer", "describe_os_error", "remove_own", "remove_own_temporaries",
+           "write_atomic"]
+
+Owned = Callable[[BinaryIO], bool]
+"""Says, from an open existing file, whether it is one this tool wrote (and so may replace or remove)."""
+
+_TEMPORARY = re.compile(r"\..+\.fel-[0-9a-f]{12}\.tmp")  # .<name>.fel-<random>.tmp: ours, nobody else's
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+class UnsafeTarget(FileExistsError):
+    """A write or removal refused: the file there is not a regular file, or not one this tool wrote."""
+
+    _REASONS = {
+        "special": ("no es un archivo regular (carpeta, dispositivo, enlace…); no se reemplaza",
+                    "is not a regular file (folder, device, link…); not replaced"),
+        "foreign": ("ya existe un archivo que fel-rules no creó; no se reemplaza",
+                    "a file fel-rules did not create is already there; not replaced"),
+        "input": ("es el documento de entrada; no se reemplaza", "is the input document; not replaced"),
+    }
+
+    def __init__(self, path: Path, kind: str) -> None:
+        super().__init__(errno.EEXIST, self._REASONS[kind][0], str(path))
+        self.kind = kind
+
+    def reason(self, lang: str) -> str:
+        """Why, in Spanish or English."""
+        return self._REASONS[self.kind][1 if lang == "en" else 0]
+
+
+@contextmanager
+def atomic_writer(path: Path, *, durable: bool = True, roots: Sequence[Path] = (),
+                  owned: Owned | None = None) -> Iterator[BinaryIO]:
+    """A binary stream whose content replaces ``path`` only when the block ends without error.
+
+    Readers see the old file or the whole new one, never a part. The parent folder is created when
+    missing and must resolve inside ``roots`` when they are given. ``durable`` also flushes the data to
+    disk before the rename (survives a power cut, not only a killed process). An existing ``path`` is
+    replaced only when it is a regular file and ``owned`` (when given) recognises it, else
+    :class:`UnsafeTarget`. On any failure the temporary file is removed and the error propagates.
+    """
+    path = Path(path)
+    folder = open_folder(path.parent, roots)
+    temporary = f".{path.name}.fel-{secrets.token_hex(6)}.tmp"
+    try:
+        handle = os.open(temporary, _CREATE_FLAGS, 0o666, dir_fd=folder)
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                yield stream
+                if durable:
+                    stream.flush()
+                    os.fsync(stream.fileno())
+            _check_replaceable(folder, path, owned)
+            os.replace(temporary, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            try:
+                os.unlink(temporary, dir_fd=folder)
+            except OSError:  # already gone (folder deleted meanwhile): the original error is what matters
+                pass
+            raise
+    except OSError as exc:
+        if isinstance(exc.filename, str) and "/" not in exc.filename:  # a descriptor-relative call: name it fully
+            exc.filename = str(path.parent / exc.filename)
+        raise
+    finally:
+        os.close(folder)
+
+
+def write_atomic(path: Path, data: bytes, *, durable: bool = True, roots: Sequence[Path] = (),
+                 owned: Owned | None = None) -> None:
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_writer`). A folder deleted while the file was
+    being written (someone cleaning the output folder up) is created again, once."""
+    try:
+        with atomic_writer(path, durable=durable, roots=roots, owned=owned) as stream:
+            stream.write(data)
+    except FileNotFoundError:  # the temporary file's folder vanished between opening it and the rename
+        with atomic_writer(path, durable=durable, roots=roots, owned=owned) as stream:
+            stream.write(data)
+
+
+def remove_own(path: Path, owned: Owned, roots: Sequence[Path] = ()) -> bool:
+    """Remove ``path`` if it is a regular file ``owned`` recognises; True when nothing of ours is left there
+    (removed, or absent). Anything else is left alone."""
+    try:
+        folder = open_folder(Path(path).parent, roots, create=False)
+    except FileNotFoundError:
+        return True
+    try:
+        if _is_own(folder, path.name, owned):
+            os.unlink(path.name, dir_fd=folder)
+            return True
+        return not _exists(folder, path.name)
+    except FileNotFoundError:  # removed meanwhile
+        return True
+    finally:
+        os.close(folder)
+
+
+def remove_own_temporaries(folder: Path, roots: Sequence[Path] = ()) -> None:
+    """Temporary files a killed writer left anywhere under ``folder`` (only this module's, never another
+    program's); subfolders are walked through descriptors, symlinks are not followed."""
+    try:
+        handle = open_folder(folder, roots, create=False)
+    except FileNotFoundError:
+        return
+    try:
+        for _, _, files, parent in os.fwalk(".", dir_fd=handle, follow_symlinks=False):
+            for name in files:
+                if _TEMPORARY.fullmatch(name):
+                    try:
+                        if stat.S_ISREG(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode):
+                            os.unlink(name, dir_fd=parent)
+                    except FileNotFoundError:
+                        pass
+    finally:
+        os.close(handle)
+
+
+def _check_replaceable(folder: int, path: Path, owned: Owned | None) -> None:
+    """:class:`UnsafeTarget` unless ``path`` is absent, or a regular file that ``owned`` (if any) recognises."""
+    try:
+        mode = os.stat(path.name, dir_fd=folder, follow_symlinks=False).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise UnsafeTarget(path, "special")
+    if owned is not None and not _is_own(folder, path.name, owned):
+        raise UnsafeTarget(path, "foreign")
+
+
+def _is_own(folder: int, name: str, owned: Owned) -> bool:
+    """True when ``name`` is a regular file that ``owned`` recognises (False for anything else)."""
+    try:
+        handle = os.open(name, _READ_FLAGS, dir_fd=folder)
+    except OSError:  # absent, a symlink (ELOOP), a device that refuses to open…: nothing of ours
+        return False
+    with os.fdopen(handle, "rb") as stream:
+        return stat.S_ISREG(os.fstat(handle).st_mode) and owned(stream)
+
+
+def _exists(folder: int, name: str) -> bool:
+    try:
+        os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+_REASONS = {
+    errno.ENOSPC: ("no queda espacio en el disco", "no space left on device"),
+    errno.EDQUOT: ("se agotó la cuota de disco", "disk quota exceeded"),
+    errno.EROFS: ("el sistema de archivos es de solo lectura", "read-only file system"),
+    errno.EACCES: ("permiso denegado", "permission denied"),
+    errno.EPERM: ("operación no permitida", "operation not permitted"),
+    errno.ENOENT: ("no existe el archivo o la carpeta", "no such file or directory"),
+    errno.ENOTDIR: ("una parte de la ruta no es una carpeta", "a part of the path is not a folder"),
+    errno.EISDIR: ("es una carpeta", "is a folder"),
+    errno.ENAMETOOLONG: ("el nombre es demasiado largo", "file name too long"),
+    errno.EIO: ("error de entrada/salida del disco", "input/output error"),
+    errno.ELOOP: ("es un enlace simbólico; no se sigue", "is a symbolic link; not followed"),
+}
+
+
+def describe_os_error(exc: OSError, lang: str = "es") -> str:
+    """A short reason for a failed file operation, in Spanish (``lang="en"``: English), e.g. for ENOSPC
+    ``no queda espacio en el disco``; unknown errors keep the system's text."""
+    if isinstance(exc, UnsafeTarget):
+        return exc.reason(lang)
+    if isinstance(exc, OutsideRoots):
+        return "is outside the allowed folders" if lang == "en" else "queda fuera de las carpetas permitidas"
+    reason = _REASONS.get(exc.errno)
+    if reason is not None:
+        return reason[1] if lang == "en" else reason[0]
+    return exc.strerror or str(exc) or type(exc).__name__

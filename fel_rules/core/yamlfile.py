@@ -1,0 +1,170 @@
+"""YAML loading that remembers where every key is, refuses duplicate keys, and explains errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import RuleFileError
+from .inputs import InputTooLarge, NotRegularFile, describe_read_error, read_input
+
+__all__ = ["MAX_YAML_BYTES", "MarkedDict", "MarkedList", "load_yaml", "position", "value_position"]
+
+#: Largest rule, data or profile file read (the biggest shipped one is under 50 kB).
+MAX_YAML_BYTES = 10 * 1024 * 1024
+
+
+class MarkedDict(dict):
+    """A mapping that knows the (line, column) of itself and of each key, 1-based."""
+
+    start: tuple[int, int] = (1, 1)
+    keys_at: dict[Any, tuple[int, int]]
+    values_at: dict[Any, tuple[int, int]]
+    quoted: set[Any]
+
+
+class MarkedList(list):
+    """A sequence that knows the (line, column) of each element."""
+
+    start: tuple[int, int] = (1, 1)
+    items_at: list[tuple[int, int]]
+
+
+def _pos(mark: yaml.Mark) -> tuple[int, int]:
+    return mark.line + 1, mark.column + 1
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader whose mappings and sequences carry positions."""
+
+
+def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> MarkedDict:
+    loader.flatten_mapping(node)
+    result = MarkedDict()
+    result.start = _pos(node.start_mark)
+    result.keys_at, result.values_at, result.quoted = {}, {}, set()
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in result:
+            line, column = _pos(key_node.start_mark)
+            first = result.keys_at[key][0]
+            raise RuleFileError(
+                f"clave duplicada '{key}' (ya definida en la línea {first})",
+                message_en=f"duplicate key '{key}' (already defined on line {first})",
+                line=line,
+                column=column,
+            )
+        result[key] = loader.construct_object(value_node, deep=True)
+        result.keys_at[key] = _pos(key_node.start_mark)
+        result.values_at[key] = _pos(value_node.start_mark)
+        if isinstance(value_node, yaml.ScalarNode) and value_node.style in ('"', "'"):
+            result.quoted.add(key)
+    return result
+
+
+def _construct_sequence(loader: _Loader, node: yaml.SequenceNode) -> MarkedList:
+    result = MarkedList(loader.construct_object(child, deep=True) for child in node.value)
+    result.start = _pos(node.start_mark)
+    result.items_at = [_pos(child.start_mark) for child in node.value]
+    return result
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+
+
+def load_yaml(path: Path) -> Any:
+    """Parse one YAML file; syntax errors and duplicate keys become :class:`RuleFileError`."""
+    try:
+        text = read_input(path, MAX_YAML_BYTES).decode("utf-8")
+    except InputTooLarge as exc:
+        raise RuleFileError(f"mide {exc.size} bytes y el límite es {MAX_YAML_BYTES}",
+                            message_en=f"it is {exc.size} bytes and the limit is {MAX_YAML_BYTES}",
+                            path=str(path)) from None
+    except NotRegularFile as exc:
+        raise RuleFileError(f"no se pudo leer: {describe_read_error(exc)}",
+                            message_en=f"cannot read: {describe_read_error(exc, 'en')}", path=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RuleFileError(f"no se pudo leer: {exc}", message_en=f"cannot read: {exc}", path=str(path)) from exc
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader derives from SafeLoader
+    except RuleFileError as exc:
+        # raised without a path (so its text carries no location prefix); add the file now
+        raise RuleFileError(
+            exc.message,
+            message_en=exc.message_en,
+            path=str(path),
+            line=exc.line,
+            column=exc.column,
+        ) from None
+    except RecursionError:  # the loader recurses per level of nesting
+        raise _too_deep(text, path) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise RuleFileError(
+            f"YAML inválido: {problem}",
+            message_en=f"invalid YAML: {problem}",
+            path=str(path),
+            line=mark.line + 1 if mark else None,
+            column=mark.column + 1 if mark else None,
+        ) from None
+
+
+#: Nesting a rule file never needs (rules nest a few levels); where :func:`_too_deep` points.
+_DEEP_NESTING = 100
+
+
+def _too_deep(text: str, path: Path) -> RuleFileError:
+    """The error for a file nested too deep to load, at the first collection ``_DEEP_NESTING`` levels deep
+    (found from the parser's event stream, which does not recurse)."""
+    depth, mark = 0, None
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > _DEEP_NESTING:
+                mark = event.start_mark
+                break
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return RuleFileError(
+        f"YAML anidado a más de {_DEEP_NESTING} niveles",
+        message_en=f"YAML nested more than {_DEEP_NESTING} levels deep",
+        path=str(path), line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None,
+    )
+
+
+def position(data: Any, loc: tuple[Any, ...]) -> tuple[int | None, int | None]:
+    """Best (line, column) for the path ``loc`` inside loaded YAML data."""
+    line = column = None
+    node = data
+    if isinstance(node, (MarkedDict, MarkedList)):
+        line, column = node.start
+    for key in loc:
+        if isinstance(node, MarkedDict) and key in node:
+            line, column = node.keys_at[key]
+            node = node[key]
+        elif isinstance(node, MarkedList) and isinstance(key, int) and 0 <= key < len(node):
+            line, column = node.items_at[key]
+            node = node[key]
+        else:
+            break
+    return line, column
+
+
+def value_position(data: Any, loc: tuple[Any, ...]) -> tuple[int | None, int | None]:
+    """(line, column) where the text of the scalar value at ``loc`` starts (after a quote)."""
+    parent = data
+    for key in loc[:-1]:
+        if isinstance(parent, (MarkedDict, MarkedList)):
+            try:
+                parent = parent[key]
+            except (KeyError, IndexError, TypeError):
+                return position(data, loc)
+    key = loc[-1] if loc else None
+    if isinstance(parent, MarkedDict) and key in parent.values_at:
+        line, column = parent.values_at[key]
+        return line, column + (1 if key in parent.quoted else 0)
+    return position(data, loc)

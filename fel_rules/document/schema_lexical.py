@@ -1,0 +1,141 @@
+"""Simple values judged as a conformant XSD validator judges them (xmlschema's extra validator).
+
+xmlschema normalises whitespace with Python's Unicode ``\\s`` and its xs:decimal reader drops
+every inner space, so ``99 999.99``, ``5 5`` or an amount with a no-break space pass as
+decimals; Python's ``int`` lets ``1_2`` and Arabic-Indic digits pass as xs:integer. In XML
+Schema only #x20, #x9, #xA and #xD are whitespace (``whiteSpace`` replace/collapse touch
+nothing else), and a number has one lexical form of ASCII digits. :func:`lexical_errors` judges
+again every simple value of an element (text and declared attributes) that way; it is given to
+``iter_errors`` as ``extra_validator``, so its errors are schema errors like any other.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+
+__all__ = ["lexical_errors"]
+
+_XS = "{http://www.w3.org/2001/XMLSchema}"
+
+#: Characters Python takes for whitespace and XML does not (no-break space, em space, …).
+_NON_XML_SPACE = re.compile(r"[^\S\t\n\r ]")
+_XML_SPACES = re.compile(r"[\t\n\r ]+")
+_XML_SPACE = re.compile(r"[\t\n\r]")
+_ANY_SPACE = re.compile(r"\s")
+#: What a probe puts in place of a non-XML space: an ordinary character, never whitespace.
+_NOT_A_SPACE = "\ufffd"
+#: Steps from a builtin type up to xs:anySimpleType (xs:byte is the deepest, 6 steps).
+_MAX_DERIVATION = 12
+
+#: Lexical forms (XSD 1.0 Part 2, §3.2.3, §3.3.13, §3.2.4/5) with ASCII digits only.
+_LEXICAL = {
+    "decimal": re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", re.ASCII),
+    "integer": re.compile(r"[+-]?[0-9]+", re.ASCII),
+    "float": re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[Ee][+-]?[0-9]+)?|INF|-INF|NaN", re.ASCII),
+}
+_FAMILIES = {
+    f"{_XS}integer": "integer",
+    f"{_XS}decimal": "decimal",
+    f"{_XS}float": "float",
+    f"{_XS}double": "float",
+    **{f"{_XS}{name}": "token" for name in (
+        "boolean", "duration", "dateTime", "time", "date", "gYearMonth", "gYear", "gMonthDay", "gDay", "gMonth",
+    )},
+}
+
+
+def lexical_errors(element, xsd_element) -> Iterator[str]:
+    """Why ``element``'s text or attributes are invalid where xmlschema's own reading lets them through.
+
+    xmlschema turns each reason into a validation error of ``element``.
+    """
+    content, attributes = _plan(xsd_element)
+    if content is not None and element.text is not None:
+        reason = _judge(element.text, content)
+        if reason is not None:
+            yield reason
+    if attributes:
+        for name, value in element.attrib.items():
+            simple_type = attributes.get(name)
+            reason = _judge(value, simple_type) if simple_type is not None else None
+            if reason is not None:
+                yield f"attribute {name}={value!r}: {reason}"
+
+
+@lru_cache(maxsize=4096)
+def _plan(xsd_element) -> tuple[object | None, dict[str, object]]:
+    """(simple type of the text, simple type per attribute name) of an element declaration, judged ones only."""
+    xsd_type = xsd_element.type
+    if xsd_type.is_simple():
+        return (xsd_type if _kind(xsd_type)[0] else None), {}
+    content = xsd_type.content if xsd_type.has_simple_content() else None
+    attributes = {name: attribute.type for name, attribute in xsd_type.attributes.items()
+                  if name and attribute.type is not None and _kind(attribute.type)[0]}
+    return (content if content is not None and _kind(content)[0] else None), attributes
+
+
+def _judge(value: str, simple_type) -> str | None:
+    """Why a conformant validator refuses ``value`` that xmlschema accepts, else ``None``.
+
+    A value xmlschema refuses too is left to xmlschema's own error (one error per value).
+    """
+    family, builtin, white_space = _kind(simple_type)
+    if family is None or (family == "string" and not _NON_XML_SPACE.search(value)):
+        return None  # the common case: xmlschema's reading is already the conformant one
+    normalized = _xml_normalized(value, white_space)
+    if family in _LEXICAL:
+        reason = None if _LEXICAL[family].fullmatch(normalized) else _invalid(value, builtin)
+    elif family == "token":
+        reason = _invalid(value, builtin) if _ANY_SPACE.search(normalized) else None
+    else:
+        reason = _first_error(simple_type, _NON_XML_SPACE.sub(_NOT_A_SPACE, normalized))
+    if reason is None or _first_error(simple_type, value) is not None:
+        return None
+    return reason
+
+
+def _first_error(simple_type, value: str) -> str | None:
+    error = next(iter(simple_type.iter_errors(value)), None)
+    return None if error is None else str(getattr(error, "reason", None) or error)
+
+
+@lru_cache(maxsize=4096)
+def _kind(simple_type) -> tuple[str | None, str, str | None]:
+    """(family, builtin name, whiteSpace) of a simple type; family ``None`` for lists, unions, anySimpleType."""
+    from xmlschema.validators import (
+        XsdAtomicBuiltin,  # slow import, kept off the import path of fel_rules
+    )
+
+    builtin = simple_type
+    while not isinstance(builtin, XsdAtomicBuiltin):
+        if builtin is None or builtin.is_list() or builtin.is_union():
+            return None, "", None
+        builtin = builtin.base_type
+    white_space = getattr(simple_type, "white_space", None)
+    family = next((_FAMILIES[name] for name in _builtin_chain(builtin) if name in _FAMILIES), "string")
+    return family, builtin.local_name, white_space
+
+
+def _builtin_chain(builtin) -> Iterator[str]:
+    """Names of a builtin type and of the builtins it derives from (xs:int, xs:long, …, xs:decimal)."""
+    for _ in range(_MAX_DERIVATION):
+        name = getattr(builtin, "name", None)
+        if builtin is None or not name:
+            return
+        yield name
+        builtin = builtin.base_type
+
+
+def _xml_normalized(value: str, white_space: str | None) -> str:
+    if white_space == "collapse":
+        return _XML_SPACES.sub(" ", value).strip(" ")
+    if white_space == "replace":
+        return _XML_SPACE.sub(" ", value)
+    return value
+
+
+def _invalid(value: str, builtin: str) -> str:
+    return f"invalid value {value!r} for xs:{builtin}"
+

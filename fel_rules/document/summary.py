@@ -1,0 +1,125 @@
+"""The report's ``document`` (from the facts) and ``totals`` (from the tree) sections."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from lxml import etree
+
+from ..core.money import decimal_str, parse_decimal
+from ..core.namespaces import DTE
+from ..core.report import DocumentSummary, Totals
+from .facts import Anulacion, Documento
+
+__all__ = ["document_summary", "document_totals", "is_certified"]
+
+_GT_DOCUMENTO = f"{{{DTE}}}GTDocumento"
+_EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
+_ITEM = f"{{{DTE}}}Items/{{{DTE}}}Item"
+_TAX = f"{{{DTE}}}Impuestos/{{{DTE}}}Impuesto"
+_NOMBRE_CORTO = f"{{{DTE}}}NombreCorto"
+_MONTO_GRAVABLE = f"{{{DTE}}}MontoGravable"
+_MONTO_IMPUESTO = f"{{{DTE}}}MontoImpuesto"
+_TOTAL = f"{{{DTE}}}Total"
+_GRAN_TOTAL = f"{{{DTE}}}Totales/{{{DTE}}}GranTotal"
+
+
+def _value(field) -> str | None:
+    return field.value if field is not None else None
+
+
+def is_certified(facts: Documento | Anulacion) -> bool:
+    """True when the document carries certification data and both signatures certification implies.
+
+    A document with dte:Certificacion but without its issuer's or its certifier's ds:Signature was
+    stripped of them: it is not shown as certified (whether the signatures verify is the rules' job).
+    """
+    issuer = "#DatosAnulacion" if isinstance(facts, Anulacion) else "#DatosEmision"
+    return facts.certificacion is not None and {issuer, "#DatosCertificados"} <= set(facts.signed_references)
+
+
+def document_summary(facts: Documento | Anulacion | None, *, path: str | None, sha256: str) -> DocumentSummary:
+    """Identity of the document for the report (whatever could be read)."""
+    if facts is None:
+        return DocumentSummary(path=path, sha256=sha256)
+    cert = facts.certificacion
+    common = {
+        "path": path,
+        "sha256": sha256,
+        "numero_autorizacion": _value(cert.numero_autorizacion) if cert else None,
+        "serie": _value(cert.serie) if cert else None,
+        "numero": _value(cert.numero) if cert else None,
+        "certified": is_certified(facts),
+    }
+    if isinstance(facts, Anulacion):
+        return DocumentSummary(
+            tipo="ANULACION",
+            fecha_emision=_value(facts.fecha_hora_anulacion),
+            nit_emisor=_value(facts.nit_emisor),
+            id_receptor=_value(facts.id_receptor),
+            **common,
+        )
+    general = facts.datos_generales
+    gran_total = facts.totales.gran_total if facts.totales else None
+    return DocumentSummary(
+        tipo=_value(general.tipo) if general else None,
+        fecha_emision=_value(general.fecha_hora_emision) if general else None,
+        moneda=_value(general.codigo_moneda) if general else None,
+        nit_emisor=_value(facts.emisor.nit) if facts.emisor else None,
+        id_receptor=_value(facts.receptor.id) if facts.receptor else None,
+        gran_total=_canonical(gran_total),
+        **common,
+    )
+
+
+def document_totals(root: etree._Element | None) -> Totals:
+    """Subtotal (IVA taxable base, or net amount of lines without IVA), IVA, and GranTotal.
+
+    Read from the tree, so validation needs no facts of the lines. Subtotal + IVA + other taxes
+    equals GranTotal on a consistent document.
+    """
+    emision = root.find(_EMISION) if root is not None and root.tag == _GT_DOCUMENTO else None
+    items = emision.findall(_ITEM) if emision is not None else []
+    if not items:
+        return Totals()
+    gran_total = parse_decimal(emision.findtext(_GRAN_TOTAL))
+    try:
+        subtotal, iva = _subtotal_and_iva(items)
+    except _Unknown:  # an amount that cannot be read leaves the sums unknown, never short of it
+        subtotal = iva = None
+    return Totals(subtotal=decimal_str(subtotal), iva=decimal_str(iva), total=decimal_str(gran_total))
+
+
+class _Unknown(Exception):
+    """An amount the totals need is missing or cannot be read."""
+
+
+def _subtotal_and_iva(items: list[etree._Element]) -> tuple[Decimal, Decimal]:
+    subtotal = Decimal(0)
+    iva = Decimal(0)
+    for item in items:
+        taxes = item.findall(_TAX)
+        line_iva = next((t for t in taxes if (t.findtext(_NOMBRE_CORTO) or "").strip() == "IVA"), None)
+        if line_iva is not None:
+            subtotal += _number(line_iva, _MONTO_GRAVABLE)
+            iva += _number(line_iva, _MONTO_IMPUESTO)
+        else:
+            others = sum((_number(t, _MONTO_IMPUESTO) for t in taxes), Decimal(0))
+            subtotal += _number(item, _TOTAL) - others
+    return subtotal, iva
+
+
+def _number(element: etree._Element, tag: str) -> Decimal:
+    value = parse_decimal(element.findtext(tag))
+    if value is None:
+        raise _Unknown(tag)
+    return value
+
+
+def _canonical(amount) -> str | None:
+    """An amount as the report writes it: canonical when it is a number, else as written."""
+    if amount is None:
+        return None
+    return decimal_str(amount.value) if amount.value is not None else amount.raw
+
+

@@ -1,0 +1,144 @@
+"""SAT catalogues the rules consult at run time: tax units, frases and personerías, from ``rules/data``.
+
+Both files are the project's own format (see their headers); a rate or frase change is an edit
+there, never in a rule. Errors name the file, line and column, like rule files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from ..core.errors import RuleFileError
+from ..core.yamlfile import load_yaml, position
+
+__all__ = ["Catalogues", "FraseEntry", "TaxUnit", "load_catalogues", "load_frases", "load_personerias", "load_tax_units"]
+
+_BASES = ("MontoGravable", "CantidadUnidadesGravables")
+
+
+@dataclass(frozen=True)
+class TaxUnit:
+    """One CodigoUnidadGravable of a tax: factor, the field it multiplies, and its currency.
+
+    ``currency`` is set for fixed amounts per unit (Q4.70 a gallon, US$30 a ticket); a
+    proportional factor (12 %, 6 % of a declared price) has none and applies in any currency.
+    """
+
+    factor: Decimal
+    base: str
+    currency: str | None = None
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class FraseEntry:
+    """One (TipoFrase, CodigoEscenario) of the frases catalogue."""
+
+    text: str
+    needs_resolution: bool = False
+
+
+@dataclass(frozen=True)
+class Catalogues:
+    """Tax units keyed by (NombreCorto, code), frases keyed by (TipoFrase, CodigoEscenario), and the
+    TipoPersoneria codes allowed to issue RDON."""
+
+    tax_units: dict[tuple[str, str], TaxUnit] = field(default_factory=dict)
+    frases: dict[tuple[str, str], FraseEntry] = field(default_factory=dict)
+    rdon_personerias: frozenset[str] = frozenset()
+
+    @property
+    def rates(self) -> dict[tuple[str, str], Decimal]:
+        """``{("IVA", "1"): Decimal("0.12"), …}``."""
+        return {key: unit.factor for key, unit in self.tax_units.items()}
+
+
+def load_catalogues(data_dir: Path) -> Catalogues:
+    """Both catalogues from ``data_dir`` (an absent file gives an empty catalogue)."""
+    return Catalogues(load_tax_units(data_dir / "impuestos.yaml"), load_frases(data_dir / "frases.yaml"),
+                      load_personerias(data_dir / "personerias.yaml"))
+
+
+def _error(path: Path, data: object, keys: tuple, message: str, message_en: str) -> RuleFileError:
+    line, column = position(data, keys)
+    return RuleFileError(message, message_en=message_en, path=str(path), line=line, column=column)
+
+
+def load_tax_units(path: Path) -> dict[tuple[str, str], TaxUnit]:
+    """Every tax unit of ``impuestos.yaml``; codes are kept as their integer text (``"1"``)."""
+    if not path.is_file():
+        return {}
+    data = load_yaml(path)
+    taxes = data.get("impuestos") if isinstance(data, dict) else None
+    if not isinstance(taxes, dict):
+        raise RuleFileError("falta la clave 'impuestos'", message_en="missing key 'impuestos'", path=str(path), line=1)
+    units: dict[tuple[str, str], TaxUnit] = {}
+    for tax, entry in taxes.items():
+        codes = entry.get("unidades") if isinstance(entry, dict) else None
+        if not isinstance(codes, dict):
+            raise _error(path, data, ("impuestos", tax),
+                         f"{tax}: se esperaba 'unidades' como un mapeo código → {{factor, base, nombre}}",
+                         f"{tax}: expected 'unidades' as a mapping code → {{factor, base, nombre}}")
+        for code, unit in codes.items():
+            where = ("impuestos", tax, "unidades", code)
+            try:
+                factor = Decimal(str(unit["factor"]))
+                if not factor.is_finite() or factor < 0:
+                    raise InvalidOperation
+            except (KeyError, TypeError, InvalidOperation):
+                raise _error(path, data, where, f"factor inválido para {tax} código {code}",
+                             f"invalid factor for {tax} code {code}") from None
+            base = unit.get("base")
+            if base not in _BASES:
+                raise _error(path, data, where, f"{tax} código {code}: 'base' debe ser {' o '.join(_BASES)}",
+                             f"{tax} code {code}: 'base' must be {' or '.join(_BASES)}")
+            currency = unit.get("moneda")
+            if currency is not None and not (isinstance(currency, str) and len(currency) == 3 and currency.isupper()):
+                raise _error(path, data, where, f"{tax} código {code}: 'moneda' debe ser un código ISO 4217 (GTQ, USD)",
+                             f"{tax} code {code}: 'moneda' must be an ISO 4217 code (GTQ, USD)")
+            units[(str(tax).upper(), str(code))] = TaxUnit(factor, base, currency, str(unit.get("nombre", "")))
+    return units
+
+
+def load_frases(path: Path) -> dict[tuple[str, str], FraseEntry]:
+    """Every (TipoFrase, CodigoEscenario) of ``frases.yaml`` with its printed text."""
+    if not path.is_file():
+        return {}
+    data = load_yaml(path)
+    tipos = data.get("tipos") if isinstance(data, dict) else None
+    if not isinstance(tipos, dict):
+        raise RuleFileError("falta la clave 'tipos'", message_en="missing key 'tipos'", path=str(path), line=1)
+    frases: dict[tuple[str, str], FraseEntry] = {}
+    for tipo, entry in tipos.items():
+        escenarios = entry.get("escenarios") if isinstance(entry, dict) else None
+        if not isinstance(escenarios, dict):
+            raise _error(path, data, ("tipos", tipo), f"tipo {tipo}: se esperaba 'escenarios'",
+                         f"type {tipo}: expected 'escenarios'")
+        for escenario, frase in escenarios.items():
+            if not isinstance(frase, dict) or not isinstance(frase.get("texto"), str):
+                raise _error(path, data, ("tipos", tipo, "escenarios", escenario),
+                             f"tipo {tipo} escenario {escenario}: se esperaba {{texto: …}}",
+                             f"type {tipo} scenario {escenario}: expected {{texto: …}}")
+            frases[(str(tipo), str(escenario))] = FraseEntry(frase["texto"], bool(frase.get("resolucion", False)))
+    return frases
+
+
+def load_personerias(path: Path) -> frozenset[str]:
+    """TipoPersoneria codes of ``personerias.yaml`` marked ``rdon: true`` (may issue RDON)."""
+    if not path.is_file():
+        return frozenset()
+    data = load_yaml(path)
+    entries = data.get("personerias") if isinstance(data, dict) else None
+    if not isinstance(entries, dict):
+        raise RuleFileError("falta la clave 'personerias'", message_en="missing key 'personerias'",
+                            path=str(path), line=1)
+    allowed = set()
+    for code, entry in entries.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("rdon"), bool):
+            raise _error(path, data, ("personerias", code), f"personería {code}: se esperaba {{nombre, rdon: true|false}}",
+                         f"personería {code}: expected {{nombre, rdon: true|false}}")
+        if entry["rdon"]:
+            allowed.add(str(code))
+    return frozenset(allowed)

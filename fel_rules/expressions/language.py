@@ -1,0 +1,334 @@
+"""The safe expression language of YAML rules: Python syntax, Decimal numbers, no attribute access.
+
+Expressions are parsed and checked once, when rules load (:func:`compile_expression`), and run
+with simpleeval (:class:`Evaluator`). Every number literal becomes a :class:`~decimal.Decimal`
+taken from its source text, so ``0.12`` is exactly twelve hundredths. Only a fixed set of node
+types and functions is accepted; attribute access, subscripts, comprehensions, lambdas and
+``**`` are refused with a message that names the column.
+"""
+
+from __future__ import annotations
+
+import ast
+import calendar
+import re
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from simpleeval import EvalWithCompoundTypes
+
+from ..core.identifiers import uuid_numero, uuid_serie
+from ..core.money import XML_SPACE, parse_decimal, round_half_up
+
+if TYPE_CHECKING:  # the catalogues live in ruleset, which imports the check kinds that import this module
+    from .catalogues import Catalogues
+
+__all__ = [
+    "FUNCTION_NAMES", "MAX_EXPRESSION_DEPTH", "CompiledExpression", "ExpressionError", "Evaluator",
+    "compile_expression",
+]
+
+_ALLOWED_NODES: tuple[type[ast.AST], ...] = (
+    ast.Module, ast.Expr, ast.BoolOp, ast.And, ast.Or, ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div,
+    ast.Mod, ast.UnaryOp, ast.USub, ast.UAdd, ast.Not, ast.Compare, ast.Eq, ast.NotEq, ast.Lt, ast.LtE,
+    ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot, ast.IfExp, ast.Call, ast.Name, ast.Load,
+    ast.Constant, ast.List, ast.Tuple,
+)
+
+_FRIENDLY = {
+    ast.Attribute: "el acceso a atributos (a.b)",
+    ast.Subscript: "los subíndices (a[0])",
+    ast.Pow: "la potencia (**)",
+    ast.Lambda: "lambda",
+    ast.ListComp: "las comprensiones de listas",
+    ast.GeneratorExp: "los generadores",
+    ast.Dict: "los diccionarios",
+    ast.NamedExpr: "la asignación (:=)",
+}
+
+
+class ExpressionError(ValueError):
+    """An expression cannot be accepted; ``column`` is 1-based within the expression text."""
+
+    def __init__(self, message: str, message_en: str, column: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.message_en = message_en
+        self.column = column
+
+
+@dataclass(frozen=True)
+class CompiledExpression:
+    """A checked expression, ready to evaluate many times (``name`` is set when it is a bare name)."""
+
+    source: str
+    node: ast.Expr
+    names: frozenset[str]
+    name: str | None = None
+
+
+def _sum(values: Iterable[Decimal | None]) -> Decimal:
+    return sum((value for value in values if value is not None), Decimal(0))
+
+
+def _count(values: Iterable[object] | None) -> Decimal:
+    return Decimal(0) if values is None else Decimal(len(list(values)))
+
+
+#: An xs:date or xs:dateTime as FEL writes them (ASCII digits; time and zone optional).
+_ISO_DATE = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})(?:T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2})?")
+
+
+def parse_date(value: object) -> date | None:
+    """The calendar date of ``2024-03-05`` or ``2024-03-05T10:00:00-06:00`` (local date as written).
+
+    Anything else (``2024-03-05garbage``, inner or non-XML whitespace, an impossible day) is ``None``.
+    """
+    if isinstance(value, date):
+        return value
+    if not isinstance(value, str):
+        return None
+    match = _ISO_DATE.fullmatch(value.strip(XML_SPACE))
+    if match is None:
+        return None
+    try:
+        return date.fromisoformat(match[1])
+    except ValueError:
+        return None
+
+
+def _days_between(start: object, end: object) -> Decimal | None:
+    first, last = parse_date(start), parse_date(end)
+    if first is None or last is None:
+        return None
+    return Decimal((last - first).days)
+
+
+def _month_end(day: object, months: object = 0) -> date | None:
+    """Last day of the month ``months`` after the month of ``day`` (0: its own month)."""
+    first = parse_date(day)
+    if first is None:
+        return None
+    index = first.year * 12 + first.month - 1 + int(months)  # type: ignore[call-overload]
+    year, month = divmod(index, 12)
+    return date(year, month + 1, calendar.monthrange(year, month + 1)[1])
+
+
+def _listed(value: object, items: object) -> bool:
+    """True when ``value`` (as text) is one of the comma-separated entries of ``items``."""
+    wanted = _text_of(value).strip()
+    return any(entry.strip() == wanted for entry in _text_of(items).split(","))
+
+
+def _decimal(value: object) -> Decimal | None:
+    """A number written as xs:decimal (``1250.00``), else ``None`` (``Q1250``, ``1,250.00``, ``1 250``)."""
+    if isinstance(value, Decimal):
+        return value
+    return parse_decimal(value) if isinstance(value, str) else None
+
+
+def _text_of(value: object) -> str:
+    return "" if value is None else str(value)
+
+
+def _builtin_functions() -> dict[str, Callable[..., object]]:
+    return {
+        "abs": abs,
+        "min": min,
+        "max": max,
+        "sum": _sum,
+        "count": _count,
+        "uuid_serie": lambda uuid: uuid_serie(uuid) if uuid else None,
+        "uuid_numero": lambda uuid: uuid_numero(uuid) if uuid else None,
+        "text": _text_of,
+        "decimal": _decimal,
+        "listed": _listed,
+        "date": parse_date,
+        "days_between": _days_between,
+        "month_end": _month_end,
+    }
+
+
+#: Functions that depend on configuration (tolerance, rounding) or on the catalogues in rules/data.
+_CONFIGURED = {"round2", "round_to", "round_as", "close", "rate", "tax_base", "tax_currency", "frase", "frase_resolution",
+               "personeria_rdon"}
+
+#: Deepest nesting of an expression's syntax tree (the rules' deepest is 10; evaluation recurses per level).
+MAX_EXPRESSION_DEPTH = 100
+
+#: Functions every expression may call.
+FUNCTION_NAMES = frozenset(_builtin_functions()) | _CONFIGURED
+
+
+def _places(like: Decimal) -> int:
+    """Number of decimals written in ``like`` (at least 0)."""
+    exponent = like.as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
+
+
+def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
+    """Parse ``source`` and check it only uses allowed syntax, ``names`` and known functions."""
+    if not isinstance(source, str) or not source.strip():
+        raise ExpressionError("la expresión está vacía", "the expression is empty")
+    text = source.strip()
+    try:
+        module = ast.parse(text, mode="exec")
+    except SyntaxError as exc:
+        raise ExpressionError(
+            f"sintaxis inválida: {exc.msg}", f"invalid syntax: {exc.msg}", exc.offset
+        ) from None
+    except (RecursionError, MemoryError):  # Python's parser gives up on nesting thousands of levels deep
+        raise _too_deep(None) from None
+    _check_depth(module)
+    if len(module.body) != 1 or not isinstance(module.body[0], ast.Expr):
+        raise ExpressionError("debe ser una sola expresión", "must be a single expression")
+    known = set(names) | {"tol"}
+    used: set[str] = set()
+    for node in ast.walk(module):
+        column = getattr(node, "col_offset", None)
+        column = column + 1 if column is not None else None
+        if not isinstance(node, _ALLOWED_NODES):
+            what = _FRIENDLY.get(type(node), type(node).__name__)
+            raise ExpressionError(
+                f"no se admite en las expresiones: {what}", f"{type(node).__name__} is not allowed", column
+            )
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTION_NAMES:
+                name = node.func.id if isinstance(node.func, ast.Name) else ast.unparse(node.func)
+                raise ExpressionError(
+                    f"función desconocida '{name}'; disponibles: {', '.join(sorted(FUNCTION_NAMES))}",
+                    f"unknown function '{name}'; available: {', '.join(sorted(FUNCTION_NAMES))}",
+                    column,
+                )
+            if node.keywords:
+                raise ExpressionError(
+                    "las funciones no aceptan argumentos con nombre", "keyword arguments are not accepted", column
+                )
+        elif isinstance(node, ast.Name) and node.id not in FUNCTION_NAMES:
+            if node.id not in known:
+                raise ExpressionError(
+                    f"nombre desconocido '{node.id}'; definidos: {', '.join(sorted(known)) or '(ninguno)'}",
+                    f"unknown name '{node.id}'; defined: {', '.join(sorted(known)) or '(none)'}",
+                    column,
+                )
+            used.add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            literal = ast.get_source_segment(text, node) or repr(node.value)
+            try:
+                node.value = Decimal(literal)
+            except ArithmeticError:
+                raise ExpressionError(
+                    f"número no admitido '{literal}'; escriba decimales como 12.50",
+                    f"unsupported number '{literal}'; write decimals like 12.50",
+                    column,
+                ) from None
+        elif isinstance(node, ast.Constant) and isinstance(node.value, complex):
+            raise ExpressionError("no se permiten números complejos", "complex numbers are not allowed", column)
+    body = module.body[0]
+    bare = body.value.id if isinstance(body.value, ast.Name) and body.value.id not in FUNCTION_NAMES else None
+    return CompiledExpression(text, body, frozenset(used), bare)
+
+
+def _check_depth(module: ast.Module) -> None:
+    """Refuse an expression nested deeper than :data:`MAX_EXPRESSION_DEPTH` (evaluation is recursive)."""
+    pending = [(module, 0)]
+    while pending:
+        node, depth = pending.pop()
+        if depth > MAX_EXPRESSION_DEPTH:
+            column = getattr(node, "col_offset", None)
+            raise _too_deep(column + 1 if column is not None else None)
+        pending.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+def _too_deep(column: int | None) -> ExpressionError:
+    return ExpressionError(
+        f"la expresión anida más de {MAX_EXPRESSION_DEPTH} niveles; divídala en varias variables (let)",
+        f"the expression nests more than {MAX_EXPRESSION_DEPTH} levels deep; split it into several bindings (let)",
+        column,
+    )
+
+
+def _code(value: object) -> str:
+    """Catalogue key of a CodigoUnidadGravable: ``1``, ``"1"``, ``"01"`` and ``1.0`` are all ``"1"``."""
+    text = str(value).strip()
+    number = parse_decimal(text)
+    if number is not None and number == number.to_integral_value():
+        return str(int(number))
+    return text
+
+
+class _DecimalEval(EvalWithCompoundTypes):
+    """simpleeval whose per-node safety re-check is skipped for plain values (Decimal, text, dates…).
+
+    ``_eval`` is simpleeval's own dispatch with that check inlined: every node still goes through
+    simpleeval's handlers, and any other kind of value is checked as simpleeval checks it.
+    """
+
+    _PLAIN = frozenset({Decimal, str, bool, int, date, type(None)})
+
+    def _eval(self, node: ast.AST) -> object:
+        handler = self.nodes.get(type(node))
+        if handler is None:
+            return super()._eval(node)  # simpleeval's own FeatureNotAvailable
+        result = handler(node)
+        if type(result) not in self._PLAIN:
+            self._check_disallowed_items(result)
+        return result
+
+
+class Evaluator:
+    """Runs compiled expressions with money helpers bound to a tolerance and rounding mode."""
+
+    def __init__(
+        self,
+        *,
+        tolerance: Decimal,
+        rounding: str,
+        rates: Mapping[tuple[str, str], Decimal] | None = None,
+        catalogues: Catalogues | None = None,
+    ) -> None:
+        units = catalogues.tax_units if catalogues is not None else {}
+        frases = catalogues.frases if catalogues is not None else {}
+        rdon = catalogues.rdon_personerias if catalogues is not None else frozenset()
+        factors = dict(rates) if rates is not None else {key: u.factor for key, u in units.items()}
+
+        def unit(tax: object, code: object):
+            return units.get((str(tax).strip().upper(), _code(code)))
+
+        def frase(tipo: object, escenario: object):
+            return frases.get((_code(tipo), _code(escenario)))
+
+        functions = _builtin_functions()
+        functions.update(
+            round2=lambda value: round_half_up(value, 2, rounding),
+            round_to=lambda value, places: round_half_up(value, int(places), rounding),
+            round_as=lambda value, like: round_half_up(value, _places(like), rounding),
+            close=lambda a, b: abs(a - b) <= tolerance,
+            rate=lambda tax, code: factors.get((str(tax).strip().upper(), _code(code))),
+            tax_base=lambda tax, code: getattr(unit(tax, code), "base", None),
+            tax_currency=lambda tax, code: getattr(unit(tax, code), "currency", None),
+            frase=lambda tipo, escenario: getattr(frase(tipo, escenario), "text", None),
+            frase_resolution=lambda tipo, escenario: bool(getattr(frase(tipo, escenario), "needs_resolution", False)),
+            personeria_rdon=lambda code: _code(code) in rdon,
+        )
+        operators = dict(EvalWithCompoundTypes().operators)
+        operators.pop(ast.Pow, None)
+        self._operators, self._functions = operators, functions
+        self._local = threading.local()  # simpleeval keeps names on the instance: one per thread
+        self.tolerance = tolerance
+
+    def evaluate(self, expression: CompiledExpression, names: Mapping[str, object]) -> object:
+        """Value of ``expression`` with ``names`` bound (the tolerance is available as ``tol``)."""
+        if expression.name is not None:  # a bare name (``actual: impuesto``): no interpreter needed
+            return self.tolerance if expression.name == "tol" else names[expression.name]
+        engine = getattr(self._local, "engine", None)
+        if engine is None:
+            engine = self._local.engine = _DecimalEval(
+                operators=self._operators, functions=self._functions, names={}
+            )
+        engine.names = names if "tol" in names else {**names, "tol": self.tolerance}
+        return engine.eval(expression.source, previously_parsed=expression.node)

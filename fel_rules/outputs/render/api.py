@@ -1,0 +1,196 @@
+"""Render a FEL document to PDF: validate, refuse what must not be printed, lay out, write atomically."""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from PIL import Image as PILImage
+
+from ...core.atomic import UnsafeTarget, describe_os_error, write_atomic
+from ...core.config import Config
+from ...core.errors import RenderError
+from ...core.inputs import InputTooLarge, describe_read_error, read_input, readable_name
+from ...core.owned import own_pdf
+from ...core.report import Report
+from ...document.facts import Anulacion
+from ...engine import Validator
+from .pdf import render_view
+from .settings import DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS, RenderSettings
+from .view import InvoiceView, build_view
+
+__all__ = ["RenderResult", "load_logo", "render_bytes", "render_failure", "render_file"]
+
+_SHOWN_ERRORS = 5
+_DEFAULT_LIMITS = (DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS)
+
+
+@dataclass(frozen=True)
+class RenderResult:
+    """What a render produced."""
+
+    pdf: bytes
+    view: InvoiceView
+    report: Report
+    path: Path | None = None
+
+
+def render_bytes(data: bytes, *, settings: RenderSettings | None = None, force: bool = False,
+                 validator: Validator | None = None, name: str | None = None) -> RenderResult:
+    """Validate ``data`` and lay it out as a PDF (nothing is written)."""
+    settings = settings or RenderSettings.from_env()
+    validator = validator or Validator(Config(lang=settings.lang))
+    report, facts = validator.inspect_bytes(data, path=name)
+    english = settings.lang == "en"
+    if facts is None:
+        raise RenderError(
+            "No se puede imprimir: el archivo no es un documento FEL legible. " + _errors(report),
+            message_en="Cannot render: the file is not a readable FEL document. " + _errors(report),
+            report=report,
+        )
+    if isinstance(facts, Anulacion):
+        raise RenderError(
+            "Una anulación (GTAnulacionDocumento) no tiene representación impresa de factura; imprima el DTE anulado.",
+            message_en="An annulment (GTAnulacionDocumento) has no invoice printout; render the annulled DTE instead.",
+            report=report,
+        )
+    invalid = not report.valid
+    if invalid and not force:
+        raise RenderError(
+            "El documento no es válido y no se imprime (use --force para imprimirlo marcado NO VÁLIDO). "
+            + _errors(report),
+            message_en="The document is not valid and is not rendered (use --force to render it marked NO VÁLIDO). "
+            + _errors(report),
+            report=report,
+        )
+    logo = load_logo(settings.logo, settings)
+    try:
+        view = build_view(facts, report, lang="en" if english else "es", invalid=invalid)
+        pdf = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
+                          header_mm=settings.header_mm)
+    except Exception as exc:  # noqa: BLE001 - a layout failure is one clear line, and the verdict stands
+        failure = render_failure(exc)
+        raise RenderError(failure.message, message_en=failure.message_en, report=report) from exc
+    return RenderResult(pdf=pdf, view=view, report=report)
+
+
+def render_failure(exc: Exception) -> RenderError:
+    """The renderer's own failure (reportlab, Pillow…) as one line; it says nothing about the document's validity."""
+    lines = f"{type(exc).__name__}: {exc}".splitlines()
+    detail = " ".join(line.strip() for line in lines)[:300]
+    return RenderError(f"No se pudo componer el PDF (el veredicto de validación no cambia): {detail}",
+                       message_en=f"Could not lay out the PDF (the validation verdict stands): {detail}")
+
+
+def render_file(source: str | Path, out: str | Path | None = None, *, settings: RenderSettings | None = None,
+                force: bool = False, validator: Validator | None = None, roots: Sequence[Path] = ()) -> RenderResult:
+    """Render the XML at ``source`` to ``out``, atomically. ``out`` is a file, or a folder (an existing one, or
+    a name ending in ``/``) that gets ``<name>.pdf``; default ``<output_dir>/<name>.pdf``. Only a PDF
+    fel-rules rendered is replaced: never the input, a non-regular file or another program's file. With
+    ``roots``, the PDF must land inside them (checked when it is written, symlinks resolved)."""
+    settings = settings or RenderSettings.from_env()
+    source = Path(source)
+    validator = validator or Validator(Config(lang=settings.lang))
+    data = _read_source(source, validator.config.max_bytes)
+    target = _pdf_target(source, out, settings.output_dir)
+    result = render_bytes(data, settings=settings, force=force, validator=validator, name=str(source))
+    try:
+        if target.exists() and os.path.samefile(target, source):
+            raise UnsafeTarget(target, "input")
+        write_atomic(target, result.pdf, roots=roots, owned=own_pdf)
+    except OSError as exc:
+        raise RenderError(  # nothing is left behind: the temporary file was removed
+            f"No se pudo escribir {target}: {describe_os_error(exc)}",
+            message_en=f"Could not write {target}: {describe_os_error(exc, 'en')}",
+        ) from exc
+    return RenderResult(pdf=result.pdf, view=result.view, report=result.report, path=target)
+
+
+def _pdf_target(source: Path, out: str | Path | None, output_dir: Path) -> Path:
+    """Where the PDF of ``source`` goes (see :func:`render_file`); its name is valid UTF-8 whatever the input's."""
+    name = f"{readable_name(source.stem)}.pdf"
+    if out is None:
+        return output_dir / name
+    text = os.fspath(out)
+    folder = text.endswith(("/", os.sep)) or Path(text).is_dir()
+    return Path(text) / name if folder else Path(text)
+
+
+def _read_source(source: Path, limit: int) -> bytes:
+    """The XML to render: a regular file of at most ``limit`` bytes (never a FIFO or a device)."""
+    try:
+        return read_input(source, limit)
+    except InputTooLarge as exc:
+        raise RenderError(f"No se puede imprimir {source}: mide {exc.size} bytes y el límite es {limit}",
+                          message_en=f"Cannot render {source}: it is {exc.size} bytes and the limit is {limit}",
+                          ) from None
+    except FileNotFoundError:
+        raise RenderError(f"No existe el archivo: {source}", message_en=f"No such file: {source}") from None
+    except OSError as exc:
+        raise RenderError(f"No se pudo leer {source}: {describe_read_error(exc)}",
+                          message_en=f"Could not read {source}: {describe_read_error(exc, 'en')}") from exc
+
+
+def load_logo(path: Path | None, limits: RenderSettings | None = None) -> bytes | None:
+    """The logo's bytes, checked to be a readable PNG/JPEG within the limits of ``limits`` (default settings when
+    not given): only a regular file of at most ``logo_max_bytes`` is read (never a FIFO or a device), and its
+    pixels are counted from the image's header before anything is decoded; ``RenderError`` otherwise."""
+    if path is None:
+        return None
+    max_bytes, max_pixels = (limits.logo_max_bytes, limits.logo_max_pixels) if limits else _DEFAULT_LIMITS
+    try:
+        data = read_input(path, max_bytes)
+    except InputTooLarge as exc:
+        raise RenderError(f"El logo {path} mide {exc.size} bytes y el límite es {max_bytes} "
+                          "(FEL_RULES_LOGO_BYTES)",
+                          message_en=f"The logo {path} is {exc.size} bytes and the limit is {max_bytes} "
+                                     "(FEL_RULES_LOGO_BYTES)") from None
+    except OSError as exc:
+        raise RenderError(f"No se pudo leer el logo {path}: {describe_read_error(exc)}",
+                          message_en=f"Could not read the logo {path}: {describe_read_error(exc, 'en')}") from exc
+    _check_logo(str(path), data, max_pixels)
+    return data
+
+
+@lru_cache(maxsize=8)
+def _check_logo(path: str, data: bytes, max_pixels: int) -> None:
+    width, height = _logo_size(path, data, max_pixels)
+    if width <= 0 or height <= 0:
+        raise RenderError(f"El logo {path} está vacío", message_en=f"The logo {path} is empty")
+    if width * height > max_pixels:
+        raise _too_many_pixels(path, f"{width} × {height}", max_pixels)
+
+
+def _logo_size(path: str, data: bytes, max_pixels: int) -> tuple[int, int]:
+    """Width and height from the image's header (nothing is decoded)."""
+    try:
+        with warnings.catch_warnings():  # Pillow warns above 89 megapixels; the limit here says it better
+            warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
+            with PILImage.open(io.BytesIO(data), formats=("PNG", "JPEG")) as image:
+                return image.size
+    except PILImage.DecompressionBombError as exc:  # Pillow's own guard, far above ours
+        raise _too_many_pixels(path, None, max_pixels) from exc
+    except Exception as exc:  # noqa: BLE001 - PIL raises many types for a bad image
+        raise RenderError(f"El logo {path} no es una imagen PNG o JPEG válida",
+                          message_en=f"The logo {path} is not a valid PNG or JPEG image") from exc
+
+
+def _too_many_pixels(path: str, size: str | None, limit: int) -> RenderError:
+    size_es = f"mide {size} píxeles" if size else "tiene demasiados píxeles"
+    size_en = f"is {size} pixels" if size else "has too many pixels"
+    return RenderError(f"El logo {path} {size_es} y el límite es {limit} píxeles (FEL_RULES_LOGO_PIXELS); "
+                       "use una imagen más pequeña",
+                       message_en=f"The logo {path} {size_en} and the limit is {limit} pixels "
+                                  "(FEL_RULES_LOGO_PIXELS); use a smaller image")
+
+
+def _errors(report: Report) -> str:
+    errors = [issue for issue in report.issues if issue.severity.value == "error"]
+    shown = "; ".join(f"{i.rule_id}: {i.message}" for i in errors[:_SHOWN_ERRORS])
+    more = f" (+{len(errors) - _SHOWN_ERRORS})" if len(errors) > _SHOWN_ERRORS else ""
+    return shown + more

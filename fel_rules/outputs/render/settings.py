@@ -1,0 +1,78 @@
+"""Rendering defaults, from environment variables, overridable per call.
+
+=====================  =========================================  ==========
+variable               meaning                                    default
+=====================  =========================================  ==========
+FEL_RULES_LOGO         logo printed in the header (PNG/JPEG)      none
+FEL_RULES_OUTPUT_DIR   folder for PDFs when no output path given  ``out``
+FEL_RULES_THEME        ``clasico`` or ``moderno``                 ``clasico``
+FEL_RULES_QR_SIZE      side of the verifier QR, millimetres       ``30``
+FEL_RULES_HEADER_MM    height of the header band, millimetres     ``28``
+FEL_RULES_LOGO_BYTES   largest logo file accepted, bytes          ``5242880``
+FEL_RULES_LOGO_PIXELS  largest logo accepted, width × height      ``16777216``
+=====================  =========================================  ==========
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ...core.errors import FelRulesError
+
+__all__ = ["DEFAULT_LOGO_MAX_BYTES", "DEFAULT_LOGO_MAX_PIXELS", "RenderSettings", "ThemeName"]
+
+ThemeName = Literal["clasico", "moderno"]
+
+#: A logo file larger than this is refused before it is read (5 MiB; a header logo is a few kB).
+DEFAULT_LOGO_MAX_BYTES = 5 * 1024 * 1024
+#: A logo with more pixels than this (4096 × 4096) is refused before it is decoded: a few hundred kB of
+#: PNG can declare 12000 × 12000 pixels, 2 GB once decoded.
+DEFAULT_LOGO_MAX_PIXELS = 4096 * 4096
+
+_ENV = {
+    "logo": "FEL_RULES_LOGO",
+    "output_dir": "FEL_RULES_OUTPUT_DIR",
+    "theme": "FEL_RULES_THEME",
+    "qr_size_mm": "FEL_RULES_QR_SIZE",
+    "header_mm": "FEL_RULES_HEADER_MM",
+    "logo_max_bytes": "FEL_RULES_LOGO_BYTES",
+    "logo_max_pixels": "FEL_RULES_LOGO_PIXELS",
+}
+
+
+class RenderSettings(BaseModel):
+    """How PDFs look and where they go."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    logo: Path | None = Field(default=None, description="Logo image (PNG or JPEG).")
+    output_dir: Path = Field(default=Path("out"), description="Folder for PDFs when no output path is given.")
+    theme: ThemeName = "clasico"
+    qr_size_mm: float = Field(default=30, ge=15, le=60)
+    header_mm: float = Field(default=28, ge=15, le=60)
+    lang: Literal["es", "en"] = "es"
+    logo_max_bytes: int = Field(default=DEFAULT_LOGO_MAX_BYTES, gt=0, description="Largest logo file, in bytes.")
+    logo_max_pixels: int = Field(default=DEFAULT_LOGO_MAX_PIXELS, gt=0,
+                                 description="Largest logo, in pixels (width × height), checked before decoding.")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> RenderSettings:
+        """Settings from ``FEL_RULES_*`` variables, then ``overrides`` (``None`` values are ignored)."""
+        environ = os.environ if environ is None else environ
+        values: dict[str, object] = {key: environ[var] for key, var in _ENV.items() if environ.get(var)}
+        values.update({key: value for key, value in overrides.items() if value is not None})
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            error = exc.errors(include_url=False)[0]
+            field = str(error["loc"][0]) if error["loc"] else "?"
+            variable = _ENV.get(field, field)
+            raise FelRulesError(
+                f"Configuración de impresión inválida ({variable}): {error['msg']}",
+                message_en=f"Invalid render setting ({variable}): {error['msg']}",
+            ) from None
