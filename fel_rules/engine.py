@@ -24,7 +24,6 @@ from .core.inputs import InputTooLarge, describe_read_error, read_input, readabl
 from .core.money import MONEY_CONTEXT
 from .core.namespaces import DTE, prefixed
 from .core.report import (
-    Counts,
     Issue,
     Location,
     Refs,
@@ -49,6 +48,7 @@ from .document.summary import document_summary, document_totals
 from .expressions.language import Evaluator
 from .findings.messages import engine_issue
 from .findings.templates import render_template
+from .findings.verdict import decide, tally
 from .ruleset import LoadedRule, RuleCatalog, load_catalog
 
 __all__ = ["MAX_FINDINGS_PER_RULE", "Outcome", "Validator"]
@@ -290,9 +290,8 @@ class Validator:
         names = ("xml", "schema", "rules")
         stages = [Stage(name=name, status=statuses[i] if i < len(statuses) else "skipped") for i, name in enumerate(names)]
         issues = sorted(issues, key=Issue.sort_key)
-        counts = Counts(**{level.value: sum(1 for i in issues if i.severity == level) for level in Severity})
-        complete = all(stage.status in ("passed", "failed") for stage in stages)
-        valid = all(stage.status == "passed" for stage in stages) and counts.error == 0
+        counts = tally(issues)
+        valid, complete = decide(stages, counts)
         with decimal.localcontext(MONEY_CONTEXT):
             totals = document_totals(root)
         report = Report(

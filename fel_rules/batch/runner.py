@@ -38,8 +38,9 @@ from ..core.confine import confine, open_folder
 from ..core.errors import FelRulesError, InputError
 from ..core.inputs import InputTooLarge, input_sha256, readable_name
 from ..core.owned import own_manifest, own_pdf, own_report
-from ..core.report import Issue, Report
+from ..core.report import Report
 from ..core.yamlfile import MAX_YAML_BYTES
+from ..findings.verdict import with_issues
 from ..outputs.render.api import load_logo, render_failure
 from ..outputs.render.settings import RenderSettings
 from ..ruleset.loader import catalog_files
@@ -490,26 +491,12 @@ def _apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang:
         path = out_dir / result.report
         report = Report.model_validate_json(confine(path, run.roots).read_text(encoding="utf-8"))
         kept = [i for i in report.issues if not i.rule_id.startswith(CROSS_RULE_PREFIX)]
-        patched = _with_issues(report, kept + new)
+        patched = with_issues(report, kept + new)
         result.report_sha256 = write_output(path, (patched.to_json(include_run=False) + "\n").encode(), run.roots,
                                             own_report)
         result.valid, result.counts, result.cross_applied = patched.valid, patched.counts.model_dump(), bool(new)
         run.record(result)
         brief.valid, brief.cross_applied = result.valid, result.cross_applied
-
-
-def _with_issues(report: Report, issues: list[Issue]) -> Report:
-    issues = sorted(issues, key=Issue.sort_key)
-    counts = {level: sum(1 for i in issues if i.severity.value == level) for level in ("error", "warning", "info")}
-    stages = []
-    for stage in report.stages:
-        if stage.name == "rules" and stage.status in ("passed", "failed"):
-            failed = any(i.stage == "rules" and i.severity.value == "error" for i in issues)
-            stage = stage.model_copy(update={"status": "failed" if failed else "passed"})
-        stages.append(stage)
-    valid = all(s.status == "passed" for s in stages) and counts["error"] == 0
-    return report.model_copy(update={"issues": issues, "counts": report.counts.model_copy(update=counts),
-                                     "stages": stages, "valid": valid})
 
 
 def _reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, run: _Run, executor, task_of) -> None:

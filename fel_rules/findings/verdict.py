@@ -1,0 +1,61 @@
+"""The one definition of a verdict: counts, stage outcomes, ``valid`` and ``complete`` from the issues.
+
+The engine decides with it when a document is validated; the batch decides with it again when
+cross-document rules add issues to a finished report. No other code computes a verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..core.report import Counts, Issue, Report, Severity, Stage
+
+__all__ = ["Verdict", "decide", "tally", "with_issues"]
+
+
+class Verdict(tuple):
+    """``(valid, complete)``."""
+
+    __slots__ = ()
+
+    def __new__(cls, valid: bool, complete: bool) -> Verdict:
+        return super().__new__(cls, (valid, complete))
+
+    @property
+    def valid(self) -> bool:
+        """Every stage passed and no issue is an error."""
+        return self[0]
+
+    @property
+    def complete(self) -> bool:
+        """Every stage ran to a conclusion (passed or failed): the verdict is conclusive."""
+        return self[1]
+
+
+def tally(issues: Iterable[Issue]) -> Counts:
+    """Issues per severity."""
+    issues = list(issues)
+    return Counts(**{level.value: sum(1 for issue in issues if issue.severity == level) for level in Severity})
+
+
+def decide(stages: Iterable[Stage], counts: Counts) -> Verdict:
+    """A document is valid when every stage passed and it has no error; complete when every stage concluded."""
+    stages = list(stages)
+    complete = all(stage.status in ("passed", "failed") for stage in stages)
+    valid = all(stage.status == "passed" for stage in stages) and counts.error == 0
+    return Verdict(valid, complete)
+
+
+def with_issues(report: Report, issues: Iterable[Issue]) -> Report:
+    """The report with ``issues`` in place of its own: counts, the rules stage's outcome and the verdict follow."""
+    issues = sorted(issues, key=Issue.sort_key)
+    rules_failed = any(issue.stage == "rules" and issue.severity == Severity.ERROR for issue in issues)
+    stages = [
+        stage.model_copy(update={"status": "failed" if rules_failed else "passed"})
+        if stage.name == "rules" and stage.status in ("passed", "failed") else stage
+        for stage in report.stages
+    ]
+    counts = tally(issues)
+    verdict = decide(stages, counts)
+    return report.model_copy(update={"issues": issues, "counts": counts, "stages": stages,
+                                     "valid": verdict.valid, "complete": verdict.complete})
