@@ -1,8 +1,10 @@
 """Batch processing: a folder of invoices → reports, PDFs, cross-document checks and manifest.json."""
 
 from .cross import CROSS_RULES, CrossRule, cross_rule_codes
+from .errors import BatchCancelled, BatchError
 from .manifest import MANIFEST_VERSION, Entry, Manifest, manifest_json_schema
-from .runner import BatchCancelled, BatchError, BatchOptions, BatchResult, run_batch
+from .options import BatchOptions, BatchResult
+from .runner import run_batch
 from .worker import output_paths
 
 __all__ = [

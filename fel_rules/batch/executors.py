@@ -14,9 +14,9 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from ..core.errors import FelRulesError
+from ..core.errors import FelRulesError, InputError
 
-__all__ = ["DaskExecutor", "LocalExecutor", "WorkerCrashed", "default_workers", "local_workers"]
+__all__ = ["DaskExecutor", "LocalExecutor", "WorkerCrashed", "default_workers", "local_workers", "open_executor"]
 
 
 def default_workers() -> int:
@@ -32,6 +32,16 @@ def local_workers(requested: int | None) -> int:
     processes than cores only compete for them, each with its own memory)."""
     cores = default_workers()
     return min(requested, cores) if requested else cores
+
+
+def open_executor(kind: str, scheduler: str | None, workers: int | None) -> LocalExecutor | DaskExecutor:
+    """The executor a batch asked for: ``"dask"`` (on the cluster at ``scheduler``) or local processes."""
+    if kind == "dask":
+        if not scheduler:
+            raise InputError("--executor dask necesita --scheduler DIRECCIÓN",
+                             message_en="--executor dask needs --scheduler ADDRESS")
+        return DaskExecutor(scheduler)
+    return LocalExecutor(local_workers(workers))
 
 
 class LocalExecutor:
@@ -73,32 +83,11 @@ class LocalExecutor:
         task runs)."""
         items = iter(items)
         pending: dict = {}  # future -> item
-        limit = 4 * self.workers
-        exhausted = False
-        while True:
-            if stop is not None and stop():
-                return
-            lost: list = []  # items whose worker pool broke before they finished
-            while not exhausted and len(pending) < limit:
-                item = next(items, _END)
-                if item is _END:
-                    exhausted = True
-                    break
-                try:
-                    pending[self._pool.submit(function, item)] = item
-                except BrokenProcessPool:
-                    lost.append(item)
-                    break
+        while stop is None or not stop():
+            lost = self._submit(function, items, pending)  # items whose worker pool broke before they finished
             if not pending and not lost:
                 return
-            broken = bool(lost)
-            if not broken:
-                done, _ = wait(pending, timeout=None if stop is None else STOP_POLL_S, return_when=FIRST_COMPLETED)
-                broken = any(_broke(future) for future in done)
-            if broken:  # a broken pool fails every unfinished future: wait for all, keep what did finish
-                wait(pending)
-                done = set(pending)
-            for future in done:
+            for future in self._finished(pending, broken=bool(lost), poll=stop is not None):
                 item = pending.pop(future)
                 if _broke(future):
                     lost.append(item)
@@ -108,6 +97,31 @@ class LocalExecutor:
                 self._replace_pool()
                 for item in lost:  # one at a time: a second death names the culprit
                     yield self._alone(function, item, crashed)
+
+    def _submit(self, function: Callable[[Any], Any], items: Iterator[Any], pending: dict) -> list:
+        """Submit items until a few per worker are in flight or none are left; the item a broken pool
+        refused, if any."""
+        while len(pending) < 4 * self.workers:
+            item = next(items, _END)
+            if item is _END:
+                break
+            try:
+                pending[self._pool.submit(function, item)] = item
+            except BrokenProcessPool:
+                return [item]
+        return []
+
+    @staticmethod
+    def _finished(pending: dict, *, broken: bool, poll: bool) -> set:
+        """The futures that finished: at least one (within :data:`STOP_POLL_S` when ``poll``), or every one
+        once the pool broke — a broken pool fails every unfinished future: wait for all, keep what did finish."""
+        if not broken:
+            done, _ = wait(pending, timeout=STOP_POLL_S if poll else None, return_when=FIRST_COMPLETED)
+            broken = any(_broke(future) for future in done)
+        if broken:
+            wait(pending)
+            done = set(pending)
+        return done
 
     def _alone(self, function: Callable[[Any], Any], item: Any, crashed: Callable[[Any], Any] | None) -> Any:
         future = self._pool.submit(function, item)

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import signal
-import threading
 import traceback
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -19,13 +16,15 @@ from ..core.confine import confine
 from ..core.inputs import InputTooLarge, input_sha256, readable_name
 from ..core.money import decimal_str
 from ..core.owned import own_pdf, own_report, recorded
+from ..core.report import Report
 from ..document.facts import Anulacion, Documento
 from ..engine import Validator
+from .time_limit import FileTimeLimit, time_limit, time_limit_error
 
 __all__ = [
-    "Brief", "CrossFacts", "FileResult", "FileTask", "FileTimeLimit", "crashed_result", "journal_file",
-    "output_paths", "process_and_record", "process_file", "record", "remove_stale_outputs", "render_pdf", "time_limit",
-    "time_limit_error", "write_output",
+    "Brief", "CrossFacts", "FileResult", "FileTask", "crashed_result", "journal_file", "output_paths",
+    "process_and_record", "process_file", "record", "remove_stale_outputs", "render_pdf", "render_task", "validator_for",
+    "write_output",
 ]
 
 
@@ -142,7 +141,7 @@ PDF_NOT_WRITTEN = "PDF no escrito"  # pdf_note of a valid document whose PDF cou
 _VALIDATORS: dict[str, Validator] = {}
 
 
-def _validator(config: dict) -> Validator:
+def validator_for(config: dict) -> Validator:
     """One validator per configuration and process (rules loaded, schema compiled once)."""
     key = json.dumps(config, sort_keys=True, default=str)
     if key not in _VALIDATORS:
@@ -193,41 +192,9 @@ def _warm_up(task: FileTask) -> None:
     limit (a spawned worker's first file would otherwise pay for them). A failure here is reported by
     :func:`process_file`, which meets it again."""
     with suppress(Exception):
-        _validator(task.config).schema_set  # noqa: B018 - compiled on first access
+        validator_for(task.config).schema_set  # noqa: B018 - compiled on first access
         if task.render:
             from ..outputs.render import pdf  # noqa: F401 - reportlab's import alone takes a good part of a second
-
-
-class FileTimeLimit(BaseException):
-    """A file's work went over its time limit (a ``BaseException``, so no ``except Exception`` on the way, which
-    turns a failing stage into an issue, mistakes it for a verdict)."""
-
-
-@contextmanager
-def time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise :class:`FileTimeLimit` in the block after ``seconds`` (a real-time timer). Only in a process's main
-    thread, where pool workers run their tasks; elsewhere (a Dask worker thread) the block runs unbounded."""
-    if not seconds or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def expire(_signum, _frame) -> None:
-        raise FileTimeLimit
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def time_limit_error(task: FileTask) -> str:
-    """``el archivo superó el límite de tiempo por archivo (120 s); no se procesó``."""
-    if task.config.get("lang") == "en":
-        return f"the file went over the time limit per file ({task.time_limit:g} s); it was not processed"
-    return f"el archivo superó el límite de tiempo por archivo ({task.time_limit:g} s); no se procesó"
 
 
 @dataclass(slots=True)
@@ -255,54 +222,79 @@ class Brief:
 
 def process_file(task: FileTask) -> FileResult:
     """Validate one file, write its report, render its PDF when valid; never raises."""
-    report_rel, pdf_rel = output_paths(task.rel)
-    out = Path(task.out_dir)
     try:
-        validator = _validator(task.config)
-        try:
-            source = task.source_path()
-        except OSError as exc:  # it resolves outside the roots
-            report, facts = validator.read_error(task.rel, exc), None
-        else:
-            report, facts = validator.inspect_path(source, name=task.rel)
-        error = None
-        if report.could_not_validate:
-            first = next((i for i in report.issues if i.severity.value == "error"), None)
-            error = f"{first.rule_id}: {first.message}" if first else "no se pudo validar"
-        renderable = isinstance(facts, Documento)
-        result = FileResult(
-            rel=task.rel, sha256=report.document.sha256, tipo=report.document.tipo,
-            numero_autorizacion=report.document.numero_autorizacion, valid=report.valid, complete=report.complete,
-            counts=report.counts.model_dump(), report=report_rel, pdf=None, pdf_note=None, error=error,
-            cross=_cross_facts(facts), renderable=renderable,
-        )
-        try:
-            result.report_sha256 = write_output(out / report_rel, (report.to_json(include_run=False) + "\n").encode(),
-                                                task.allowed, task.owned(report_rel, own_report))
-        except OSError as exc:  # disk full, read-only folder…: said in the entry, nothing half-written left
-            result.report, result.pdf_note = None, "no procesado"
-            result.error = _write_error("el reporte", "the report", report_rel, exc, task)
-            remove_stale_outputs(task)  # outputs of an earlier run would contradict the entry
-            return result
-        if not task.render:
-            result.pdf_note = "render desactivado (--no-render)"
-        elif isinstance(facts, Anulacion):
-            result.pdf_note = "una anulación no tiene representación impresa"
-        elif not report.valid:
-            result.pdf_note = "documento no válido"
-        elif renderable:
-            try:
-                result.pdf_sha256 = render_pdf(task, facts, report)
-            except Exception:  # noqa: BLE001 - disk full, a layout failure…: the verdict stands; the batch tries
-                result.pdf_note = PDF_NOT_WRITTEN  # again once cross rules are in, and the entry says why
-            else:
-                result.pdf = pdf_rel
+        report, facts = _inspect(task)
+        result = _result_of(task, report, facts)
+        if _write_report(task, report, result):
+            _add_pdf(task, facts, report, result)
         return result
     except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         return FileResult(rel=task.rel, sha256=None, tipo=None, numero_autorizacion=None, valid=False, complete=False,
                           counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None,
                           pdf_note="no procesado", error=detail)
+
+
+def _inspect(task: FileTask) -> tuple[Report, Documento | Anulacion | None]:
+    """The report and facts of the task's input (a read error when it resolves outside the roots)."""
+    validator = validator_for(task.config)
+    try:
+        source = task.source_path()
+    except OSError as exc:  # it resolves outside the roots
+        return validator.read_error(task.rel, exc), None
+    return validator.inspect_path(source, name=task.rel)
+
+
+def _result_of(task: FileTask, report: Report, facts: Documento | Anulacion | None) -> FileResult:
+    """The result the report gives, before any output is written."""
+    error = None
+    if report.could_not_validate:
+        first = next((i for i in report.issues if i.severity.value == "error"), None)
+        error = f"{first.rule_id}: {first.message}" if first else "no se pudo validar"
+    return FileResult(
+        rel=task.rel, sha256=report.document.sha256, tipo=report.document.tipo,
+        numero_autorizacion=report.document.numero_autorizacion, valid=report.valid, complete=report.complete,
+        counts=report.counts.model_dump(), report=output_paths(task.rel)[0], pdf=None, pdf_note=None, error=error,
+        cross=_cross_facts(facts), renderable=isinstance(facts, Documento),
+    )
+
+
+def _write_report(task: FileTask, report: Report, result: FileResult) -> bool:
+    """Write the report; False (and the entry says why) when it could not be written."""
+    report_rel = result.report
+    try:
+        result.report_sha256 = write_output(Path(task.out_dir) / report_rel,
+                                            (report.to_json(include_run=False) + "\n").encode(),
+                                            task.allowed, task.owned(report_rel, own_report))
+    except OSError as exc:  # disk full, read-only folder…: said in the entry, nothing half-written left
+        result.report, result.pdf_note = None, "no procesado"
+        result.error = _write_error("el reporte", "the report", report_rel, exc, task)
+        remove_stale_outputs(task)  # outputs of an earlier run would contradict the entry
+        return False
+    return True
+
+
+def _add_pdf(task: FileTask, facts: Documento | Anulacion | None, report: Report, result: FileResult) -> None:
+    """Render the PDF of a valid document, or say why there is none."""
+    result.pdf_note = _why_no_pdf(task, facts, report)
+    if result.pdf_note is None and result.renderable:
+        try:
+            result.pdf_sha256 = render_pdf(task, facts, report)
+        except Exception:  # noqa: BLE001 - disk full, a layout failure…: the verdict stands; the batch tries
+            result.pdf_note = PDF_NOT_WRITTEN  # again once cross rules are in, and the entry says why
+        else:
+            result.pdf = output_paths(task.rel)[1]
+
+
+def _why_no_pdf(task: FileTask, facts: Documento | Anulacion | None, report: Report) -> str | None:
+    """Why the document gets no PDF (``None``: it gets one)."""
+    if not task.render:
+        return "render desactivado (--no-render)"
+    if isinstance(facts, Anulacion):
+        return "una anulación no tiene representación impresa"
+    if not report.valid:
+        return "documento no válido"
+    return None
 
 
 def _write_error(what: str, what_en: str, rel: str, exc: OSError, task: FileTask) -> str:
@@ -335,7 +327,7 @@ def crashed_result(task: FileTask) -> FileResult:
 def _unprocessed_result(task: FileTask, error: str) -> FileResult:
     """The result of a file that could not be processed (it has no outputs), saying why."""
     try:
-        digest = input_sha256(task.source_path(), _validator(task.config).config.max_bytes)
+        digest = input_sha256(task.source_path(), validator_for(task.config).config.max_bytes)
     except (OSError, InputTooLarge):
         digest = None
     return FileResult(rel=task.rel, sha256=digest, tipo=None, numero_autorizacion=None, valid=False, complete=False,
@@ -358,12 +350,29 @@ def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> s
 
     settings = RenderSettings(**task.render_settings)
     if facts is None or report is None:
-        report, facts = _validator(task.config).inspect_path(task.source_path(), name=task.rel)
+        report, facts = validator_for(task.config).inspect_path(task.source_path(), name=task.rel)
     view = build_view(facts, report, lang=settings.lang)
     pdf = render_view(view, theme_name=settings.theme, logo=load_logo(settings.logo, settings),
                       qr_size_mm=settings.qr_size_mm, header_mm=settings.header_mm)
     pdf_rel = output_paths(task.rel)[1]
     return write_output(Path(task.out_dir) / pdf_rel, pdf, task.allowed, task.owned(pdf_rel, own_pdf))
+
+
+def render_task(task: FileTask) -> tuple[str, str | None, str | None]:
+    """The PDF of a file rendered again once cross-document rules are in: ``(rel, sha256 of the PDF, None)``
+    once written, ``(rel, None, why not)`` otherwise."""
+    from ..outputs.render.api import render_failure
+
+    try:
+        with time_limit(task.time_limit):
+            digest = render_pdf(task)
+    except FileTimeLimit:
+        return task.rel, None, time_limit_error(task)
+    except OSError as exc:
+        return task.rel, None, _write_error("el PDF", "the PDF", output_paths(task.rel)[1], exc, task)
+    except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
+        return task.rel, None, render_failure(exc).localized(task.config.get("lang", "es"))
+    return task.rel, digest, None
 
 
 def _cross_facts(facts: Documento | Anulacion | None) -> CrossFacts:

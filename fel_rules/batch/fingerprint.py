@@ -1,0 +1,36 @@
+"""What every result of a batch depends on, as one digest: --resume reuses only results made under it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from .._version import __version__
+from ..core.config import Config
+from ..core.inputs import InputTooLarge, input_sha256
+from ..core.yamlfile import MAX_YAML_BYTES
+from ..outputs.render.settings import RenderSettings
+from ..ruleset.loader import catalog_files
+
+__all__ = ["content_digest", "fingerprint"]
+
+
+def fingerprint(config: dict, resolved: Config, schema_sha: str | None, render: bool, settings: RenderSettings,
+                logo: bytes | None) -> str:
+    """What every result depends on, by content: options, rule, data and profile files, the schema set, the
+    renderer and its settings, the logo. Any change means no result of an earlier run is reused."""
+    sources = {str(path): content_digest(path, MAX_YAML_BYTES)
+               for path in catalog_files(resolved.rules_dir, resolved.profile)}
+    data = {"config": config, "sources": sources, "schema": schema_sha, "renderer": __version__, "render": render,
+            "settings": settings.model_dump(mode="json") if render else None,
+            "logo": hashlib.sha256(logo).hexdigest() if logo is not None else None}
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def content_digest(path: Path, limit: int) -> str | None:
+    """sha256 of a file read safely, ``None`` when it cannot be read (so it never matches a readable one)."""
+    try:
+        return input_sha256(path, limit)
+    except (OSError, InputTooLarge):
+        return None

@@ -1,0 +1,62 @@
+"""Outputs that vanished while the batch ran (an output folder deleted, a file removed): found after the
+per-file phase, to be done again, and once more just before the manifest, which then names no file that is
+not on disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .journal import Journal
+from .worker import Brief, FileResult, output_paths
+
+__all__ = ["check_outputs", "missing_outputs"]
+
+_JOURNAL = ""  # stands for the journal entry in missing_outputs
+
+
+def missing_outputs(rel: str, brief: Brief, out_dir: Path, journal: Journal) -> list[str]:
+    """What the manifest would name for ``rel`` but is not on disk: its journal entry, report or PDF."""
+    report, pdf = output_paths(rel)
+    missing = [] if journal.has(rel) else [_JOURNAL]
+    if brief.has_report and not (out_dir / report).is_file():
+        missing.append(report)
+    if brief.has_pdf and not (out_dir / pdf).is_file():
+        missing.append(pdf)
+    return missing
+
+
+def check_outputs(briefs: dict[str, Brief], out_dir: Path, journal: Journal, lang: str) -> dict[str, FileResult]:
+    """The last check before the manifest: every report and PDF it names exists. An entry whose output
+    vanished (deleted while the run was finishing) loses that path and gets an ``error`` saying so."""
+    fixes: dict[str, FileResult] = {}
+    for rel, brief in briefs.items():
+        missing = missing_outputs(rel, brief, out_dir, journal)
+        if missing:
+            fixes[rel] = _without_vanished(rel, brief, missing, out_dir, journal, lang)
+    return fixes
+
+
+def _without_vanished(rel: str, brief: Brief, missing: list[str], out_dir: Path, journal: Journal,
+                      lang: str) -> FileResult:
+    """The result of ``rel`` without the outputs that vanished, and an ``error`` naming them."""
+    result = _recorded(rel, brief, journal)
+    if result.report is not None and not (out_dir / result.report).is_file():
+        result.report = None
+    if result.pdf is not None and not (out_dir / result.pdf).is_file():
+        result.pdf, result.pdf_sha256, result.pdf_note = None, None, "el PDF desapareció durante el lote"
+    names = ", ".join(name or ("registro del lote" if lang != "en" else "batch journal entry") for name in missing)
+    note = (f"removed from the output folder during the run: {names}; --resume processes it again" if lang == "en"
+            else f"desapareció de la carpeta de salida durante el lote: {names}; --resume lo vuelve a procesar")
+    result.error = f"{result.error}; {note}" if result.error else note
+    brief.failed, brief.has_pdf, brief.has_report = True, result.pdf is not None, result.report is not None
+    return result
+
+
+def _recorded(rel: str, brief: Brief, journal: Journal) -> FileResult:
+    """The journal's result of ``rel``; an empty one when its entry vanished too."""
+    try:
+        return journal.load(rel)
+    except (OSError, ValueError, KeyError, TypeError):
+        return FileResult(rel=rel, sha256=None, tipo=None, numero_autorizacion=None, valid=brief.valid,
+                          complete=False, counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None,
+                          pdf_note="no procesado", error=None)

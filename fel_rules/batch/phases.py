@@ -1,0 +1,130 @@
+"""The phases of a batch after planning: (1) per-file work in the workers, each finished file recorded in the
+journal (files ``--resume`` may reuse are skipped; a file whose outputs vanished meanwhile is done again; one
+that kills its worker twice gets an ``error`` entry); (2) cross-document rules, patched into the affected
+reports; (3) PDFs reconciled with the final verdicts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import partial
+from pathlib import Path
+
+from ..core.atomic import remove_own
+from ..core.confine import confine
+from ..core.owned import own_pdf, own_report
+from ..core.report import Report
+from ..findings.verdict import with_issues
+from .cross import CROSS_RULE_PREFIX, cross_issues
+from .errors import BatchCancelled
+from .journal import Journal
+from .output_check import missing_outputs
+from .plan import BatchRun
+from .progress import Progress
+from .worker import PDF_NOT_WRITTEN, Brief, FileTask, crashed_result, output_paths, remove_stale_outputs, write_output
+
+__all__ = ["RenderPdfs", "apply_cross_rules", "process_files", "reconcile_pdfs", "reusable_briefs", "unrendered"]
+
+#: Renders the PDFs of the given inputs in the workers: ``(rel, sha256 of the PDF, None)`` per PDF written,
+#: ``(rel, None, why not)`` per PDF that could not be.
+RenderPdfs = Callable[[list[str]], Iterable[tuple[str, str | None, str | None]]]
+
+
+def reusable_briefs(batch: BatchRun) -> dict[str, Brief]:
+    """With ``--resume``, the briefs of the inputs whose recorded results still hold (none otherwise)."""
+    briefs: dict[str, Brief] = {}
+    if not batch.options.resume:
+        return briefs
+    for rel in batch.files:
+        reused = batch.journal.reusable(batch.task(rel))
+        if reused is not None:
+            briefs[rel] = Brief.of(reused)
+    return briefs
+
+
+def process_files(batch: BatchRun, executor, process: Callable[[FileTask], Brief], briefs: dict[str, Brief],
+                  progress: Progress) -> None:
+    """Phase 1: ``process`` every input without a brief yet, in the workers; :class:`BatchCancelled` when the
+    run is cancelled meanwhile. Then the inputs whose outputs vanished during the run are done again."""
+    pending = [rel for rel in batch.files if rel not in briefs]
+    crashed = partial(_crashed, batch.journal)
+    for brief in executor.run(process, map(batch.task, pending), crashed, stop=batch.cancelled):
+        briefs[brief.rel] = brief
+        progress.advance()
+        if batch.options.on_progress is not None:
+            batch.options.on_progress(len(briefs), len(batch.files))
+    if batch.cancelled():
+        raise BatchCancelled(f"lote cancelado tras {len(briefs)} de {len(batch.files)} archivos; "
+                             "--resume continúa donde quedó")
+    lost = [rel for rel, brief in briefs.items() if missing_outputs(rel, brief, batch.out_dir, batch.journal)]
+    for brief in executor.run(process, map(batch.task, lost), crashed):
+        briefs[brief.rel] = brief  # its outputs vanished during the run (output folder deleted…): done again
+
+
+def _crashed(journal: Journal, task: FileTask) -> Brief:
+    """A file that killed its worker twice: an ``error`` entry, and no outputs (any there are stale)."""
+    result = crashed_result(task)
+    remove_stale_outputs(task)
+    journal.record(result)
+    return Brief.of(result)
+
+
+def apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, journal: Journal, lang: str, limit: int) -> None:
+    """Phase 2: patch cross-document issues into reports; drop stale ones from earlier runs."""
+    found = cross_issues(((rel, b.cross) for rel, b in briefs.items() if b.cross is not None), lang, limit)
+    for rel, brief in briefs.items():
+        new = found.get(rel, [])
+        if brief.failed or (not new and not brief.cross_applied):
+            continue
+        result = journal.load(rel)
+        path = out_dir / result.report
+        report = Report.model_validate_json(confine(path, journal.roots).read_text(encoding="utf-8"))
+        kept = [i for i in report.issues if not i.rule_id.startswith(CROSS_RULE_PREFIX)]
+        patched = with_issues(report, kept + new)
+        result.report_sha256 = write_output(path, (patched.to_json(include_run=False) + "\n").encode(), journal.roots,
+                                            own_report)
+        result.valid, result.counts, result.cross_applied = patched.valid, patched.counts.model_dump(), bool(new)
+        journal.record(result)
+        brief.valid, brief.cross_applied = result.valid, result.cross_applied
+
+
+def reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, journal: Journal, render: RenderPdfs) -> None:
+    """Phase 3, after cross-document rules: valid documents have a PDF, invalid ones none. A PDF that could not
+    be written (in phase 1, or here) is an ``error`` of its entry."""
+    missing = [rel for rel, brief in briefs.items() if _settle_pdf(rel, brief, out_dir, journal)]
+    for rel, digest, error in render(missing):
+        result = journal.load(rel)
+        result.pdf_sha256 = digest
+        if error is None:
+            result.pdf, result.pdf_note = output_paths(rel)[1], None
+        else:
+            result.pdf, result.pdf_note, result.error = None, PDF_NOT_WRITTEN, error
+            briefs[rel].failed = True
+        journal.record(result)
+        briefs[rel].has_pdf = error is None
+
+
+def _settle_pdf(rel: str, brief: Brief, out_dir: Path, journal: Journal) -> bool:
+    """Match the PDF of ``rel`` with its verdict: the PDF of a document that is not valid (any longer) is
+    removed; True when the document is valid and its PDF is missing, to be rendered."""
+    pdf = out_dir / output_paths(rel)[1]
+    if brief.valid and brief.renderable and not brief.failed:
+        return not brief.has_pdf or not pdf.is_file()
+    if brief.has_pdf or brief.pdf_failed or pdf.is_file():
+        remove_own(pdf, own_pdf, journal.roots)  # a PDF fel-rules did not write (another program's) stays
+        if brief.has_pdf or brief.pdf_failed:  # rendered (or tried) in phase 1, then made invalid by a
+            _drop_pdf(rel, brief, journal)  # cross-document rule
+    return False
+
+
+def _drop_pdf(rel: str, brief: Brief, journal: Journal) -> None:
+    """Record that ``rel`` has no PDF: a cross-document rule made it invalid."""
+    result = journal.load(rel)
+    result.pdf, result.pdf_sha256 = None, None
+    result.pdf_note = "documento no válido (reglas entre documentos)"
+    journal.record(result)
+    brief.has_pdf = brief.pdf_failed = False
+
+
+def unrendered(task: FileTask) -> tuple[str, None, str | None]:
+    """The render result of a file that killed its worker twice."""
+    return task.rel, None, crashed_result(task).error

@@ -1,0 +1,126 @@
+"""Before any file is touched: the inputs to process, the configuration workers get, and the fingerprint
+their results are recorded under — gathered in one :class:`BatchRun` every phase reads."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..core.config import Config
+from ..core.errors import InputError
+from ..core.report import SchemaInfo
+from ..outputs.render.api import load_logo
+from ..outputs.render.settings import RenderSettings
+from .fingerprint import fingerprint
+from .journal import Journal
+from .options import BatchOptions
+from .worker import FileTask, validator_for
+
+__all__ = ["BatchRun", "plan"]
+
+
+@dataclass(frozen=True)
+class BatchRun:
+    """One batch run, worked out by :func:`plan`: what it was asked (``options``, roots resolved), the folders
+    (resolved), the inputs (relative POSIX paths, sorted), the configuration and render settings as the workers
+    get them (plain data), what the manifest's header names, the fingerprint and journal of the results, and
+    when the run began."""
+
+    options: BatchOptions
+    input_dir: Path
+    out_dir: Path
+    files: tuple[str, ...]
+    config: dict
+    rendering: dict
+    rulesets: tuple[dict, ...]
+    schema: SchemaInfo
+    journal: Journal
+    started: datetime
+    clock: float  # time.perf_counter() when the run began
+
+    @property
+    def roots(self) -> tuple[Path, ...]:
+        """Every file read or written must resolve inside these (when there are any)."""
+        return self.options.roots
+
+    @property
+    def lang(self) -> str:
+        """The language of the notes the batch itself writes."""
+        return self.options.config.lang
+
+    @property
+    def manifest_path(self) -> Path:
+        """Where the manifest goes."""
+        return self.out_dir / "manifest.json"
+
+    def task(self, rel: str) -> FileTask:
+        """The worker's task for the input at ``rel``."""
+        return FileTask(str(self.input_dir / rel), rel, str(self.out_dir), self.options.render, self.config,
+                        self.rendering, str(self.journal.folder), self.journal.fingerprint,
+                        tuple(map(str, self.roots)), self.options.file_time_limit, self.journal.written(rel))
+
+    def cancelled(self) -> bool:
+        """True once the caller asked the run to stop."""
+        return self.options.cancel is not None and self.options.cancel.is_set()
+
+
+def plan(options: BatchOptions) -> BatchRun:
+    """The run ``options`` ask for; :class:`InputError` (or a logo's error) before any work when they cannot be
+    met. Rules and schema are compiled here, so forked workers inherit them."""
+    started, clock = datetime.now(timezone.utc), time.perf_counter()
+    input_dir, out_dir = options.input_dir.resolve(), options.out_dir.resolve()
+    options = replace(options, roots=tuple(Path(root).resolve() for root in options.roots))
+    files = _collect(input_dir, out_dir, options.recursive)
+    if len(files) > options.max_files:
+        raise InputError(f"El lote tiene {len(files)} archivos y el límite es {options.max_files} (--max-files)",
+                         message_en=f"The batch has {len(files)} files and the limit is {options.max_files} (--max-files)")
+    settings = _render_settings(options)
+    logo = load_logo(settings.logo, settings) if options.render else None  # a bad logo stops the run before any work
+    config = _absolute_paths(options.config).model_dump(mode="json", exclude_none=True)
+    validator = validator_for(config)
+    schema = validator.schema_set.info
+    key = fingerprint(config, validator.config, schema.sha256, options.render, settings, logo)
+    return BatchRun(options, input_dir, out_dir, tuple(files), config, settings.model_dump(mode="json"),
+                    tuple({"id": r.id, "version": r.version} for r in validator.catalog.rulesets), schema,
+                    Journal(out_dir, key, options.roots), started, clock)
+
+
+def _render_settings(options: BatchOptions) -> RenderSettings:
+    settings = options.render_settings or RenderSettings.from_env(lang=options.config.lang)
+    if settings.logo is not None:  # workers may run elsewhere (another cwd, a Dask node): absolute paths only
+        settings = settings.model_copy(update={"logo": settings.logo.resolve()})
+    return settings
+
+
+def _absolute_paths(config: Config) -> Config:
+    changes = {name: getattr(config, name).resolve() for name in ("rules_dir", "schema_dir")
+               if getattr(config, name) is not None}
+    if config.profile and (config.profile.endswith((".yaml", ".yml")) or "/" in config.profile):
+        changes["profile"] = str(Path(config.profile).resolve())
+    return config.model_copy(update=changes)
+
+
+def _collect(input_dir: Path, out_dir: Path, recursive: bool) -> list[str]:
+    """Relative POSIX paths of the inputs, sorted (strings: far lighter than Path objects)."""
+    if not input_dir.is_dir():
+        raise InputError(f"No existe el directorio: {input_dir}", message_en=f"No such directory: {input_dir}")
+    pattern = input_dir.rglob("*") if recursive else input_dir.iterdir()
+    files = sorted(
+        p.relative_to(input_dir).as_posix()
+        for p in pattern
+        if p.suffix.lower() == ".xml" and not p.is_dir() and not _inside(p, out_dir)
+    )
+    if not files:
+        raise InputError(f"El directorio no contiene archivos .xml: {input_dir}",
+                         message_en=f"The directory contains no .xml files: {input_dir}")
+    return files
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder)
+    except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (reported per file later)
+        return False
+    return True

@@ -1,0 +1,46 @@
+"""A time limit per file: one input that takes too long gets an ``error`` entry and the batch goes on."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .worker import FileTask
+
+__all__ = ["FileTimeLimit", "time_limit", "time_limit_error"]
+
+
+class FileTimeLimit(BaseException):
+    """A file's work went over its time limit (a ``BaseException``, so no ``except Exception`` on the way, which
+    turns a failing stage into an issue, mistakes it for a verdict)."""
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`FileTimeLimit` in the block after ``seconds`` (a real-time timer). Only in a process's main
+    thread, where pool workers run their tasks; elsewhere (a Dask worker thread) the block runs unbounded."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(_signum, _frame) -> None:
+        raise FileTimeLimit
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def time_limit_error(task: FileTask) -> str:
+    """``el archivo superó el límite de tiempo por archivo (120 s); no se procesó``."""
+    if task.config.get("lang") == "en":
+        return f"the file went over the time limit per file ({task.time_limit:g} s); it was not processed"
+    return f"el archivo superó el límite de tiempo por archivo ({task.time_limit:g} s); no se procesó"
