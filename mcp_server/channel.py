@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import BinaryIO
 
-__all__ = ["DEFAULT_LINE_LIMIT", "Channel", "LineTooLong", "RawJson", "dumps", "protect_stdout"]
+__all__ = ["DEFAULT_LINE_LIMIT", "Channel", "LineTooLong", "dumps", "protect_stdout"]
 
 DEFAULT_LINE_LIMIT = 8 * 1024 * 1024
 _CHUNK = 1024 * 1024
@@ -22,15 +22,6 @@ _CHUNK = 1024 * 1024
 def dumps(value: object) -> str:
     """Compact JSON text, UTF-8 characters kept (no newline can appear: strings escape it)."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-class RawJson:
-    """A message already serialised with :func:`dumps` (parts cached or built without re-encoding)."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
 
 
 class LineTooLong(Exception):
@@ -71,15 +62,11 @@ class Channel:
             if line:
                 return line
 
-    def send(self, message: dict | list | RawJson) -> None:
+    def send(self, message: dict | list) -> None:
         """Write one message as one line (UTF-8, no embedded newline) and flush; a gone client is ignored."""
         # A lone surrogate (a client may send "\ud800" in an id, a method name, a path…) cannot be
         # encoded as UTF-8; it can only sit inside a JSON string, where "\ud800" is its valid escape.
-        if isinstance(message, RawJson):
-            data = message.text.encode("utf-8", "backslashreplace") + b"\n"
-        else:
-            text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
-            data = text.encode("utf-8", "backslashreplace") + b"\n"
+        data = dumps(message).encode("utf-8", "backslashreplace") + b"\n"
         with self._lock:
             if self.closed:
                 return

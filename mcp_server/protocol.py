@@ -8,7 +8,7 @@ __all__ = [
     "HANDSHAKE_VERSIONS", "INTERNAL_ERROR", "INVALID_PARAMS", "INVALID_REQUEST", "LATEST_HANDSHAKE",
     "META_CAPABILITIES", "META_CLIENT_INFO", "META_PROTOCOL_VERSION", "META_SERVER_INFO", "METHOD_NOT_FOUND",
     "MODERN_VERSIONS", "PARSE_ERROR", "UNSUPPORTED_PROTOCOL_VERSION", "RpcError", "at_least", "error_response",
-    "result_response",
+    "invalid_request", "result_response", "tool_error", "usable_id", "well_formed",
 ]
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -53,3 +53,27 @@ def error_response(request_id: Any, code: int, message: str, data: Any = None) -
 def result_response(request_id: Any, result: dict) -> dict:
     """A JSON-RPC success response."""
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def tool_error(text: str) -> dict:
+    """A ``tools/call`` result the model reads as a failure it can act on."""
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def usable_id(value: Any) -> Any:
+    """The id if JSON-RPC allows it for a request (string or integer, not bool/null), else ``None``."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return None
+    return value
+
+
+def well_formed(request: dict) -> bool:
+    """True when a request (a message with an id) has a string method, a usable id and object params (or none)."""
+    return (isinstance(request.get("method"), str) and usable_id(request["id"]) is not None
+            and isinstance(request.get("params", {}), dict))
+
+
+def invalid_request(message: Any, text: str) -> dict:
+    """The ``Invalid Request`` error response to ``message`` (with its id when usable)."""
+    request_id = message.get("id") if isinstance(message, dict) else None
+    return error_response(usable_id(request_id), INVALID_REQUEST, text)

@@ -1,0 +1,109 @@
+"""The tools as the server sees them: loaded on first use (the engine with them, never at ``initialize``),
+listed per protocol revision, and called on a worker thread with progress notifications."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .channel import Channel, dumps
+from .log import log_call, log_failure
+from .protocol import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    MODERN_VERSIONS,
+    RpcError,
+    at_least,
+    error_response,
+    result_response,
+    tool_error,
+)
+from .sandbox import Roots
+
+__all__ = ["Toolbox"]
+
+
+class Toolbox:
+    """The tools of :data:`mcp_server.tools.TOOLS`; ``stamp`` completes a result of the stateless revision."""
+
+    def __init__(self, channel: Channel, roots: Roots, stamp: Callable[[dict], dict]) -> None:
+        self._channel, self._roots, self._stamp = channel, roots, stamp
+        self._tools = None
+        self._definitions: dict[str, list[dict]] = {}
+
+    def tools(self) -> dict:
+        """Tool name → tool (its definition pieces, argument model and handler)."""
+        if self._tools is None:
+            from .tools import TOOLS  # the engine loads here, never at initialize
+
+            self._tools = TOOLS
+        return self._tools
+
+    def definitions(self, version: str) -> list[dict]:
+        """Tool definitions for ``version``, built once (schemas are static for the process)."""
+        cached = self._definitions.get(version)
+        if cached is None:
+            cached = self._definitions[version] = [tool.definition(version, at_least)
+                                                   for tool in self.tools().values()]
+        return cached
+
+    def answer(self, request_id: Any, name: str, arguments: dict, version: str, token: Any,
+               cancel: threading.Event) -> dict:
+        """Run one tool call (on a worker thread); its response, an error response for a failure."""
+        started = time.perf_counter()
+        try:
+            tools = self.tools()
+            if name not in tools:
+                raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}. Available: {', '.join(tools)}")
+            result = self._run(tools[name], arguments, version, token, cancel)
+        except RpcError as exc:
+            log_call("tools/call", name, "error", started, exc.message)
+            return error_response(request_id, exc.code, exc.message, exc.data)
+        except Exception as exc:  # noqa: BLE001 - unexpected failure: short message out, details to the log
+            log_failure("tools/call", name, started, exc)
+            return error_response(request_id, INTERNAL_ERROR, f"Internal error in {name}")
+        failed = result["isError"]
+        log_call("tools/call", name, "tool_error" if failed else "ok", started,
+                 result["content"][0]["text"] if failed else None)
+        return result_response(request_id, result)
+
+    def _run(self, tool, arguments: dict, version: str, token: Any, cancel: threading.Event) -> dict:
+        """The ``tools/call`` result: the structured output as JSON text and as ``structuredContent`` (from
+        2025-06-18), then the summary line; or the failure the model should read (``isError``)."""
+        from .tools import ToolContext, ToolFailure
+
+        progress = None if token is None else _ProgressNotes(self._channel, token, version, cancel)
+        try:
+            structured, text = tool.call(arguments, ToolContext(self._roots, progress, cancel))
+        except ToolFailure as exc:
+            result, structured = tool_error(str(exc)), None
+        else:
+            result = {"content": [{"type": "text", "text": dumps(structured)}, {"type": "text", "text": text}],
+                      "isError": False}
+        if version in MODERN_VERSIONS:
+            result = self._stamp(result)
+        if structured is not None and at_least(version, "2025-06-18"):
+            result["structuredContent"] = structured  # last: the largest part closes the line
+        return result
+
+
+class _ProgressNotes:
+    """``notifications/progress`` for one call: values only ever grow, none once it is cancelled, and the
+    message only from 2025-03-26."""
+
+    def __init__(self, channel: Channel, token: Any, version: str, cancel: threading.Event) -> None:
+        self._channel, self._token, self._version, self._cancel = channel, token, version, cancel
+        self._last = 0.0
+
+    def __call__(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        if done <= self._last or self._cancel.is_set():
+            return
+        self._last = done
+        note: dict[str, Any] = {"progressToken": self._token, "progress": done}
+        if total is not None:
+            note["total"] = total
+        if message and at_least(self._version, "2025-03-26"):
+            note["message"] = message
+        self._channel.send({"jsonrpc": "2.0", "method": "notifications/progress", "params": note})
