@@ -23,14 +23,12 @@ __all__ = ["BatchRun", "plan"]
 
 @dataclass(frozen=True)
 class BatchRun:
-    """One batch run, worked out by :func:`plan`: what it was asked (``options``, roots resolved), the folders
-    (resolved), the inputs (relative POSIX paths, sorted), the configuration and render settings as the workers
-    get them (plain data), what the manifest's header names, the fingerprint and journal of the results, and
+    """One batch run, worked out by :func:`plan`: what it was asked (``options``, folders and roots resolved),
+    the inputs (relative POSIX paths, sorted), the configuration and render settings as the workers get them
+    (plain data), what the manifest's header names, the journal of the results (with their fingerprint), and
     when the run began."""
 
     options: BatchOptions
-    input_dir: Path
-    out_dir: Path
     files: tuple[str, ...]
     config: dict
     rendering: dict
@@ -39,6 +37,16 @@ class BatchRun:
     journal: Journal
     started: datetime
     clock: float  # time.perf_counter() when the run began
+
+    @property
+    def input_dir(self) -> Path:
+        """The folder of the inputs."""
+        return self.options.input_dir
+
+    @property
+    def out_dir(self) -> Path:
+        """The output folder."""
+        return self.options.out_dir
 
     @property
     def roots(self) -> tuple[Path, ...]:
@@ -70,9 +78,9 @@ def plan(options: BatchOptions) -> BatchRun:
     """The run ``options`` ask for; :class:`InputError` (or a logo's error) before any work when they cannot be
     met. Rules and schema are compiled here, so forked workers inherit them."""
     started, clock = datetime.now(timezone.utc), time.perf_counter()
-    input_dir, out_dir = options.input_dir.resolve(), options.out_dir.resolve()
-    options = replace(options, roots=tuple(Path(root).resolve() for root in options.roots))
-    files = _collect(input_dir, out_dir, options.recursive)
+    options = replace(options, input_dir=options.input_dir.resolve(), out_dir=options.out_dir.resolve(),
+                      roots=tuple(Path(root).resolve() for root in options.roots))
+    files = _collect(options.input_dir, options.out_dir, options.recursive)
     if len(files) > options.max_files:
         raise InputError(f"El lote tiene {len(files)} archivos y el límite es {options.max_files} (--max-files)",
                          message_en=f"The batch has {len(files)} files and the limit is {options.max_files} (--max-files)")
@@ -82,9 +90,9 @@ def plan(options: BatchOptions) -> BatchRun:
     validator = validator_for(config)
     schema = validator.schema_set.info
     key = fingerprint(config, validator.config, schema.sha256, options.render, settings, logo)
-    return BatchRun(options, input_dir, out_dir, tuple(files), config, settings.model_dump(mode="json"),
+    return BatchRun(options, tuple(files), config, settings.model_dump(mode="json"),
                     tuple({"id": r.id, "version": r.version} for r in validator.catalog.rulesets), schema,
-                    Journal(out_dir, key, options.roots), started, clock)
+                    Journal(options.out_dir, key, options.roots), started, clock)
 
 
 def _render_settings(options: BatchOptions) -> RenderSettings:
