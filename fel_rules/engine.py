@@ -16,7 +16,7 @@ from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
-from ._version import __version__
+from .core.version import __version__
 from .checks import CheckError, CheckInput, Unreadable
 from .core.config import Config
 from .core.errors import InputError

@@ -13,11 +13,21 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from fel_rules import Config, FelRulesError, Report, Validator
-from fel_rules.batch import BatchCancelled, BatchOptions, output_paths, run_batch
-from fel_rules.batch.manifest import Summary
-from fel_rules.core.report import Counts, RulesetRef
-from fel_rules.outputs.render import RenderSettings, render_file
+from fel_rules import (
+    BatchCancelled,
+    BatchOptions,
+    Config,
+    Counts,
+    FelRulesError,
+    RenderSettings,
+    Report,
+    RulesetRef,
+    Summary,
+    Validator,
+    output_paths,
+    render_file,
+    run_batch,
+)
 
 from .sandbox import Roots, SandboxError
 from .schemas import self_contained

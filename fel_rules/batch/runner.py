@@ -26,7 +26,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from .._version import __version__
+from ..core.version import __version__
 from ..core.atomic import (
     atomic_writer,
     describe_os_error,

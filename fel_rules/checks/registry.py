@@ -1,5 +1,6 @@
-"""Registry of check kinds: built-ins register with :func:`check_kind`, plug-ins through the
-entry-point group ``fel_rules.checks`` (``name = "package.module:KindClass"``)."""
+"""Registry of check kinds: every kind registers with :func:`check_kind` (the built-ins when
+:mod:`fel_rules.checks.builtin` is imported, which the package does), plug-ins through the entry-point
+group ``fel_rules.checks`` (``name = "package.module:KindClass"``)."""
 
 from __future__ import annotations
 
@@ -75,7 +76,6 @@ def _load_plugins() -> None:
 
 def get_check_kind(name: str) -> type[CheckKind]:
     """The kind registered as ``name`` (built-in or plug-in)."""
-    _ensure_builtins()
     if name not in _KINDS:
         _load_plugins()
     try:
@@ -90,10 +90,5 @@ def get_check_kind(name: str) -> type[CheckKind]:
 
 def registered_kinds() -> dict[str, type[CheckKind]]:
     """Every known kind (built-ins and installed plug-ins), by name."""
-    _ensure_builtins()
     _load_plugins()
     return dict(sorted(_KINDS.items()))
-
-
-def _ensure_builtins() -> None:
-    from . import builtin  # noqa: F401 - importing registers the built-in kinds

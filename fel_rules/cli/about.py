@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from .._version import __version__
+from ..core.version import __version__
 from ..core.resources import BUILTIN_RULES_DIR, tree_digest
 
 __all__ = ["version_text"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ..._version import __version__
+from ...core.version import __version__
 from ...core.report import Report
 
 __all__ = ["render_sarif"]

@@ -42,7 +42,8 @@ class RenderResult:
 
 def render_bytes(data: bytes, *, settings: RenderSettings | None = None, force: bool = False,
                  validator: Validator | None = None, name: str | None = None) -> RenderResult:
-    """Validate ``data`` and lay it out as a PDF (nothing is written)."""
+    """Validate ``data`` with ``validator`` (default: the built-in rules) and lay it out as a PDF with the frase
+    texts of the validator's rules (nothing is written)."""
     settings = settings or RenderSettings.from_env()
     validator = validator or Validator(Config(lang=settings.lang))
     report, facts = validator.inspect_bytes(data, path=name)
@@ -70,7 +71,8 @@ def render_bytes(data: bytes, *, settings: RenderSettings | None = None, force: 
         )
     logo = load_logo(settings.logo, settings)
     try:
-        view = build_view(facts, report, lang="en" if english else "es", invalid=invalid)
+        view = build_view(facts, report, frases=validator.catalog.catalogues.frases, lang="en" if english else "es",
+                          invalid=invalid)
         pdf = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
                           header_mm=settings.header_mm)
     except Exception as exc:  # noqa: BLE001 - a layout failure is one clear line, and the verdict stands
