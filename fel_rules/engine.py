@@ -16,7 +16,6 @@ from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
-from .core.version import __version__
 from .checks import CheckError, CheckInput, Unreadable
 from .core.config import Config
 from .core.errors import InputError
@@ -35,6 +34,7 @@ from .core.report import (
     Severity,
     Stage,
 )
+from .core.version import __version__
 from .core.xmlpath import element_xpath
 from .document.facts import Anulacion, Documento, extract_facts
 from .document.parse import parse_xml

@@ -26,7 +26,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from ..core.version import __version__
 from ..core.atomic import (
     atomic_writer,
     describe_os_error,
@@ -39,6 +38,7 @@ from ..core.errors import FelRulesError, InputError
 from ..core.inputs import InputTooLarge, input_sha256, readable_name
 from ..core.owned import own_manifest, own_pdf, own_report
 from ..core.report import Issue, Report
+from ..core.version import __version__
 from ..core.yamlfile import MAX_YAML_BYTES
 from ..outputs.render.api import load_logo, render_failure
 from ..outputs.render.settings import RenderSettings

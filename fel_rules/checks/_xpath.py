@@ -9,7 +9,8 @@ from lxml import etree
 
 from ..core.xmlpath import element_xpath, item_number
 
-__all__ = ["child_path_finder", "compile_xpath", "item_number", "located", "referenced_variables"]  # item_number re-exported
+# item_number is re-exported from core.xmlpath
+__all__ = ["child_path_finder", "compile_xpath", "item_number", "located", "referenced_variables"]
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 

@@ -113,7 +113,8 @@ class _Binding:
             raise ValueError(f"'let.{name}' usa ${', $'.join(sorted(unknown))} antes de definirla(s)")
         lists = sorted(n for n in self.needs if earlier[n].many)
         if lists:
-            raise ValueError(f"'let.{name}' usa ${lists[0]}, que es una lista (many); solo valores simples van en XPath")
+            raise ValueError(
+                f"'let.{name}' usa ${lists[0]}, que es una lista (many); solo valores simples van en XPath")
         if spec.default is not None and _read(spec.default, spec.type) is None:
             raise ValueError(f"'let.{name}': el valor por defecto {spec.default!r} no es de tipo {spec.type}")
         self.xpath = compile_xpath(spec.path, env.namespaces, variables=self.needs)

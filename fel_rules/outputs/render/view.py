@@ -281,8 +281,9 @@ def _section(complemento, text: dict[str, str], currency: str) -> Section | None
                   (text["motivo"], fields.get("MotivoAjuste", ""))]
         return Section(title=text["origen"], pairs=[p for p in pairs if p[1].strip(" /")])
     if local == "Exportacion":
-        keys = [("consignatario", "NombreConsignatarioODestinatario"), ("direccion", "DireccionConsignatarioODestinatario"),
-                ("comprador", "NombreComprador"), ("incoterm", "INCOTERM"), ("exportador", "NombreExportador")]
+        keys = [("consignatario", "NombreConsignatarioODestinatario"),
+                ("direccion", "DireccionConsignatarioODestinatario"), ("comprador", "NombreComprador"),
+                ("incoterm", "INCOTERM"), ("exportador", "NombreExportador")]
         pairs = [(text[label], fields[key]) for label, key in keys if fields.get(key)]
         return Section(title=text["exportacion"], pairs=pairs)
     if not fields and not complemento.rows:
