@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal
-from typing import Literal
+from typing import Any, Literal
 
 from lxml import etree
 from pydantic import Field, model_validator
@@ -186,6 +186,7 @@ class ExpressionCheck:
         values: dict[str, object] = {**self.constants, "tol": tolerance}
         nodes: dict[str, object] = {}
         for binding in self.bindings:
+            key: tuple
             if binding.needs:
                 variables = {name: _as_xpath_variable(values[name]) for name in binding.needs}
                 key = (binding.key, node, tuple(variables.items()))
@@ -228,7 +229,7 @@ class ExpressionCheck:
                     return None
                 if isinstance(expected, Decimal) and isinstance(actual, Decimal):
                     difference = actual - expected
-                    limit = doc.config.tolerance if self.tolerance is None else evaluate(self.tolerance, values)
+                    limit: Any = doc.config.tolerance if self.tolerance is None else evaluate(self.tolerance, values)
                     passed = abs(difference) <= limit
                 else:
                     passed = str(expected) == str(actual)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from importlib.metadata import entry_points
+from typing import Any, TypeVar
 
 from ..core.errors import CheckKindError
 from .base import CheckKind, KindParams
@@ -14,14 +15,16 @@ __all__ = ["ENTRY_POINT_GROUP", "check_kind", "get_check_kind", "registered_kind
 
 ENTRY_POINT_GROUP = "fel_rules.checks"
 
-_KINDS: dict[str, type[CheckKind]] = {}
+# Kinds take their own Params subclass, which the CheckKind protocol cannot express: classes are kept as type[Any].
+_KINDS: dict[str, type[Any]] = {}
+_Kind = TypeVar("_Kind", bound=type[Any])
 _plugins_loaded = False
 
 
-def check_kind(name: str) -> Callable[[type], type]:
+def check_kind(name: str) -> Callable[[_Kind], _Kind]:
     """Class decorator registering a check kind under ``name``."""
 
-    def register(cls: type) -> type:
+    def register(cls: _Kind) -> _Kind:
         _validate(name, cls, source=cls.__module__)
         existing = _KINDS.get(name)
         if existing is not None and existing is not cls:

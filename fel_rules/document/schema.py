@@ -262,7 +262,7 @@ def _quick_pass(schema_set: SchemaSet, source: bytes, presignature: bool) -> boo
         quick_root = ElementTree.fromstring(source)
     except ElementTree.ParseError:
         return False
-    strip_adendas(quick_root)  # type: ignore[arg-type] - works on ElementTree elements too
+    strip_adendas(quick_root)  # works on ElementTree elements too
     try:
         for error in schema_set.schema.iter_errors(quick_root, extra_validator=lexical_errors):  # type: ignore[attr-defined]
             if not presignature or not _is_missing_signature(error, quick_root):

@@ -176,17 +176,16 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
     if not isinstance(source, str) or not source.strip():
         raise ExpressionError("la expresión está vacía", "the expression is empty")
     text = source.strip()
-    module = _parse(text)
+    body = _parse(text)
     known = set(names) | {"tol"}
     used: set[str] = set()
-    for node in ast.walk(module):
+    for node in ast.walk(body):
         _check_node(node, text, known, used)
-    body = module.body[0]
     bare = body.value.id if isinstance(body.value, ast.Name) and body.value.id not in FUNCTION_NAMES else None
     return CompiledExpression(text, body, frozenset(used), bare)
 
 
-def _parse(text: str) -> ast.Module:
+def _parse(text: str) -> ast.Expr:
     """The syntax tree of ``text``: one expression, nested no deeper than :data:`MAX_EXPRESSION_DEPTH`."""
     try:
         module = ast.parse(text, mode="exec")
@@ -197,9 +196,10 @@ def _parse(text: str) -> ast.Module:
     except (RecursionError, MemoryError):  # Python's parser gives up on nesting thousands of levels deep
         raise _too_deep(None) from None
     _check_depth(module)
-    if len(module.body) != 1 or not isinstance(module.body[0], ast.Expr):
+    body = module.body[0] if len(module.body) == 1 else None
+    if not isinstance(body, ast.Expr):
         raise ExpressionError("debe ser una sola expresión", "must be a single expression")
-    return module
+    return body
 
 
 def _check_node(node: ast.AST, text: str, known: set[str], used: set[str]) -> None:
@@ -222,7 +222,8 @@ def _check_node(node: ast.AST, text: str, known: set[str], used: set[str]) -> No
             )
         used.add(node.id)
     elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        node.value = _decimal_literal(ast.get_source_segment(text, node) or repr(node.value), column)
+        literal = ast.get_source_segment(text, node) or repr(node.value)
+        node.value = _decimal_literal(literal, column)  # type: ignore[assignment]  # the evaluator computes in Decimal
     elif isinstance(node, ast.Constant) and isinstance(node.value, complex):
         raise ExpressionError("no se permiten números complejos", "complex numbers are not allowed", column)
 
@@ -256,7 +257,7 @@ def _decimal_literal(literal: str, column: int | None) -> Decimal:
 
 def _check_depth(module: ast.Module) -> None:
     """Refuse an expression nested deeper than :data:`MAX_EXPRESSION_DEPTH` (evaluation is recursive)."""
-    pending = [(module, 0)]
+    pending: list[tuple[ast.AST, int]] = [(module, 0)]
     while pending:
         node, depth = pending.pop()
         if depth > MAX_EXPRESSION_DEPTH:

@@ -192,7 +192,8 @@ def _items(view: InvoiceView, styles: _Styles, theme: Theme) -> Table:
             _p(labels["descripcion"], styles.head), _p(labels["unitario"], styles.head_right),
             _p(labels["descuento"], styles.head_right), _p(labels["total"], styles.head_right)]
     rows = [head]
-    zebra, continued = [], []
+    zebra: list[tuple[int, int]] = []
+    continued: list[int] = []
     for index, item in enumerate(view.items):  # plain strings where nothing wraps: cheaper than Paragraphs
         first, *rest = _pieces(item.description)
         if index % 2:

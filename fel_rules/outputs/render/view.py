@@ -172,7 +172,8 @@ def _number(field, *, money: bool = True) -> str:
     value = _amount(field)
     if value is None:
         return "" if field is None else field.raw
-    places = max(2 if money else 0, -value.normalize().as_tuple().exponent)
+    exponent = value.normalize().as_tuple().exponent
+    places = max(2 if money else 0, -exponent if isinstance(exponent, int) else 0)
     return f"{value:,.{places}f}"
 
 
