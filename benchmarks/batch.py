@@ -75,11 +75,12 @@ def main() -> None:
         print(f"  1 worker : {one['files'] / one['seconds']:7.1f} files/s ({one['seconds']:.1f} s)")
         print(f"  2 workers: {two['files'] / two['seconds']:7.1f} files/s ({two['seconds']:.1f} s)"
               f"  speed-up {one['seconds'] / two['seconds']:.2f}x")
-        print(f"  coordinator CPU: {one['coordinator_cpu']:.1f} s (1 worker), {two['coordinator_cpu']:.1f} s (2 workers)")
+        print(f"  coordinator CPU: {one['coordinator_cpu']:.1f} s (1 worker), "
+              f"{two['coordinator_cpu']:.1f} s (2 workers)")
 
         small = measure(few, 2, False)
         large = measure(many, 2, False)
-        print(f"\nvalidate only, 2 workers, peak memory (coordinator / largest worker):")
+        print("\nvalidate only, 2 workers, peak memory (coordinator / largest worker):")
         print(f"  {args.files:>6} files: {small['self_mb']:6.1f} MB / {small['children_mb']:6.1f} MB"
               f"  ({small['files'] / small['seconds']:.0f} files/s)")
         print(f"  {args.many:>6} files: {large['self_mb']:6.1f} MB / {large['children_mb']:6.1f} MB"

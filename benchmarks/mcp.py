@@ -21,7 +21,8 @@ sys.path.insert(0, str(ROOT))
 
 DOCUMENT = "examples/factura-fact.xml"
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "bench", "version": "1"}}}
 SERVERS = {
     "fel-rules (hand-written)": [sys.executable, "-m", "mcp_server", "--root", str(ROOT)],
     "official SDK (mcp MCPServer)": [sys.executable, str(ROOT / "benchmarks" / "reference" / "sdk_server.py")],

@@ -6,8 +6,11 @@ Typical use::
     report = Validator().validate_path("factura.xml")
     print(report.valid, report.counts)
 
-The names below load on first use, so ``import fel_rules`` (or reading ``fel_rules.__version__``) is
-instant and pulls in neither pydantic nor the schema engine.
+This module is the public API: validation (:class:`Validator`, :class:`Config`), rendering
+(:func:`render_file`, :func:`render_bytes`), batches (:func:`run_batch` and the manifest it writes), the
+report types and the errors. Everything else is internal. The names load on first use, so
+``import fel_rules`` (or reading ``fel_rules.__version__``) is instant and pulls in neither pydantic
+nor the schema engine.
 """
 
 from __future__ import annotations
@@ -15,9 +18,11 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-from ._version import __version__
+from .core.version import __version__
 
 if TYPE_CHECKING:
+    from .batch import BatchCancelled, BatchError, BatchOptions, BatchResult, output_paths, run_batch
+    from .batch.manifest import Entry, Manifest, Summary
     from .core.config import Config
     from .core.errors import (
         CheckKindError,
@@ -27,42 +32,99 @@ if TYPE_CHECKING:
         RuleFileError,
         SchemaSetError,
     )
-    from .core.report import Issue, Location, Report, Severity
+    from .core.report import (
+        Counts,
+        DocumentSummary,
+        Issue,
+        Location,
+        Refs,
+        Report,
+        RulesetRef,
+        RunInfo,
+        SchemaInfo,
+        Severity,
+        Stage,
+        Totals,
+    )
     from .engine import Validator
+    from .outputs.render import RenderResult, RenderSettings, render_bytes, render_file
 
+#: Where each public name lives (the package that re-exports it, or its defining module).
 _HOMES = {
+    "BatchCancelled": ".batch",
+    "BatchError": ".batch",
+    "BatchOptions": ".batch",
+    "BatchResult": ".batch",
     "CheckKindError": ".core.errors",
     "Config": ".core.config",
+    "Counts": ".core.report",
+    "DocumentSummary": ".core.report",
+    "Entry": ".batch.manifest",
     "FelRulesError": ".core.errors",
     "InputError": ".core.errors",
     "Issue": ".core.report",
     "Location": ".core.report",
+    "Manifest": ".batch.manifest",
+    "Refs": ".core.report",
     "RenderError": ".core.errors",
+    "RenderResult": ".outputs.render",
+    "RenderSettings": ".outputs.render",
     "Report": ".core.report",
     "RuleFileError": ".core.errors",
+    "RulesetRef": ".core.report",
+    "RunInfo": ".core.report",
+    "SchemaInfo": ".core.report",
     "SchemaSetError": ".core.errors",
     "Severity": ".core.report",
+    "Stage": ".core.report",
+    "Summary": ".batch.manifest",
+    "Totals": ".core.report",
     "Validator": ".engine",
+    "output_paths": ".batch",
+    "render_bytes": ".outputs.render",
+    "render_file": ".outputs.render",
+    "run_batch": ".batch",
 }
 
 __all__ = [
+    "BatchCancelled",
+    "BatchError",
+    "BatchOptions",
+    "BatchResult",
     "CheckKindError",
     "Config",
+    "Counts",
+    "DocumentSummary",
+    "Entry",
     "FelRulesError",
     "InputError",
     "Issue",
     "Location",
+    "Manifest",
+    "Refs",
     "RenderError",
+    "RenderResult",
+    "RenderSettings",
     "Report",
     "RuleFileError",
+    "RulesetRef",
+    "RunInfo",
+    "SchemaInfo",
     "SchemaSetError",
     "Severity",
+    "Stage",
+    "Summary",
+    "Totals",
     "Validator",
     "__version__",
+    "output_paths",
+    "render_bytes",
+    "render_file",
+    "run_batch",
 ]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     """Import a public name from its module the first time it is asked for."""
     home = _HOMES.get(name)
     if home is None:

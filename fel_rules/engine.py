@@ -16,8 +16,7 @@ from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
-from ._version import __version__
-from .checks import CheckError, CheckInput, Unreadable
+from .checks import CheckError, CheckInput, CheckKind, Unreadable
 from .core.config import Config
 from .core.errors import InputError
 from .core.inputs import InputTooLarge, describe_read_error, read_input, readable_name
@@ -33,7 +32,9 @@ from .core.report import (
     SchemaInfo,
     Severity,
     Stage,
+    StageName,
 )
+from .core.version import __version__
 from .core.xmlpath import element_xpath
 from .document.facts import Anulacion, Documento, extract_facts
 from .document.parse import parse_xml
@@ -218,7 +219,7 @@ class Validator:
             status = "failed"
         return issues, status
 
-    def _plan(self, document: str, tipo: str | None, day: date) -> tuple[tuple[LoadedRule, Severity, object], ...]:
+    def _plan(self, document: str, tipo: str | None, day: date) -> tuple[tuple[LoadedRule, Severity, CheckKind], ...]:
         """The enabled rules for this kind of document, DTE type and day, with their resolved severity."""
         key = (document, tipo, day)
         plan = self._plans.get(key)
@@ -287,7 +288,7 @@ class Validator:
 
     def _finish(self, path, sha256, issues, statuses, facts, started, root=None) -> Outcome:
         as_of = self._as_of(facts) if facts is not None else self.config.as_of
-        names = ("xml", "schema", "rules")
+        names: tuple[StageName, ...] = ("xml", "schema", "rules")
         stages = [Stage(name=name, status=statuses[i] if i < len(statuses) else "skipped") for i, name in enumerate(names)]
         issues = sorted(issues, key=Issue.sort_key)
         counts = tally(issues)

@@ -15,7 +15,7 @@ import threading
 import time
 import traceback
 import warnings
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 __all__ = ["capture_diagnostics", "log_call", "log_event", "log_failure"]
 
@@ -90,7 +90,7 @@ class _JsonHandler(logging.Handler):
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def _write(record: dict) -> None:

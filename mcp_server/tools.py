@@ -13,11 +13,21 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from fel_rules import Config, FelRulesError, Report, Validator
-from fel_rules.batch import BatchCancelled, BatchOptions, output_paths, run_batch
-from fel_rules.batch.manifest import Summary
-from fel_rules.core.report import Counts, RulesetRef
-from fel_rules.outputs.render import RenderSettings, render_file
+from fel_rules import (
+    BatchCancelled,
+    BatchOptions,
+    Config,
+    Counts,
+    FelRulesError,
+    RenderSettings,
+    Report,
+    RulesetRef,
+    Summary,
+    Validator,
+    output_paths,
+    render_file,
+    run_batch,
+)
 
 from .sandbox import Roots, SandboxError
 from .schemas import self_contained
@@ -54,7 +64,8 @@ class ValidateArgs(_Args):
 
     xml_path: str | None = Field(default=None, description="Path of the FEL XML (inside the allowed roots).")
     xml_text: str | None = Field(default=None, max_length=XML_TEXT_LIMIT,
-                                 description=f"The FEL XML itself, instead of xml_path (at most {XML_TEXT_LIMIT // 1024} KiB of text).")
+                                 description=f"The FEL XML itself, instead of xml_path "
+                                             f"(at most {XML_TEXT_LIMIT // 1024} KiB of text).")
     lang: Literal["es", "en"] = Field(default="es", description="Language of the messages.")
     profile: str | None = Field(default=None, description="Rule profile name (rules/profiles/NAME.yaml).")
 
@@ -96,7 +107,8 @@ def _validate(args: ValidateArgs, ctx: ToolContext) -> tuple[dict, str]:
 
 def _summary_text(report: Report) -> str:
     verdict = "VÁLIDO" if report.valid else ("NO SE PUDO VALIDAR" if report.could_not_validate else "INVÁLIDO")
-    return f"{verdict}: {report.counts.error} errores, {report.counts.warning} advertencias, {report.counts.info} informativos"
+    counts = report.counts
+    return f"{verdict}: {counts.error} errores, {counts.warning} advertencias, {counts.info} informativos"
 
 
 # --- fel_render -------------------------------------------------------------------------------------

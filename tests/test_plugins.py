@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import textwrap
 from importlib.metadata import EntryPoint
@@ -85,3 +86,10 @@ def test_a_kind_without_params_model_is_refused(monkeypatch):
     monkeypatch.setattr(registry, "_KINDS", dict(registry._KINDS))
     with pytest.raises(CheckKindError):
         registry.check_kind("sin_params")(type("SinParams", (), {"check": lambda self, doc: iter(())}))
+
+
+def test_the_built_in_kinds_are_known_to_a_fresh_registry():
+    code = ("from fel_rules.checks.registry import _KINDS, get_check_kind; "
+            "print(' '.join(sorted(_KINDS)), get_check_kind('signature').__name__)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["cui", "expression", "nit", "required", "signature", "SignatureCheck"]

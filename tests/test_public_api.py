@@ -1,17 +1,48 @@
-"""The public API is explicit and sorted; the package imports no heavy libraries."""
+"""The public API is explicit and sorted, the package imports no heavy libraries, and the import contracts of
+pyproject.toml hold (layers, mcp_server through the public API only, no cycles)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from importlib import import_module
+from pathlib import Path
+
+import pytest
 
 import fel_rules
 
+from .conftest import ROOT
 
-def test_all_is_sorted_and_complete():
-    assert fel_rules.__all__ == sorted(fel_rules.__all__)
-    for name in fel_rules.__all__:
-        assert hasattr(fel_rules, name), name
+PUBLIC = [
+    # validation
+    "Config", "Validator",
+    # rendering
+    "RenderResult", "RenderSettings", "render_bytes", "render_file",
+    # batches and the manifest they write
+    "BatchCancelled", "BatchOptions", "BatchResult", "Entry", "Manifest", "Summary", "output_paths", "run_batch",
+    # the report
+    "Counts", "DocumentSummary", "Issue", "Location", "Refs", "Report", "RulesetRef", "RunInfo", "SchemaInfo",
+    "Severity", "Stage", "Totals",
+    # errors
+    "BatchError", "CheckKindError", "FelRulesError", "InputError", "RenderError", "RuleFileError", "SchemaSetError",
+    "__version__",
+]
+
+
+def test_all_is_the_public_api_sorted():
+    assert fel_rules.__all__ == sorted(PUBLIC)
+
+
+def test_every_public_name_comes_from_its_home():
+    assert set(fel_rules.__all__) == {*fel_rules._HOMES, "__version__"}
+    for name, home in fel_rules._HOMES.items():
+        assert getattr(fel_rules, name) is getattr(import_module(home, "fel_rules"), name), name
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="Nothing"):
+        fel_rules.Nothing  # noqa: B018
 
 
 def test_import_does_not_load_xmlschema():
@@ -20,5 +51,9 @@ def test_import_does_not_load_xmlschema():
     assert result.stdout.strip() == "False False"
 
 
-def test_every_public_name_has_a_home():
-    assert set(fel_rules.__all__) == {*fel_rules._HOMES, "__version__"}
+def test_import_contracts_hold():
+    lint_imports = Path(sys.executable).parent / "lint-imports"
+    result = subprocess.run([str(lint_imports), "--config", str(ROOT / "pyproject.toml"), "--no-cache"],
+                            cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout

@@ -10,9 +10,9 @@ import tomllib
 import pytest
 
 import fel_rules
-from fel_rules._version import __version__
 from fel_rules.cli.app import main
 from fel_rules.core.resources import BUILTIN_RULES_DIR
+from fel_rules.core.version import __version__
 from fel_rules.document.schema import builtin_schema_digest
 from fel_rules.outputs.formats import render_sarif
 

@@ -1,6 +1,7 @@
 """Reference: the same fel_validate tool on the official MCP Python SDK (``mcp`` 2.x ``MCPServer``).
 
-Used only by benchmarks/mcp.py (kept in its own folder so that ``import mcp`` finds the SDK) to compare against the hand-written server in one run.
+Used only by benchmarks/mcp.py (kept in its own folder so that ``import mcp`` finds the SDK) to compare against
+the hand-written server in one run.
 """
 
 from __future__ import annotations

@@ -219,7 +219,7 @@ class DaskExecutor:
 
         items = list(items)
         futures = self._client.map(function, items, pure=False)
-        item_of = {future.key: item for future, item in zip(futures, items)}
+        item_of = {future.key: item for future, item in zip(futures, items, strict=True)}
         for future in dask_completed(futures):
             try:
                 result = future.result()

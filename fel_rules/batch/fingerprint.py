@@ -6,7 +6,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from .._version import __version__
+from ..core.version import __version__
 from ..core.config import Config
 from ..core.inputs import InputTooLarge, input_sha256
 from ..core.yamlfile import MAX_YAML_BYTES

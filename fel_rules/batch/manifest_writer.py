@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from .._version import __version__
+from ..core.version import __version__
 from ..core.atomic import atomic_writer
 from ..core.inputs import readable_name
 from ..core.owned import own_manifest

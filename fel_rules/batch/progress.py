@@ -27,7 +27,8 @@ class Progress:
             width = 30
             filled = int(width * self.done / self.total) if self.total else width
             rate = self.done / max(now - self._start, 1e-9)
-            self.stream.write(f"\r[{'█' * filled}{'░' * (width - filled)}] {self.done}/{self.total}  {rate:.0f} archivos/s")
+            bar = f"{'█' * filled}{'░' * (width - filled)}"
+            self.stream.write(f"\r[{bar}] {self.done}/{self.total}  {rate:.0f} archivos/s")
             self.stream.flush()
 
     def close(self) -> None:

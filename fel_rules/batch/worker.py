@@ -351,7 +351,7 @@ def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> s
     settings = RenderSettings(**task.render_settings)
     if facts is None or report is None:
         report, facts = validator_for(task.config).inspect_path(task.source_path(), name=task.rel)
-    view = build_view(facts, report, lang=settings.lang)
+    view = build_view(facts, report, frases=validator_for(task.config).catalog.catalogues.frases, lang=settings.lang)
     pdf = render_view(view, theme_name=settings.theme, logo=load_logo(settings.logo, settings),
                       qr_size_mm=settings.qr_size_mm, header_mm=settings.header_mm)
     pdf_rel = output_paths(task.rel)[1]

@@ -4,6 +4,7 @@ Built-in kinds: ``expression``, ``required``, ``nit``, ``cui``, ``signature``. T
 through the entry-point group ``fel_rules.checks``.
 """
 
+from . import builtin  # noqa: F401 - importing it registers the built-in kinds
 from .base import (
     CheckError,
     CheckInput,

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
 
 from lxml import etree
 
 from ..core.xmlpath import element_xpath, item_number
 
-__all__ = ["child_path_finder", "compile_xpath", "item_number", "located", "referenced_variables"]  # item_number re-exported
+# item_number is re-exported from core.xmlpath
+__all__ = ["child_path_finder", "compile_xpath", "item_number", "located", "referenced_variables"]
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def compile_xpath(
-    path: str, namespaces: Mapping[str, str], *, variables: set[str] = frozenset(), nodes: bool = False
+    path: str, namespaces: Mapping[str, str], *, variables: Collection[str] = frozenset(), nodes: bool = False
 ) -> etree.XPath:
     """Compile ``path`` (XPath 1.0) and try it once on an empty document, so undefined prefixes,
     functions or variables fail at load time; ``nodes`` requires a node-set result.
@@ -39,7 +41,7 @@ def referenced_variables(path: str) -> set[str]:
     return set(_VARIABLE.findall(path))
 
 
-def located(node: object) -> tuple[str | None, int | None, str | None, etree._Element | None]:
+def located(node: Any) -> tuple[str | None, int | None, str | None, etree._Element | None]:
     """(xpath, line, field name, owning element) of a node returned by an XPath query."""
     if isinstance(node, etree._Element):
         return element_xpath(node), node.sourceline, etree.QName(node).localname, node

@@ -32,7 +32,8 @@ class RuleEnv:
 
 
 class CheckInput:
-    """One document as check kinds see it: the XML tree, its typed facts and the configuration.
+    """One document as check kinds see it: the XML tree, its typed facts and the configuration (default
+    configuration and evaluator when not given).
 
     ``header`` holds the facts of the document without its lines (parties, general data, totals,
     certification); ``facts`` are all of them, read from the tree the first time a check asks.
@@ -41,7 +42,7 @@ class CheckInput:
     what was signed; ``None`` when the caller only has a tree.
     """
 
-    __slots__ = ("root", "header", "config", "evaluator", "memo", "source", "_facts")
+    __slots__ = ("root", "config", "evaluator", "memo", "source", "_facts", "_header")
 
     def __init__(
         self,
@@ -56,11 +57,17 @@ class CheckInput:
     ) -> None:
         self.root = root
         self._facts = facts
-        self.header = header if header is not None else facts
-        self.config = config
-        self.evaluator = evaluator
+        self._header = header
+        self.config = config if config is not None else Config()
+        self.evaluator = evaluator if evaluator is not None else Evaluator(
+            tolerance=self.config.tolerance, rounding=self.config.rounding_mode)
         self.memo = {} if memo is None else memo
         self.source = source
+
+    @property
+    def header(self) -> Documento | Anulacion:
+        """The facts without the lines (given by the engine), else every fact."""
+        return self._header if self._header is not None else self.facts
 
     @property
     def facts(self) -> Documento | Anulacion:

@@ -1,5 +1,5 @@
-"""Imports the built-in check kinds so that they register themselves."""
+"""The built-in check kinds, listed once: importing this module registers them (the package does it)."""
 
-from . import expression, identity, required, signature  # noqa: F401
+from . import expression, identity, required, signature  # noqa: F401 - each registers its kinds with check_kind
 
 __all__: list[str] = []

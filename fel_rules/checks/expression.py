@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal
-from typing import Literal
+from typing import Any, Literal
 
 from lxml import etree
 from pydantic import Field, model_validator
@@ -113,7 +113,8 @@ class _Binding:
             raise ValueError(f"'let.{name}' usa ${', $'.join(sorted(unknown))} antes de definirla(s)")
         lists = sorted(n for n in self.needs if earlier[n].many)
         if lists:
-            raise ValueError(f"'let.{name}' usa ${lists[0]}, que es una lista (many); solo valores simples van en XPath")
+            raise ValueError(
+                f"'let.{name}' usa ${lists[0]}, que es una lista (many); solo valores simples van en XPath")
         if spec.default is not None and _read(spec.default, spec.type) is None:
             raise ValueError(f"'let.{name}': el valor por defecto {spec.default!r} no es de tipo {spec.type}")
         self.xpath = compile_xpath(spec.path, env.namespaces, variables=self.needs)
@@ -185,6 +186,7 @@ class ExpressionCheck:
         values: dict[str, object] = {**self.constants, "tol": tolerance}
         nodes: dict[str, object] = {}
         for binding in self.bindings:
+            key: tuple
             if binding.needs:
                 variables = {name: _as_xpath_variable(values[name]) for name in binding.needs}
                 key = (binding.key, node, tuple(variables.items()))
@@ -227,7 +229,7 @@ class ExpressionCheck:
                     return None
                 if isinstance(expected, Decimal) and isinstance(actual, Decimal):
                     difference = actual - expected
-                    limit = doc.config.tolerance if self.tolerance is None else evaluate(self.tolerance, values)
+                    limit: Any = doc.config.tolerance if self.tolerance is None else evaluate(self.tolerance, values)
                     passed = abs(difference) <= limit
                 else:
                     passed = str(expected) == str(actual)

@@ -1,10 +1,12 @@
-"""Registry of check kinds: built-ins register with :func:`check_kind`, plug-ins through the
-entry-point group ``fel_rules.checks`` (``name = "package.module:KindClass"``)."""
+"""Registry of check kinds: every kind registers with :func:`check_kind` (the built-ins when
+:mod:`fel_rules.checks.builtin` is imported, which the package does), plug-ins through the entry-point
+group ``fel_rules.checks`` (``name = "package.module:KindClass"``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from importlib.metadata import entry_points
+from typing import Any, TypeVar
 
 from ..core.errors import CheckKindError
 from .base import CheckKind, KindParams
@@ -13,14 +15,16 @@ __all__ = ["ENTRY_POINT_GROUP", "check_kind", "get_check_kind", "registered_kind
 
 ENTRY_POINT_GROUP = "fel_rules.checks"
 
-_KINDS: dict[str, type[CheckKind]] = {}
+# Kinds take their own Params subclass, which the CheckKind protocol cannot express: classes are kept as type[Any].
+_KINDS: dict[str, type[Any]] = {}
+_Kind = TypeVar("_Kind", bound=type[Any])
 _plugins_loaded = False
 
 
-def check_kind(name: str) -> Callable[[type], type]:
+def check_kind(name: str) -> Callable[[_Kind], _Kind]:
     """Class decorator registering a check kind under ``name``."""
 
-    def register(cls: type) -> type:
+    def register(cls: _Kind) -> _Kind:
         _validate(name, cls, source=cls.__module__)
         existing = _KINDS.get(name)
         if existing is not None and existing is not cls:
@@ -75,7 +79,6 @@ def _load_plugins() -> None:
 
 def get_check_kind(name: str) -> type[CheckKind]:
     """The kind registered as ``name`` (built-in or plug-in)."""
-    _ensure_builtins()
     if name not in _KINDS:
         _load_plugins()
     try:
@@ -90,10 +93,5 @@ def get_check_kind(name: str) -> type[CheckKind]:
 
 def registered_kinds() -> dict[str, type[CheckKind]]:
     """Every known kind (built-ins and installed plug-ins), by name."""
-    _ensure_builtins()
     _load_plugins()
     return dict(sorted(_KINDS.items()))
-
-
-def _ensure_builtins() -> None:
-    from . import builtin  # noqa: F401 - importing registers the built-in kinds

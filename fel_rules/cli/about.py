@@ -12,8 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from .._version import __version__
 from ..core.resources import BUILTIN_RULES_DIR, tree_digest
+from ..core.version import __version__
 
 __all__ = ["version_text"]
 

@@ -113,9 +113,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     render.add_argument("file", metavar="FILE", help="XML del DTE")
     render.add_argument("--out", metavar="PATH",  # a string: a trailing "/" says "a folder", even a missing one
-                        help="PDF de salida, o carpeta (existente o terminada en /; por defecto FEL_RULES_OUTPUT_DIR u out/)")
+                        help="PDF de salida, o carpeta (existente o terminada en /; "
+                             "por defecto FEL_RULES_OUTPUT_DIR u out/)")
     render.add_argument("--logo", type=Path, metavar="PATH", help="logo PNG/JPEG (por defecto FEL_RULES_LOGO)")
-    render.add_argument("--theme", choices=("clasico", "moderno"), help="tema visual (por defecto FEL_RULES_THEME o clasico)")
+    render.add_argument("--theme", choices=("clasico", "moderno"),
+                        help="tema visual (por defecto FEL_RULES_THEME o clasico)")
     render.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de las etiquetas y mensajes")
     render.add_argument("--force", action="store_true", help="imprimir aunque no sea válido, marcado NO VÁLIDO")
 
@@ -124,7 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Valida (y por defecto imprime) cada XML de DIR; escribe reportes, PDFs y manifest.json en OUT.",
     )
     batch.add_argument("dir", type=Path, metavar="DIR", help="carpeta con los XML")
-    batch.add_argument("--out", type=Path, metavar="OUT", help="carpeta de salida (por defecto FEL_RULES_OUTPUT_DIR u out/)")
+    batch.add_argument("--out", type=Path, metavar="OUT",
+                       help="carpeta de salida (por defecto FEL_RULES_OUTPUT_DIR u out/)")
     batch.add_argument("--workers", type=_positive_int, metavar="N",
                        help="procesos (por defecto y como máximo, los núcleos disponibles)")
     batch.add_argument("--no-render", action="store_true", help="solo validar, sin PDFs")
@@ -232,15 +235,15 @@ def _validate(args: argparse.Namespace) -> int:
     from ..engine import Validator  # import the engine only when a command runs
     from ..outputs.formats import render_json, render_sarif, render_text
 
-    settings: dict = {"lang": args.lang, "max_bytes": args.max_bytes, "max_items": args.max_items, "profile": args.profile,
-                      "schema_dir": args.schema_dir, "as_of": args.as_of}
+    settings: dict = {"lang": args.lang, "max_bytes": args.max_bytes, "max_items": args.max_items,
+                      "profile": args.profile, "schema_dir": args.schema_dir, "as_of": args.as_of}
     if args.tolerance is not None:
         settings["tolerance"] = args.tolerance
     if args.rules_dir is not None:
         settings["rules_dir"] = args.rules_dir
     files = collect_files(args.paths, args.lang)
     validator = Validator(Config(**settings))
-    validator.schema_set  # compile now: a broken schema folder is a usage error, not a per-file issue
+    validator.schema_set  # noqa: B018 - compiled now: a broken schema folder is a usage error, not a per-file issue
     reports = [validator.validate_path(path) for path in files]
     single = len(args.paths) == 1 and Path(args.paths[0]).is_file()
     if args.format == "json":
@@ -302,7 +305,8 @@ def _batch(args: argparse.Namespace) -> int:
         s, where = manifest.summary, readable_name(result.path)
         line = (f"{s.files} files: {s.valid} valid, {s.invalid} invalid, {s.errors} errors, {s.rendered} PDFs → {where}"
                 if english else
-                f"{s.files} archivos: {s.valid} válidos, {s.invalid} inválidos, {s.errors} con error, {s.rendered} PDFs → {where}")
+                f"{s.files} archivos: {s.valid} válidos, {s.invalid} inválidos, {s.errors} con error, "
+                f"{s.rendered} PDFs → {where}")
         print(line)
     return result.exit_code
 

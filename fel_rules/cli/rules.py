@@ -31,7 +31,8 @@ def register(commands) -> None:
     lint.add_argument("path", nargs="?", type=Path, metavar="PATH", help="carpeta de reglas (por defecto --rules-dir)")
     docs = actions.add_parser("docs", help="generar docs/RULES.md, docs/SAT_COVERAGE.md y rules/schema.json")
     docs.add_argument("--check", action="store_true", help="solo comprobar que están al día (código 1 si no)")
-    docs.add_argument("--out", type=Path, default=DOCS, metavar="FILE", help="Markdown de salida (docs/RULES.md en la carpeta actual)")
+    docs.add_argument("--out", type=Path, default=DOCS, metavar="FILE",
+                      help="Markdown de salida (docs/RULES.md en la carpeta actual)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -187,7 +187,7 @@ def describe_os_error(exc: OSError, lang: str = "es") -> str:
         return exc.reason(lang)
     if isinstance(exc, OutsideRoots):
         return "is outside the allowed folders" if lang == "en" else "queda fuera de las carpetas permitidas"
-    reason = _REASONS.get(exc.errno)
+    reason = _REASONS.get(exc.errno) if exc.errno is not None else None
     if reason is not None:
         return reason[1] if lang == "en" else reason[0]
     return exc.strerror or str(exc) or type(exc).__name__

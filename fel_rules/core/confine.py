@@ -83,5 +83,6 @@ def _refused_folder(parent: int, name: str, shown: Path, exc: OSError) -> OSErro
         is_link = stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
     except OSError:
         is_link = False
-    code = errno.ELOOP if is_link else exc.errno
-    return OSError(code, os.strerror(code) if is_link else exc.strerror, str(shown))
+    if is_link:
+        return OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(shown))
+    return OSError(exc.errno, exc.strerror, str(shown))

@@ -35,7 +35,7 @@ __all__ = [
 REPORT_VERSION = 1
 
 
-class Severity(str, Enum):
+class Severity(str, Enum):  # noqa: UP042 - a StrEnum would change str() and format() of members
     """How much an issue matters: only ``error`` makes a document invalid."""
 
     ERROR = "error"

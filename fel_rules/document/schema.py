@@ -103,7 +103,8 @@ def _load_official(folder: Path) -> SchemaSet:
     documents: dict[str, etree._Element] = {}
     for path in sources:
         try:
-            documents[path.name] = etree.parse(str(path), etree.XMLParser(resolve_entities=False, no_network=True)).getroot()
+            parser = etree.XMLParser(resolve_entities=False, no_network=True)
+            documents[path.name] = etree.parse(str(path), parser).getroot()
         except etree.XMLSyntaxError as exc:
             raise SchemaSetError(
                 f"{path.name} no es XML válido: {exc}", message_en=f"{path.name} is not valid XML: {exc}"
@@ -128,7 +129,8 @@ def _load_official(folder: Path) -> SchemaSet:
         bundle.write_text(_bundle_text(chosen), encoding="utf-8")
         digest = tree_digest(written, out)
         schema = _compile(bundle)
-    fixes = f"{log.anchors} anclas ^$, {log.escaped_classes} clases [^\\s], {log.prefixes} prefijos, {log.imports} importaciones"
+    fixes = (f"{log.anchors} anclas ^$, {log.escaped_classes} clases [^\\s], {log.prefixes} prefijos, "
+             f"{log.imports} importaciones")
     return SchemaSet(f"sat:{folder.name} (corregido: {fixes})", digest, schema)
 
 
@@ -260,7 +262,7 @@ def _quick_pass(schema_set: SchemaSet, source: bytes, presignature: bool) -> boo
         quick_root = ElementTree.fromstring(source)
     except ElementTree.ParseError:
         return False
-    strip_adendas(quick_root)  # type: ignore[arg-type] - works on ElementTree elements too
+    strip_adendas(quick_root)  # works on ElementTree elements too
     try:
         for error in schema_set.schema.iter_errors(quick_root, extra_validator=lexical_errors):  # type: ignore[attr-defined]
             if not presignature or not _is_missing_signature(error, quick_root):

@@ -115,7 +115,7 @@ def _kind(simple_type) -> tuple[str | None, str, str | None]:
         builtin = builtin.base_type
     white_space = getattr(simple_type, "white_space", None)
     family = next((_FAMILIES[name] for name in _builtin_chain(builtin) if name in _FAMILIES), "string")
-    return family, builtin.local_name, white_space
+    return family, builtin.local_name or "", white_space
 
 
 def _builtin_chain(builtin) -> Iterator[str]:

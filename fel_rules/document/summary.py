@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import TypedDict
 
 from lxml import etree
 
@@ -38,19 +39,30 @@ def is_certified(facts: Documento | Anulacion) -> bool:
     return facts.certificacion is not None and {issuer, "#DatosCertificados"} <= set(facts.signed_references)
 
 
+class _Common(TypedDict):
+    """The summary fields every kind of document has."""
+
+    path: str | None
+    sha256: str
+    numero_autorizacion: str | None
+    serie: str | None
+    numero: str | None
+    certified: bool
+
+
 def document_summary(facts: Documento | Anulacion | None, *, path: str | None, sha256: str) -> DocumentSummary:
     """Identity of the document for the report (whatever could be read)."""
     if facts is None:
         return DocumentSummary(path=path, sha256=sha256)
     cert = facts.certificacion
-    common = {
-        "path": path,
-        "sha256": sha256,
-        "numero_autorizacion": _value(cert.numero_autorizacion) if cert else None,
-        "serie": _value(cert.serie) if cert else None,
-        "numero": _value(cert.numero) if cert else None,
-        "certified": is_certified(facts),
-    }
+    common = _Common(
+        path=path,
+        sha256=sha256,
+        numero_autorizacion=_value(cert.numero_autorizacion) if cert else None,
+        serie=_value(cert.serie) if cert else None,
+        numero=_value(cert.numero) if cert else None,
+        certified=is_certified(facts),
+    )
     if isinstance(facts, Anulacion):
         return DocumentSummary(
             tipo="ANULACION",
@@ -80,9 +92,11 @@ def document_totals(root: etree._Element | None) -> Totals:
     """
     emision = root.find(_EMISION) if root is not None and root.tag == _GT_DOCUMENTO else None
     items = emision.findall(_ITEM) if emision is not None else []
-    if not items:
+    if emision is None or not items:
         return Totals()
     gran_total = parse_decimal(emision.findtext(_GRAN_TOTAL))
+    subtotal: Decimal | None
+    iva: Decimal | None
     try:
         subtotal, iva = _subtotal_and_iva(items)
     except _Unknown:  # an amount that cannot be read leaves the sums unknown, never short of it

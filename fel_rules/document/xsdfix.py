@@ -43,7 +43,7 @@ def strip_regex_anchors(pattern: str) -> str:
     out: list[str] = []
     in_class = False
     escaped = False
-    for index, char in enumerate(pattern):
+    for char in pattern:
         if escaped:
             out.append(char)
             escaped = False

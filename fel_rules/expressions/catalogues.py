@@ -13,7 +13,9 @@ from pathlib import Path
 from ..core.errors import RuleFileError
 from ..core.yamlfile import load_yaml, position
 
-__all__ = ["Catalogues", "FraseEntry", "TaxUnit", "load_catalogues", "load_frases", "load_personerias", "load_tax_units"]
+__all__ = [
+    "Catalogues", "FraseEntry", "TaxUnit", "load_catalogues", "load_frases", "load_personerias", "load_tax_units",
+]
 
 _BASES = ("MontoGravable", "CantidadUnidadesGravables")
 
@@ -137,7 +139,8 @@ def load_personerias(path: Path) -> frozenset[str]:
     allowed = set()
     for code, entry in entries.items():
         if not isinstance(entry, dict) or not isinstance(entry.get("rdon"), bool):
-            raise _error(path, data, ("personerias", code), f"personería {code}: se esperaba {{nombre, rdon: true|false}}",
+            raise _error(path, data, ("personerias", code),
+                         f"personería {code}: se esperaba {{nombre, rdon: true|false}}",
                          f"personería {code}: expected {{nombre, rdon: true|false}}")
         if entry["rdon"]:
             allowed.add(str(code))

@@ -80,7 +80,8 @@ def _count(values: Iterable[object] | None) -> Decimal:
 
 
 #: An xs:date or xs:dateTime as FEL writes them (ASCII digits; time and zone optional).
-_ISO_DATE = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})(?:T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2})?")
+_ISO_DATE = re.compile(
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2})(?:T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2})?")
 
 
 def parse_date(value: object) -> date | None:
@@ -154,8 +155,8 @@ def _builtin_functions() -> dict[str, Callable[..., object]]:
 
 
 #: Functions that depend on configuration (tolerance, rounding) or on the catalogues in rules/data.
-_CONFIGURED = {"round2", "round_to", "round_as", "close", "rate", "tax_base", "tax_currency", "frase", "frase_resolution",
-               "personeria_rdon"}
+_CONFIGURED = {"round2", "round_to", "round_as", "close", "rate", "tax_base", "tax_currency", "frase",
+               "frase_resolution", "personeria_rdon"}
 
 #: Deepest nesting of an expression's syntax tree (the rules' deepest is 10; evaluation recurses per level).
 MAX_EXPRESSION_DEPTH = 100
@@ -175,6 +176,17 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
     if not isinstance(source, str) or not source.strip():
         raise ExpressionError("la expresión está vacía", "the expression is empty")
     text = source.strip()
+    body = _parse(text)
+    known = set(names) | {"tol"}
+    used: set[str] = set()
+    for node in ast.walk(body):
+        _check_node(node, text, known, used)
+    bare = body.value.id if isinstance(body.value, ast.Name) and body.value.id not in FUNCTION_NAMES else None
+    return CompiledExpression(text, body, frozenset(used), bare)
+
+
+def _parse(text: str) -> ast.Expr:
+    """The syntax tree of ``text``: one expression, nested no deeper than :data:`MAX_EXPRESSION_DEPTH`."""
     try:
         module = ast.parse(text, mode="exec")
     except SyntaxError as exc:
@@ -184,58 +196,68 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
     except (RecursionError, MemoryError):  # Python's parser gives up on nesting thousands of levels deep
         raise _too_deep(None) from None
     _check_depth(module)
-    if len(module.body) != 1 or not isinstance(module.body[0], ast.Expr):
+    body = module.body[0] if len(module.body) == 1 else None
+    if not isinstance(body, ast.Expr):
         raise ExpressionError("debe ser una sola expresión", "must be a single expression")
-    known = set(names) | {"tol"}
-    used: set[str] = set()
-    for node in ast.walk(module):
-        column = getattr(node, "col_offset", None)
-        column = column + 1 if column is not None else None
-        if not isinstance(node, _ALLOWED_NODES):
-            what = _FRIENDLY.get(type(node), type(node).__name__)
+    return body
+
+
+def _check_node(node: ast.AST, text: str, known: set[str], used: set[str]) -> None:
+    """Refuse a node outside the language; a name is added to ``used``, a number literal becomes a Decimal."""
+    column = getattr(node, "col_offset", None)
+    column = column + 1 if column is not None else None
+    if not isinstance(node, _ALLOWED_NODES):
+        what = _FRIENDLY.get(type(node), type(node).__name__)
+        raise ExpressionError(
+            f"no se admite en las expresiones: {what}", f"{type(node).__name__} is not allowed", column
+        )
+    if isinstance(node, ast.Call):
+        _check_call(node, column)
+    elif isinstance(node, ast.Name) and node.id not in FUNCTION_NAMES:
+        if node.id not in known:
             raise ExpressionError(
-                f"no se admite en las expresiones: {what}", f"{type(node).__name__} is not allowed", column
+                f"nombre desconocido '{node.id}'; definidos: {', '.join(sorted(known)) or '(ninguno)'}",
+                f"unknown name '{node.id}'; defined: {', '.join(sorted(known)) or '(none)'}",
+                column,
             )
-        if isinstance(node, ast.Call):
-            if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTION_NAMES:
-                name = node.func.id if isinstance(node.func, ast.Name) else ast.unparse(node.func)
-                raise ExpressionError(
-                    f"función desconocida '{name}'; disponibles: {', '.join(sorted(FUNCTION_NAMES))}",
-                    f"unknown function '{name}'; available: {', '.join(sorted(FUNCTION_NAMES))}",
-                    column,
-                )
-            if node.keywords:
-                raise ExpressionError(
-                    "las funciones no aceptan argumentos con nombre", "keyword arguments are not accepted", column
-                )
-        elif isinstance(node, ast.Name) and node.id not in FUNCTION_NAMES:
-            if node.id not in known:
-                raise ExpressionError(
-                    f"nombre desconocido '{node.id}'; definidos: {', '.join(sorted(known)) or '(ninguno)'}",
-                    f"unknown name '{node.id}'; defined: {', '.join(sorted(known)) or '(none)'}",
-                    column,
-                )
-            used.add(node.id)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-            literal = ast.get_source_segment(text, node) or repr(node.value)
-            try:
-                node.value = Decimal(literal)
-            except ArithmeticError:
-                raise ExpressionError(
-                    f"número no admitido '{literal}'; escriba decimales como 12.50",
-                    f"unsupported number '{literal}'; write decimals like 12.50",
-                    column,
-                ) from None
-        elif isinstance(node, ast.Constant) and isinstance(node.value, complex):
-            raise ExpressionError("no se permiten números complejos", "complex numbers are not allowed", column)
-    body = module.body[0]
-    bare = body.value.id if isinstance(body.value, ast.Name) and body.value.id not in FUNCTION_NAMES else None
-    return CompiledExpression(text, body, frozenset(used), bare)
+        used.add(node.id)
+    elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        literal = ast.get_source_segment(text, node) or repr(node.value)
+        node.value = _decimal_literal(literal, column)  # type: ignore[assignment]  # the evaluator computes in Decimal
+    elif isinstance(node, ast.Constant) and isinstance(node.value, complex):
+        raise ExpressionError("no se permiten números complejos", "complex numbers are not allowed", column)
+
+
+def _check_call(node: ast.Call, column: int | None) -> None:
+    """A call must name a known function and pass its arguments by position."""
+    if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTION_NAMES:
+        name = node.func.id if isinstance(node.func, ast.Name) else ast.unparse(node.func)
+        raise ExpressionError(
+            f"función desconocida '{name}'; disponibles: {', '.join(sorted(FUNCTION_NAMES))}",
+            f"unknown function '{name}'; available: {', '.join(sorted(FUNCTION_NAMES))}",
+            column,
+        )
+    if node.keywords:
+        raise ExpressionError(
+            "las funciones no aceptan argumentos con nombre", "keyword arguments are not accepted", column
+        )
+
+
+def _decimal_literal(literal: str, column: int | None) -> Decimal:
+    """A number written in an expression, as the Decimal it spells."""
+    try:
+        return Decimal(literal)
+    except ArithmeticError:
+        raise ExpressionError(
+            f"número no admitido '{literal}'; escriba decimales como 12.50",
+            f"unsupported number '{literal}'; write decimals like 12.50",
+            column,
+        ) from None
 
 
 def _check_depth(module: ast.Module) -> None:
     """Refuse an expression nested deeper than :data:`MAX_EXPRESSION_DEPTH` (evaluation is recursive)."""
-    pending = [(module, 0)]
+    pending: list[tuple[ast.AST, int]] = [(module, 0)]
     while pending:
         node, depth = pending.pop()
         if depth > MAX_EXPRESSION_DEPTH:

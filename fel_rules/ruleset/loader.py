@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..checks import RuleEnv, get_check_kind
+from ..checks import CheckKind, RuleEnv, get_check_kind
 from ..core.errors import CheckKindError, RuleFileError
 from ..core.namespaces import DS, DTE, DTE_ANULACION
 from ..core.yamlfile import load_yaml, position, value_position
@@ -149,7 +149,7 @@ def _params_of(spec: RuleSpec, raw: dict, loc: tuple, data: Any, path: Path) -> 
     return (sugar or dict(spec.params)), (loc if sugar else (*loc, "params"))
 
 
-def _prepare(kind: type, params: dict, params_loc: tuple, data: Any, path: Path, rule_id: str,
+def _prepare(kind: type[CheckKind], params: dict, params_loc: tuple, data: Any, path: Path, rule_id: str,
              namespaces: dict) -> Any:
     try:
         model = kind.Params.model_validate(params)
@@ -188,9 +188,10 @@ def _check_templates(spec: RuleSpec, check: Any, loc: tuple, data: Any, path: Pa
             raise RuleFileError(f"{key}: {exc}", path=str(path), line=line, column=column, rule_id=spec.id) from None
         unknown = sorted(names - allowed) if allowed is not None else []
         if unknown:
+            available = ", ".join(sorted(allowed or ()))
             raise RuleFileError(
-                f"{key}: marcador desconocido {{{unknown[0]}}}; disponibles: {', '.join(sorted(allowed))}",
-                message_en=f"{key}: unknown placeholder {{{unknown[0]}}}; available: {', '.join(sorted(allowed))}",
+                f"{key}: marcador desconocido {{{unknown[0]}}}; disponibles: {available}",
+                message_en=f"{key}: unknown placeholder {{{unknown[0]}}}; available: {available}",
                 path=str(path), line=line, column=column, rule_id=spec.id,
             )
 

@@ -14,7 +14,8 @@ def summary(reports: Sequence[Report]) -> dict[str, int]:
     """How many files were valid, invalid, or could not be validated."""
     could_not = sum(1 for r in reports if r.could_not_validate)
     valid = sum(1 for r in reports if r.valid)
-    return {"files": len(reports), "valid": valid, "invalid": len(reports) - valid - could_not, "could_not_validate": could_not}
+    return {"files": len(reports), "valid": valid, "invalid": len(reports) - valid - could_not,
+            "could_not_validate": could_not}
 
 
 def render_json(reports: Sequence[Report], *, single: bool) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ..._version import __version__
 from ...core.report import Report
+from ...core.version import __version__
 
 __all__ = ["render_sarif"]
 

@@ -1,11 +1,12 @@
-"""Render a FEL document to PDF: validate, refuse what must not be printed, lay out, write atomically."""
+"""Render a FEL document to PDF: validate (with the caller's validator), refuse what must not be printed, lay out
+with the catalogue of the rules in force, write atomically."""
 
 from __future__ import annotations
 
 import io
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -18,13 +19,14 @@ from ...core.errors import RenderError
 from ...core.inputs import InputTooLarge, describe_read_error, read_input, readable_name
 from ...core.owned import own_pdf
 from ...core.report import Report
-from ...document.facts import Anulacion
+from ...document.facts import Anulacion, Documento
 from ...engine import Validator
+from ...expressions.catalogues import FraseEntry
 from .pdf import render_view
 from .settings import DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS, RenderSettings
 from .view import InvoiceView, build_view
 
-__all__ = ["RenderResult", "load_logo", "render_bytes", "render_failure", "render_file"]
+__all__ = ["RenderResult", "load_logo", "render_bytes", "render_document", "render_failure", "render_file"]
 
 _SHOWN_ERRORS = 5
 _DEFAULT_LIMITS = (DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS)
@@ -42,10 +44,20 @@ class RenderResult:
 
 def render_bytes(data: bytes, *, settings: RenderSettings | None = None, force: bool = False,
                  validator: Validator | None = None, name: str | None = None) -> RenderResult:
-    """Validate ``data`` and lay it out as a PDF (nothing is written)."""
+    """Validate ``data`` with ``validator`` (default: the built-in rules) and lay it out with
+    :func:`render_document` and the frases catalogue of the validator's rules (nothing is written)."""
     settings = settings or RenderSettings.from_env()
     validator = validator or Validator(Config(lang=settings.lang))
     report, facts = validator.inspect_bytes(data, path=name)
+    return render_document(report, facts, frases=validator.catalog.catalogues.frases, settings=settings, force=force)
+
+
+def render_document(report: Report, facts: Documento | Anulacion | None, *,
+                    frases: Mapping[tuple[str, str], FraseEntry], settings: RenderSettings,
+                    force: bool = False) -> RenderResult:
+    """Lay out a validated document as a PDF: ``report`` and ``facts`` are what validation produced, ``frases``
+    the catalogue of the rules in force. What must not be printed (no readable document, an annulment, an
+    invalid document without ``force``) raises :class:`RenderError`; nothing is validated or read here."""
     english = settings.lang == "en"
     if facts is None:
         raise RenderError(
@@ -70,7 +82,7 @@ def render_bytes(data: bytes, *, settings: RenderSettings | None = None, force: 
         )
     logo = load_logo(settings.logo, settings)
     try:
-        view = build_view(facts, report, lang="en" if english else "es", invalid=invalid)
+        view = build_view(facts, report, frases=frases, lang="en" if english else "es", invalid=invalid)
         pdf = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
                           header_mm=settings.header_mm)
     except Exception as exc:  # noqa: BLE001 - a layout failure is one clear line, and the verdict stands

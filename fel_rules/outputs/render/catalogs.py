@@ -1,12 +1,11 @@
-"""Printed names: DTE types, currencies, frase texts (from ``rules/data/frases.yaml``)."""
+"""Printed names: DTE types, currencies, and frase texts (from the frases catalogue the caller gives)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
-from functools import lru_cache
 
-from ...core.resources import BUILTIN_RULES_DIR
-from ...expressions.catalogues import load_frases
+from ...expressions.catalogues import FraseEntry
 
 __all__ = ["DTE_NAMES", "format_money", "frase_text", "tipo_name"]
 
@@ -63,15 +62,12 @@ def format_money(amount: Decimal | None, currency: str = "GTQ") -> str:
     return f"{symbol} {amount:,.2f}" if amount >= 0 else f"-{symbol} {-amount:,.2f}"
 
 
-@lru_cache(maxsize=1)
-def _frases() -> dict[tuple[str, str], tuple[str, bool]]:
-    frases = load_frases(BUILTIN_RULES_DIR / "data" / "frases.yaml")
-    return {key: (entry.text, entry.needs_resolution) for key, entry in frases.items()}
-
-
-def frase_text(tipo: str | None, escenario: str | None, resolucion: str | None = None, fecha: str | None = None) -> str:
-    """SAT's printed text for a frase; resolution number and date appended when the scenario has them."""
-    text, wants_resolution = _frases().get((str(tipo), str(escenario)), ("", False))
+def frase_text(frases: Mapping[tuple[str, str], FraseEntry], tipo: str | None, escenario: str | None,
+               resolucion: str | None = None, fecha: str | None = None) -> str:
+    """SAT's printed text for a frase of ``frases``; resolution number and date appended when the scenario has
+    them."""
+    entry = frases.get((str(tipo), str(escenario)))
+    text, wants_resolution = (entry.text, entry.needs_resolution) if entry else ("", False)
     if not text:
         return f"Frase {tipo}, escenario {escenario}"
     if resolucion or (wants_resolution and fecha):

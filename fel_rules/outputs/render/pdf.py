@@ -103,8 +103,8 @@ def _header(view: InvoiceView, styles: _Styles, theme: Theme, logo: bytes | None
     emisor_cell = [_p(emisor.commercial_name or emisor.name, styles.name)]
     if emisor.commercial_name and emisor.commercial_name != emisor.name:
         emisor_cell.append(_p(emisor.name, styles.body))
-    emisor_cell.append(_p(f"{emisor.id_label} {emisor.id_value}" + (f" · {emisor.establishment}" if emisor.establishment else ""),
-                          styles.body))
+    establishment = f" · {emisor.establishment}" if emisor.establishment else ""
+    emisor_cell.append(_p(f"{emisor.id_label} {emisor.id_value}{establishment}", styles.body))
     if emisor.address:
         emisor_cell.append(_p(emisor.address, styles.small))
     labels = view.labels
@@ -192,7 +192,8 @@ def _items(view: InvoiceView, styles: _Styles, theme: Theme) -> Table:
             _p(labels["descripcion"], styles.head), _p(labels["unitario"], styles.head_right),
             _p(labels["descuento"], styles.head_right), _p(labels["total"], styles.head_right)]
     rows = [head]
-    zebra, continued = [], []
+    zebra: list[tuple[int, int]] = []
+    continued: list[int] = []
     for index, item in enumerate(view.items):  # plain strings where nothing wraps: cheaper than Paragraphs
         first, *rest = _pieces(item.description)
         if index % 2:

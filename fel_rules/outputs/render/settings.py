@@ -67,7 +67,7 @@ class RenderSettings(BaseModel):
         values: dict[str, object] = {key: environ[var] for key, var in _ENV.items() if environ.get(var)}
         values.update({key: value for key, value in overrides.items() if value is not None})
         try:
-            return cls(**values)
+            return cls.model_validate(values)
         except ValidationError as exc:
             error = exc.errors(include_url=False)[0]
             field = str(error["loc"][0]) if error["loc"] else "?"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from decimal import Decimal
 from urllib.parse import urlencode
@@ -12,6 +13,7 @@ from ...core.money import parse_decimal
 from ...core.namespaces import PREFIXES
 from ...core.report import Report
 from ...document.facts import Address, Documento, Text
+from ...expressions.catalogues import FraseEntry
 from .catalogs import format_money, frase_text, tipo_name
 from .labels import labels
 from .words import amount_in_words
@@ -83,8 +85,10 @@ class InvoiceView(_View):
     watermarks: list[str]
 
 
-def build_view(facts: Documento, report: Report, *, lang: str = "es", invalid: bool = False) -> InvoiceView:
-    """The printed content of ``facts`` (``invalid`` adds the "NO VÁLIDO" watermark).
+def build_view(facts: Documento, report: Report, *, frases: Mapping[tuple[str, str], FraseEntry], lang: str = "es",
+               invalid: bool = False) -> InvoiceView:
+    """The printed content of ``facts`` (``invalid`` adds the "NO VÁLIDO" watermark); frase texts come from
+    ``frases``, the catalogue of the rules in force.
 
     Only a document the report calls certified (certification data and both signatures) is
     printed as certified; any other shows no authorization, certifier or QR, and is watermarked
@@ -119,7 +123,8 @@ def build_view(facts: Documento, report: Report, *, lang: str = "es", invalid: b
         gran_total=format_money(gran_total, currency) if gran_total is not None else _raw(facts.totales),
         gran_total_words=amount_in_words(gran_total, currency) if gran_total is not None else "",
         frases=[
-            frase_text(_v(f.tipo_frase), _v(f.codigo_escenario), _v(f.numero_resolucion), _v(f.fecha_resolucion))
+            frase_text(frases, _v(f.tipo_frase), _v(f.codigo_escenario), _v(f.numero_resolucion),
+                       _v(f.fecha_resolucion))
             for f in facts.frases
         ],
         sections=[section for c in facts.complementos if (section := _section(c, text, currency)) is not None],
@@ -167,7 +172,8 @@ def _number(field, *, money: bool = True) -> str:
     value = _amount(field)
     if value is None:
         return "" if field is None else field.raw
-    places = max(2 if money else 0, -value.normalize().as_tuple().exponent)
+    exponent = value.normalize().as_tuple().exponent
+    places = max(2 if money else 0, -exponent if isinstance(exponent, int) else 0)
     return f"{value:,.{places}f}"
 
 
@@ -276,8 +282,9 @@ def _section(complemento, text: dict[str, str], currency: str) -> Section | None
                   (text["motivo"], fields.get("MotivoAjuste", ""))]
         return Section(title=text["origen"], pairs=[p for p in pairs if p[1].strip(" /")])
     if local == "Exportacion":
-        keys = [("consignatario", "NombreConsignatarioODestinatario"), ("direccion", "DireccionConsignatarioODestinatario"),
-                ("comprador", "NombreComprador"), ("incoterm", "INCOTERM"), ("exportador", "NombreExportador")]
+        keys = [("consignatario", "NombreConsignatarioODestinatario"),
+                ("direccion", "DireccionConsignatarioODestinatario"), ("comprador", "NombreComprador"),
+                ("incoterm", "INCOTERM"), ("exportador", "NombreExportador")]
         pairs = [(text[label], fields[key]) for label, key in keys if fields.get(key)]
         return Section(title=text["exportacion"], pairs=pairs)
     if not fields and not complemento.rows:
