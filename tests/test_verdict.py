@@ -16,7 +16,7 @@ def _issue(rule_id: str, severity: str, stage: str = "rules") -> Issue:
 
 
 def _stages(*statuses: str) -> list[Stage]:
-    return [Stage(name=name, status=status) for name, status in zip(("xml", "schema", "rules"), statuses)]
+    return [Stage(name=name, status=status) for name, status in zip(("xml", "schema", "rules"), statuses, strict=False)]
 
 
 @pytest.mark.parametrize(("statuses", "errors", "expected"), [

@@ -6,9 +6,9 @@ import hashlib
 import json
 from pathlib import Path
 
-from ..core.version import __version__
 from ..core.config import Config
 from ..core.inputs import InputTooLarge, input_sha256
+from ..core.version import __version__
 from ..core.yamlfile import MAX_YAML_BYTES
 from ..outputs.render.settings import RenderSettings
 from ..ruleset.loader import catalog_files

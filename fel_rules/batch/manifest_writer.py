@@ -8,10 +8,11 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ..core.version import __version__
 from ..core.atomic import atomic_writer
 from ..core.inputs import readable_name
 from ..core.owned import own_manifest
+from ..core.report import Counts, RulesetRef
+from ..core.version import __version__
 from .manifest import Entry, Manifest, RunStats, Summary
 from .plan import BatchRun
 from .worker import Brief, FileResult
@@ -34,7 +35,7 @@ def summarize(briefs: Iterable[Brief]) -> Summary:
 def write_manifest(batch: BatchRun, summary: Summary, results: Iterator[FileResult], executor, reused: int) -> None:
     """The manifest of ``batch``, whose entries are ``results`` (sorted by path)."""
     header = Manifest(
-        render=batch.options.render, recursive=batch.options.recursive, rulesets=list(batch.rulesets),
+        render=batch.options.render, recursive=batch.options.recursive, rulesets=[RulesetRef(**ruleset) for ruleset in batch.rulesets],
         schema=batch.schema, renderer_version=__version__, summary=summary, entries=[],
         run=RunStats(started_at=batch.started.isoformat(timespec="seconds"),
                      duration_ms=round((time.perf_counter() - batch.clock) * 1000, 1), executor=executor.name,
@@ -63,5 +64,5 @@ def _entry(result: FileResult) -> Entry:
     return Entry(
         path=readable_name(result.rel), sha256=result.sha256, tipo=result.tipo,
         numero_autorizacion=result.numero_autorizacion, valid=result.valid, complete=result.complete,
-        counts=result.counts, report=result.report, pdf=result.pdf, pdf_note=result.pdf_note, error=result.error,
+        counts=Counts(**result.counts), report=result.report, pdf=result.pdf, pdf_note=result.pdf_note, error=result.error,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ..core.config import Config
@@ -77,13 +77,14 @@ class BatchRun:
 def plan(options: BatchOptions) -> BatchRun:
     """The run ``options`` ask for; :class:`InputError` (or a logo's error) before any work when they cannot be
     met. Rules and schema are compiled here, so forked workers inherit them."""
-    started, clock = datetime.now(timezone.utc), time.perf_counter()
+    started, clock = datetime.now(UTC), time.perf_counter()
     options = replace(options, input_dir=options.input_dir.resolve(), out_dir=options.out_dir.resolve(),
                       roots=tuple(Path(root).resolve() for root in options.roots))
     files = _collect(options.input_dir, options.out_dir, options.recursive)
     if len(files) > options.max_files:
         raise InputError(f"El lote tiene {len(files)} archivos y el límite es {options.max_files} (--max-files)",
-                         message_en=f"The batch has {len(files)} files and the limit is {options.max_files} (--max-files)")
+                         message_en=f"The batch has {len(files)} files and the limit is {options.max_files} "
+                                    "(--max-files)")
     settings = _render_settings(options)
     logo = load_logo(settings.logo, settings) if options.render else None  # a bad logo stops the run before any work
     config = _absolute_paths(options.config).model_dump(mode="json", exclude_none=True)

@@ -6,10 +6,6 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .worker import FileTask
 
 __all__ = ["FileTimeLimit", "time_limit", "time_limit_error"]
 
@@ -39,8 +35,8 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def time_limit_error(task: FileTask) -> str:
+def time_limit_error(seconds: float, lang: str | None) -> str:
     """``el archivo superó el límite de tiempo por archivo (120 s); no se procesó``."""
-    if task.config.get("lang") == "en":
-        return f"the file went over the time limit per file ({task.time_limit:g} s); it was not processed"
-    return f"el archivo superó el límite de tiempo por archivo ({task.time_limit:g} s); no se procesó"
+    if lang == "en":
+        return f"the file went over the time limit per file ({seconds:g} s); it was not processed"
+    return f"el archivo superó el límite de tiempo por archivo ({seconds:g} s); no se procesó"

@@ -23,8 +23,8 @@ from .time_limit import FileTimeLimit, time_limit, time_limit_error
 
 __all__ = [
     "Brief", "CrossFacts", "FileResult", "FileTask", "crashed_result", "journal_file", "output_paths",
-    "process_and_record", "process_file", "record", "remove_stale_outputs", "render_pdf", "render_task", "validator_for",
-    "write_output",
+    "process_and_record", "process_file", "record", "remove_stale_outputs", "render_pdf", "render_task",
+    "validator_for", "write_output",
 ]
 
 
@@ -182,7 +182,7 @@ def process_and_record(task: FileTask) -> Brief:
             result = process_file(task)
     except FileTimeLimit:
         remove_stale_outputs(task)  # a report written before the limit would contradict the entry
-        result = _unprocessed_result(task, time_limit_error(task))
+        result = _unprocessed_result(task, time_limit_error(task.time_limit, task.config.get("lang")))
     record(task.journal, task.fingerprint, result, task.allowed)
     return Brief.of(result)
 
@@ -367,7 +367,7 @@ def render_task(task: FileTask) -> tuple[str, str | None, str | None]:
         with time_limit(task.time_limit):
             digest = render_pdf(task)
     except FileTimeLimit:
-        return task.rel, None, time_limit_error(task)
+        return task.rel, None, time_limit_error(task.time_limit, task.config.get("lang"))
     except OSError as exc:
         return task.rel, None, _write_error("el PDF", "the PDF", output_paths(task.rel)[1], exc, task)
     except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
