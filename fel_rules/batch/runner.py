@@ -38,12 +38,12 @@ from ..core.confine import confine, open_folder
 from ..core.errors import FelRulesError, InputError
 from ..core.inputs import InputTooLarge, input_sha256, readable_name
 from ..core.owned import own_manifest, own_pdf, own_report
-from ..core.report import Issue, Report
+from ..core.report import Report
 from ..core.yamlfile import MAX_YAML_BYTES
 from ..outputs.render.api import load_logo, render_failure
 from ..outputs.render.settings import RenderSettings
 from ..ruleset.loader import catalog_files
-from .cross import CROSS_RULE_PREFIX, MAX_CROSS_FINDINGS, cross_issues
+from .cross import MAX_CROSS_FINDINGS, cross_issues, with_cross_issues
 from .executors import DaskExecutor, LocalExecutor, local_workers
 from .manifest import Entry, Manifest, RunStats, Summary
 from .progress import Progress
@@ -242,7 +242,7 @@ def _run(options: BatchOptions, started: datetime, clock: float, input_dir: Path
         lost = [rel for rel, brief in briefs.items() if _missing_outputs(rel, brief, out_dir, run)]
         for brief in executor.run(process_and_record, (task_of(rel) for rel in lost), crashed):
             briefs[brief.rel] = brief  # its outputs vanished during the run (output folder deleted…): done again
-        _apply_cross_rules(briefs, out_dir, run, options.config.lang, options.max_cross_findings)
+        _apply_cross_rules(briefs, out_dir, run, config, options.max_cross_findings)
         if options.render:
             _reconcile_pdfs(briefs, out_dir, run, executor, task_of)
     except BaseException:  # cancelled, interrupted, terminated, output failed: the workers stop now
@@ -479,9 +479,13 @@ def _intact(path: Path, recorded: str | None, roots: tuple[Path, ...]) -> bool:
 _MAX_OUTPUT_BYTES = 1 << 30  # larger than any report or PDF a batch writes; only guards against a swapped device
 
 
-def _apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang: str, limit: int) -> None:
+def _apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, run: _Run, config: dict, limit: int) -> None:
     """Patch cross-document issues into reports; drop stale ones from earlier runs."""
-    found = cross_issues(((rel, b.cross) for rel, b in briefs.items() if b.cross is not None), lang, limit)
+    validator = _validator(config)
+    catalog, lang, as_of = validator.catalog, validator.config.lang, validator.config.as_of
+    found = cross_issues(((rel, b.cross) for rel, b in briefs.items() if b.cross is not None), catalog, lang=lang,
+                         limit=limit, as_of=as_of)
+    batch_rules = {rule.id for rule in catalog.batch_rules}
     for rel, brief in briefs.items():
         new = found.get(rel, [])
         if brief.failed or (not new and not brief.cross_applied):
@@ -489,27 +493,12 @@ def _apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang:
         result = run.load(rel)
         path = out_dir / result.report
         report = Report.model_validate_json(confine(path, run.roots).read_text(encoding="utf-8"))
-        kept = [i for i in report.issues if not i.rule_id.startswith(CROSS_RULE_PREFIX)]
-        patched = _with_issues(report, kept + new)
+        patched = with_cross_issues(report, new, batch_rules)
         result.report_sha256 = write_output(path, (patched.to_json(include_run=False) + "\n").encode(), run.roots,
                                             own_report)
         result.valid, result.counts, result.cross_applied = patched.valid, patched.counts.model_dump(), bool(new)
         run.record(result)
         brief.valid, brief.cross_applied = result.valid, result.cross_applied
-
-
-def _with_issues(report: Report, issues: list[Issue]) -> Report:
-    issues = sorted(issues, key=Issue.sort_key)
-    counts = {level: sum(1 for i in issues if i.severity.value == level) for level in ("error", "warning", "info")}
-    stages = []
-    for stage in report.stages:
-        if stage.name == "rules" and stage.status in ("passed", "failed"):
-            failed = any(i.stage == "rules" and i.severity.value == "error" for i in issues)
-            stage = stage.model_copy(update={"status": "failed" if failed else "passed"})
-        stages.append(stage)
-    valid = all(s.status == "passed" for s in stages) and counts["error"] == 0
-    return report.model_copy(update={"issues": issues, "counts": report.counts.model_copy(update=counts),
-                                     "stages": stages, "valid": valid})
 
 
 def _reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, run: _Run, executor, task_of) -> None:

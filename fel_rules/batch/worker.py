@@ -23,7 +23,7 @@ from ..document.facts import Anulacion, Documento
 from ..engine import Validator
 
 __all__ = [
-    "Brief", "CrossFacts", "FileResult", "FileTask", "FileTimeLimit", "crashed_result", "journal_file",
+    "Brief", "CrossFacts", "FileResult", "FileTask", "FileTimeLimit", "crashed_result", "cross_facts", "journal_file",
     "output_paths", "process_and_record", "process_file", "record", "remove_stale_outputs", "render_pdf", "time_limit",
     "time_limit_error", "write_output",
 ]
@@ -274,7 +274,7 @@ def process_file(task: FileTask) -> FileResult:
             rel=task.rel, sha256=report.document.sha256, tipo=report.document.tipo,
             numero_autorizacion=report.document.numero_autorizacion, valid=report.valid, complete=report.complete,
             counts=report.counts.model_dump(), report=report_rel, pdf=None, pdf_note=None, error=error,
-            cross=_cross_facts(facts), renderable=renderable,
+            cross=cross_facts(facts), renderable=renderable,
         )
         try:
             result.report_sha256 = write_output(out / report_rel, (report.to_json(include_run=False) + "\n").encode(),
@@ -366,7 +366,8 @@ def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> s
     return write_output(Path(task.out_dir) / pdf_rel, pdf, task.allowed, task.owned(pdf_rel, own_pdf))
 
 
-def _cross_facts(facts: Documento | Anulacion | None) -> CrossFacts:
+def cross_facts(facts: Documento | Anulacion | None) -> CrossFacts:
+    """The cross facts of a validated document (empty when it could not be read)."""
     value = lambda field: field.value if field is not None else None  # noqa: E731
     if isinstance(facts, Anulacion):
         return CrossFacts(

@@ -1,5 +1,5 @@
 """Imports the built-in check kinds so that they register themselves."""
 
-from . import expression, identity, required, signature  # noqa: F401
+from . import cross_document, expression, identity, required, signature  # noqa: F401
 
 __all__: list[str] = []
