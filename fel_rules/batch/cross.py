@@ -9,14 +9,18 @@ per report, and one issue names at most ``limit`` other documents.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from datetime import date
+from typing import TYPE_CHECKING, Any
 
-from ..checks.batch_input import BatchDocuments, BatchInput, Doc
-from ..core.report import Issue, Location, Report
+from ..checks.batch_input import BatchDocuments, BatchInput, Doc, iso_day
+from ..core.report import Issue, Location, Report, Severity
 from ..findings.messages import engine_issue
 from ..findings.rule_issues import rule_issue
 from ..ruleset import LoadedRule, RuleCatalog
+
+if TYPE_CHECKING:
+    from .worker import CrossFacts
 
 __all__ = ["MAX_CROSS_FINDINGS", "cross_issues", "with_cross_issues"]
 
@@ -35,17 +39,17 @@ def cross_issues(documents: Iterable[Doc], catalog: RuleCatalog, *, lang: str = 
     for rel, facts in batch.documents if rules else ():
         doc = BatchInput(rel, facts, batch, lang, limit)
         issues, notices = [], []
-        for rule, severity, check in _in_force(rules, facts, as_of or _day(facts.dia) or date.today()):
+        for rule, severity, check in _in_force(rules, facts, as_of or iso_day(facts.dia) or date.today()):
             findings = list(check.check(doc))
             issues += [rule_issue(rule.spec, severity, finding, lang) for finding in findings[:limit]]
             if len(findings) > limit:
-                notices.append(_left_out(rule, len(findings), lang, limit))
+                notices.append(_left_out(rule.id, check.params.at, len(findings), lang, limit))
         if issues:
             found[rel] = issues + notices
     return found
 
 
-def _in_force(rules: Iterable[LoadedRule], facts, day: date):
+def _in_force(rules: Iterable[LoadedRule], facts: CrossFacts, day: date) -> Iterator[tuple[LoadedRule, Severity, Any]]:
     """(rule, severity, check) of the enabled rules that concern this document on ``day``."""
     kind = "anulacion" if facts.anulacion else "documento"
     for rule in rules:
@@ -55,11 +59,10 @@ def _in_force(rules: Iterable[LoadedRule], facts, day: date):
                 yield rule, severity, check
 
 
-def _left_out(rule: LoadedRule, count: int, lang: str, shown: int) -> Issue:
-    """The notice that ``rule`` found ``count`` problems in one report, of which ``shown`` are in it."""
-    location = Location(xpath=rule.check.params.at)
-    notice = engine_issue("FEL-ENG-04", lang, location=location, rule=rule.id, count=count, shown=shown)
-    return notice.model_copy(update={"rule_id": rule.id})
+def _left_out(rule_id: str, at: str, count: int, lang: str, shown: int) -> Issue:
+    """The notice that rule ``rule_id`` found ``count`` problems in one report, of which ``shown`` are in it."""
+    notice = engine_issue("FEL-ENG-04", lang, location=Location(xpath=at), rule=rule_id, count=count, shown=shown)
+    return notice.model_copy(update={"rule_id": rule_id})
 
 
 def with_cross_issues(report: Report, issues: list[Issue], rule_ids: Collection[str]) -> Report:
@@ -76,10 +79,3 @@ def with_cross_issues(report: Report, issues: list[Issue], rule_ids: Collection[
     valid = all(s.status == "passed" for s in stages) and counts["error"] == 0
     return report.model_copy(update={"issues": issues, "counts": report.counts.model_copy(update=counts),
                                      "stages": stages, "valid": valid})
-
-
-def _day(text: str | None) -> date | None:
-    try:
-        return date.fromisoformat(text) if text else None
-    except ValueError:
-        return None

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from ..batch.worker import CrossFacts
 
-__all__ = ["BatchDocuments", "BatchInput", "Doc", "Reference"]
+__all__ = ["BatchDocuments", "BatchInput", "Doc", "Reference", "iso_day"]
 
 Doc = tuple[str, "CrossFacts"]
 
@@ -97,6 +97,14 @@ class BatchInput:
         if more <= 0:
             return shown
         return f"{shown} and {more} more" if self.lang == "en" else f"{shown} y {more} más"
+
+
+def iso_day(text: str | None) -> date | None:
+    """A ``YYYY-MM-DD`` day of the cross facts (none when absent or unreadable)."""
+    try:
+        return date.fromisoformat(text) if text else None
+    except ValueError:
+        return None
 
 
 def _moment(text: str | None) -> datetime:

@@ -8,7 +8,6 @@ constancias. Rules using them declare ``scope: batch`` (``rules/lote.yaml``) and
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import date
 from decimal import Decimal, InvalidOperation
 from itertools import islice
 from typing import ClassVar, Literal
@@ -16,7 +15,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from .base import Finding, KindParams, RuleEnv
-from .batch_input import BatchInput, Reference
+from .batch_input import BatchInput, Reference, iso_day
 from .registry import check_kind
 
 __all__ = [
@@ -232,7 +231,7 @@ class FinalInvoiceDeadlineCheck(_BatchKind):
         if referenced is None or referenced[1].tipo != "FACP" or not doc.facts.exp:
             return
         other, provisional = referenced
-        issued, start = _day(doc.facts.dia), _day(provisional.dia)
+        issued, start = iso_day(doc.facts.dia), iso_day(provisional.dia)
         if issued and start:
             from ..batch.business_days import nth_business_day  # the holiday table lives with the batch
 
@@ -291,10 +290,3 @@ def _above(amount: str | None, limit: str | None, tolerance: Decimal = Decimal(0
         return amount is not None and limit is not None and Decimal(amount) > Decimal(limit) + tolerance
     except InvalidOperation:
         return False
-
-
-def _day(text: str | None) -> date | None:
-    try:
-        return date.fromisoformat(text) if text else None
-    except ValueError:
-        return None

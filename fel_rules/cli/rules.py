@@ -63,7 +63,7 @@ def _show(args: argparse.Namespace) -> int:
         print(f"fel-rules: error: {message}", file=sys.stderr)
         return 2
     data = rule.spec.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
-    data = {"id": rule.id, "severity": rule.severity.value, "document": rule.document,
+    data = {"id": rule.id, "severity": rule.severity.value, "document": rule.document, "scope": rule.scope,
             "applies_to": sorted(rule.applies_to) if rule.applies_to else None, "file": f"{rule.path}:{rule.line}",
             **data}
     print(json.dumps(data, ensure_ascii=False, indent=2))
