@@ -233,7 +233,8 @@ class FinalInvoiceDeadlineCheck(_BatchKind):
         other, provisional = referenced
         issued, start = iso_day(doc.facts.dia), iso_day(provisional.dia)
         if issued and start:
-            from ..batch.business_days import nth_business_day  # the holiday table lives with the batch
+            # imported here: the holiday table lives with the batch, which loading rules never imports
+            from ..batch.business_days import nth_business_day
 
             deadline = nth_business_day(start, self.params.business_days)
             if issued > deadline:
