@@ -48,7 +48,7 @@ from .document.schema import (
 from .document.summary import document_summary, document_totals
 from .expressions.language import Evaluator
 from .findings.messages import engine_issue
-from .findings.templates import render_template
+from .findings.rule_issues import rule_issue
 from .findings.verdict import decide, tally
 from .ruleset import LoadedRule, RuleCatalog, load_catalog
 
@@ -225,7 +225,7 @@ class Validator:
         plan = self._plans.get(key)
         if plan is None:
             chosen = []
-            for rule in self.catalog.rules:
+            for rule in self.catalog.document_rules:
                 if rule.in_force(day) and rule.applies(document, tipo):
                     enabled, severity, check = rule.resolved(day)
                     if enabled:
@@ -250,24 +250,7 @@ class Validator:
             return date.today()
 
     def _issue(self, rule: LoadedRule, severity: Severity, finding) -> Issue:
-        english = self.config.lang == "en"
-        spec = rule.spec
-        values = {"item": "" if finding.item is None else str(finding.item), **finding.values}
-        message = render_template(spec.message_en if english and spec.message_en else spec.message, values)
-        hint = spec.hint_en if english and spec.hint_en else spec.hint
-        return Issue(
-            rule_id=spec.id,
-            severity=severity,
-            stage="rules",
-            title=spec.title_en if english and spec.title_en else spec.title,
-            message=message,
-            hint=render_template(hint, values) if hint else None,
-            refs=Refs(sat_code=spec.refs.sat_code_text, law=spec.refs.law),
-            location=Location(xpath=finding.xpath, line=finding.line, item=finding.item, field=finding.field),
-            expected=finding.expected,
-            actual=finding.actual,
-            difference=finding.difference,
-        )
+        return rule_issue(rule.spec, severity, finding, self.config.lang)
 
     def _unreadable(self, finding: Unreadable, rules: list[str]) -> Issue:
         """One FEL-DAT-01 error per unreadable value, naming every rule it kept from being evaluated."""
@@ -300,7 +283,8 @@ class Validator:
             complete=complete,
             document=document_summary(facts, path=None if path is None else readable_name(path), sha256=sha256),
             schema=self.schema_set.info if len(statuses) > 1 else SchemaInfo(),
-            rulesets=[RulesetRef(id=r.id, version=r.version) for r in self.catalog.rulesets] if len(statuses) > 2 else [],
+            rulesets=[RulesetRef(id=r.id, version=r.version) for r in self.catalog.document_rulesets]
+            if len(statuses) > 2 else [],
             stages=stages,
             counts=counts,
             totals=totals,

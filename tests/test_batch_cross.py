@@ -12,7 +12,7 @@ import pytest
 from lxml import etree
 
 from fel_rules import Config, Report
-from fel_rules.batch import CROSS_RULES, BatchOptions, cross_rule_codes, run_batch
+from fel_rules.batch import BatchOptions, run_batch
 from fel_rules.batch.business_days import nth_business_day
 
 from .conftest import FEL_REFERENCE, requires_shared
@@ -161,11 +161,11 @@ EXPECTED = {
 
 
 @pytest.mark.parametrize("rule_id", sorted(EXPECTED))
-def test_rule_fires_on_the_right_document(bad, rule_id):
+def test_rule_fires_on_the_right_document(validator, bad, rule_id):
     stem, named = EXPECTED[rule_id]
     (issue,) = bad[stem].get(rule_id, [None])
     assert issue is not None, f"{rule_id} not reported on {stem}: {sorted(bad[stem])}"
-    assert issue.refs.sat_code == CROSS_RULES[rule_id].sat_codes[0] and issue.severity.value == "error"
+    assert issue.refs.sat_code == validator.catalog.get(rule_id).spec.refs.sat_code and issue.severity.value == "error"
     for value in named:
         assert value in issue.message
     assert [other for other, lot in bad.items() if rule_id in lot] == [stem]  # and nowhere else
@@ -202,11 +202,17 @@ def test_business_days_skip_weekends_and_holy_week():
     assert nth_business_day(date(2025, 12, 23), 4) == date(2026, 1, 2)  # not 24, 25, 31 December nor 1 January
 
 
-def test_rule_table_lists_sat_codes():
-    codes = cross_rule_codes()
-    assert codes["FEL-LOT-07"] == ("FEL_RCP333", "FEL_RCP337", "FEL_RCP339", "FEL_RCP341", "FEL_RCP343",
-                                   "FEL_RCP345", "FEL_RCP347")
-    assert codes["FEL-LOT-01"] == ("FEL_GEN106", "FEL_RCP365")
+def batch_rule_codes(catalog) -> dict[str, list[str]]:
+    """Batch rule id → the SAT codes it implements."""
+    return {rule.id: [rule.spec.refs.sat_code] if isinstance(rule.spec.refs.sat_code, str) else rule.spec.refs.sat_code
+            for rule in catalog.batch_rules}
+
+
+def test_rule_table_lists_sat_codes(validator):
+    codes = batch_rule_codes(validator.catalog)
+    assert codes["FEL-LOT-07"] == ["FEL_RCP333", "FEL_RCP337", "FEL_RCP339", "FEL_RCP341", "FEL_RCP343",
+                                   "FEL_RCP345", "FEL_RCP347"]
+    assert codes["FEL-LOT-01"] == ["FEL_GEN106", "FEL_RCP365"]
     new = {"FEL_ANU369", "FEL_ANU371", "FEL_ANU372", "FEL_ANU374", "FEL_ANU451", "FEL_ANU458", "FEL_RCP356",
            "FEL_RCP358", "FEL_RCP443", "FEL_RCP447", "FEL_RCP448", "FEL_RCP449", "FEL_RCP453", "FEL_RCP454",
            "FEL_RCP463", "FEL_RCP465"}
@@ -214,19 +220,38 @@ def test_rule_table_lists_sat_codes():
 
 
 @requires_shared
-def test_cited_codes_exist_in_sats_catalogue():
+def test_cited_codes_exist_in_sats_catalogue(validator):
     catalogue = json.loads((FEL_REFERENCE / "catalogos" / "catalogoMensajes-0.3.0.json").read_text(encoding="utf-8"))
     rows = catalogue if isinstance(catalogue, list) else next(v for v in catalogue.values() if isinstance(v, list))
     known = {row["codigo"] for row in rows}
-    assert {code for cited in cross_rule_codes().values() for code in cited} <= known
+    assert {code for cited in batch_rule_codes(validator.catalog).values() for code in cited} <= known
 
 
-def test_tax_excess_cites_the_code_of_its_tax():
+def test_tax_excess_cites_the_code_of_its_tax(validator):
     from fel_rules.batch.cross import cross_issues
     from fel_rules.batch.worker import CrossFacts
 
     origin = CrossFacts(tipo="FACT", uuid=uid(1), tax_totals=(("IVA", "10"), ("PETROLEO", "4")))
     note = CrossFacts(tipo="NCRE", uuid=uid(2), origin_uuid=uid(1), tax_totals=(("IVA", "12"), ("PETROLEO", "5")))
-    issues = cross_issues([("origen.xml", origin), ("nota.xml", note)])["nota.xml"]
+    issues = cross_issues([("origen.xml", origin), ("nota.xml", note)], validator.catalog)["nota.xml"]
     assert sorted((i.rule_id, i.refs.sat_code) for i in issues) == [("FEL-LOT-07", "FEL_RCP333"),
                                                                   ("FEL-LOT-07", "FEL_RCP337")]
+
+
+def test_a_profile_lowers_or_disables_batch_rules(tmp_path):
+    folder = tmp_path / "entrada"
+    folder.mkdir()
+    facp = certified(9, "2026-03-20T09:00:00-06:00", tipo="FACP", frases=[(9, 11)], moneda="USD")
+    (folder / "provisional.xml").write_bytes(facp.to_xml())
+    (folder / "definitiva.xml").write_bytes(export(10, "2026-05-04T09:00:00-06:00", facp).to_xml())  # late, in GTQ
+    profile = tmp_path / "lote.yaml"
+    profile.write_text("schema_version: 1\nprofile: {id: lote, title: Lote}\noverrides:\n"
+                       "  FEL-LOT-20: {enabled: false, reason: La moneda se revisa aparte}\n"
+                       "  FEL-LOT-21: {severity: warning, reason: El plazo se controla en la aduana}\n",
+                       encoding="utf-8")
+    result = run_batch(BatchOptions(input_dir=folder, out_dir=tmp_path / "out", render=False, workers=1,
+                                    progress=False, config=Config(profile=str(profile))))
+    entry = next(e for e in result.manifest.entries if e.path == "definitiva.xml")
+    report = Report.model_validate_json((tmp_path / "out" / entry.report).read_text(encoding="utf-8"))
+    lot = {i.rule_id: i.severity.value for i in report.issues if i.rule_id.startswith("FEL-LOT-")}
+    assert lot == {"FEL-LOT-21": "warning"} and entry.valid

@@ -86,9 +86,9 @@ def _uuid(n: int) -> str:
     return f"5D8A3F21-9C4B-4E7A-B2D6-{n:012X}"
 
 
-def test_batch_rule_findings_are_bounded():
+def test_batch_rule_findings_are_bounded(validator):
     copies = [(f"copia-{n:04d}.xml", CrossFacts(tipo="FACT", uuid=_uuid(0))) for n in range(3_000)]
-    found = cross_issues(copies)
+    found = cross_issues(copies, validator.catalog)
     assert len(found) == 3_000
     issue, = found["copia-0000.xml"]
     assert issue.message == ("El número de autorización 5D8A3F21-9C4B-4E7A-B2D6-000000000000 también está en "
@@ -96,7 +96,7 @@ def test_batch_rule_findings_are_bounded():
     constancias = [(f"civa-{n}.xml", CrossFacts(tipo="CIVA", uuid=_uuid(n + 10), origin_uuid=_uuid(1)))
                    for n in range(100)]
     note = ("nota.xml", CrossFacts(tipo="NCRE", uuid=_uuid(2), origin_uuid=_uuid(1)))
-    issues = cross_issues([*constancias, note], "en", limit=5)["nota.xml"]
+    issues = cross_issues([*constancias, note], validator.catalog, lang="en", limit=5)["nota.xml"]
     assert [i.rule_id for i in issues] == ["FEL-LOT-16"] * 6
     assert issues[-1].severity.value == "info"
     assert issues[-1].message == "Rule FEL-LOT-16 found 100 problems; the report shows the first 5."

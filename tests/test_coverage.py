@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -70,3 +72,13 @@ def test_bad_decision_entry_names_file_and_line(tmp_path):
         load_decisions(path)
     assert caught.value.line == 5
     assert "FEL_RCP2" in str(caught.value)
+
+
+def test_coverage_reads_batch_rules_from_the_catalogue():
+    """The batch rules' SAT codes come from rules/lote.yaml: neither loading rules nor coverage imports the batch."""
+    script = ("import sys\nfrom fel_rules.authoring.coverage import implementing_rules\n"
+              "from fel_rules.ruleset import load_catalog\nfrom fel_rules.core.resources import BUILTIN_RULES_DIR\n"
+              "cited = implementing_rules(load_catalog(BUILTIN_RULES_DIR))\n"
+              "print(cited['FEL_ANU458'], cited['FEL_RCP337'], 'fel_rules.batch' in sys.modules)\n")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert run.stdout.split("\n")[0] == "['FEL-LOT-14'] ['FEL-LOT-07'] False"

@@ -250,3 +250,57 @@ def test_bad_tax_unit_catalogue_names_file_and_line(tmp_path):
         load_tax_units(path)
     assert caught.value.line == 4
     assert "base" in str(caught.value)
+
+
+BATCH_RULE = """\
+  - id: TST-LOT-01
+    title: La nota usa la moneda de su origen
+    scope: batch
+    check: same_as_referenced
+    params: {at: "//dte:DatosGenerales/@CodigoMoneda", reference: origin, field: moneda, referenced_field: moneda}
+    message: "La nota está en {valor} y su origen {other} en {origen}."
+"""
+
+
+def test_batch_rule_loads_with_its_scope(tmp_path):
+    (rule,) = load_rule_file(write(tmp_path, BATCH_RULE)).rules
+    assert (rule.scope, type(rule.check).__name__) == ("batch", "SameAsReferencedCheck")
+
+
+def test_batch_kind_needs_scope_batch(tmp_path):
+    error = load_error(tmp_path, BATCH_RULE.replace("    scope: batch\n", ""))
+    assert (error.line, error.column, error.rule_id) == (6, 3, "TST-LOT-01")
+    assert "'same_as_referenced' es de lote" in error.message and "write scope: batch" in error.message_en
+
+
+def test_document_kind_cannot_run_over_the_batch(tmp_path):
+    error = load_error(tmp_path, """\
+      - id: TST-LOT-02
+        title: NIT del emisor
+        scope: batch
+        check: nit
+        params: {party: emisor}
+        message: "NIT {value}"
+    """)
+    assert (error.line, error.rule_id) == (7, "TST-LOT-02")
+    assert "scope: document" in error.message
+
+
+def test_batch_kind_params_are_checked(tmp_path):
+    error = load_error(tmp_path, BATCH_RULE.replace("field: moneda,", "field: total,"))
+    assert (error.line, error.rule_id) == (8, "TST-LOT-01")
+    assert "params.field" in error.message or "'field'" in error.message
+
+
+def test_batch_rule_placeholders_are_checked(tmp_path):
+    error = load_error(tmp_path, BATCH_RULE.replace("{origen}", "{fecha}"))
+    assert "marcador desconocido {fecha}" in error.message
+
+
+def test_single_documents_ignore_batch_rules(validator):
+    batch_rules = {rule.id for rule in validator.catalog.batch_rules}
+    assert len(batch_rules) == 23 and all(rule_id.startswith("FEL-LOT-") for rule_id in batch_rules)
+    assert not batch_rules & {rule.id for rule in validator.catalog.document_rules}
+    report = validator.validate_path(EXAMPLES / "nota-credito-ncre.xml")  # a batch kind run on it would crash
+    assert [(i.stage, i.rule_id) for i in report.issues] == [("schema", "FEL-XSD-02")]
+    assert "fel-lote" not in {ruleset.id for ruleset in report.rulesets}

@@ -3,14 +3,14 @@
 ``rules/data/sat_coverage.yaml`` says, for every code of SAT's message catalogue, whether it can be
 decided from the document alone (``decidable``), only with other documents of a batch (``batch``),
 or not at all without SAT's registers (``not_decidable``, with the reason). Which rules implement a
-code is never written by hand: it is read from the rules' ``refs.sat_code``, the batch rules and the
-engine's own checks, so the generated ``docs/SAT_COVERAGE.md`` cannot drift from the rules.
+code is never written by hand: it is read from the rules' ``refs.sat_code`` (batch rules included) and
+the engine's own checks, so the generated ``docs/SAT_COVERAGE.md`` cannot drift from the rules.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,20 +68,13 @@ def load_decisions(path: Path) -> dict[str, dict]:
     return codes
 
 
-def implementing_rules(catalog: RuleCatalog, batch_rules: Mapping[str, Iterable[str]] | None = None) -> dict[str, list[str]]:
-    """SAT code → ids of the rules citing it (YAML rules, batch rules, engine checks), sorted."""
-    if batch_rules is None:
-        from ..batch.cross import cross_rule_codes
-
-        batch_rules = cross_rule_codes()
+def implementing_rules(catalog: RuleCatalog) -> dict[str, list[str]]:
+    """SAT code → ids of the rules citing it (document and batch rules of the catalogue, engine checks), sorted."""
     found: dict[str, set[str]] = defaultdict(set)
     for rule in catalog.rules:
         codes = rule.spec.refs.sat_code
         for code in [codes] if isinstance(codes, str) else codes or []:
             found[code].add(rule.id)
-    for rule_id, codes in batch_rules.items():
-        for code in codes:
-            found[code].add(rule_id)
     for code, rule_ids in ENGINE_CODES.items():
         found[code].update(rule_ids)
     return {code: sorted(ids) for code, ids in found.items()}

@@ -14,9 +14,28 @@ A case file (``rules/tests/FEL-IVA-01.yaml``)::
         expect: [FEL-IVA-01]
 
 ``expect: pass`` means the rule reports nothing; a list is exactly the set of rule ids the rules
-stage reports (the rule under test among them). Either way no check may crash. Patches: ``set`` (element text or attribute value), ``remove``, and
-``append`` (an XML fragment added as the last child of the matched element; prefixes of the
-fragment are those of :data:`fel_rules.core.namespaces.PREFIXES`).
+stage reports (the rule under test among them). Either way no check may crash. Patches: ``set``
+(element text or attribute value), ``remove``, and ``append`` (an XML fragment added as the last child
+of the matched element; prefixes of the fragment are those of :data:`fel_rules.core.namespaces.PREFIXES`).
+
+A case of a batch rule (``scope: batch``) describes a small batch instead: ``documents``, each a file
+name, a base (default: the case's, then the file's) and patches. The documents are validated and put
+through the batch's cross-document rules (:func:`fel_rules.batch.cross.cross_issues`), and ``expect``
+says, per document name, ``pass`` or exactly the set of batch rules it gets (a document left out
+must not get the rule under test); ``expect: pass`` means no document gets it::
+
+    rule: FEL-LOT-03
+    base: ../../examples/factura-certificada.xml
+    cases:
+      - name: nota_en_otra_moneda
+        documents:
+          - name: origen.xml
+          - name: nota.xml
+            base: ../../examples/nota-credito-ncre.xml
+            patch:
+              - set: "//dte:DatosGenerales/@CodigoMoneda"
+                value: USD
+        expect: {nota.xml: [FEL-LOT-03]}
 """
 
 from __future__ import annotations
@@ -33,7 +52,7 @@ from ..core.namespaces import DS, DTE, PREFIXES
 from ..core.report import Report
 from ..core.yamlfile import load_yaml, position
 
-__all__ = ["CaseFile", "CaseResult", "RuleCase", "apply_patches", "load_case_file", "run_case"]
+__all__ = ["CaseDocument", "CaseFile", "CaseResult", "RuleCase", "apply_patches", "load_case_file", "run_case"]
 
 _NAMESPACES = {"dte": DTE, "ds": DS, **{prefix: uri for uri, prefix in PREFIXES.items() if prefix != "dte"}}
 
@@ -61,8 +80,21 @@ class Patch(BaseModel):
         return self
 
 
+class CaseDocument(BaseModel):
+    """One document of a batch case: its file name in the batch, its base and its patches."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[a-z0-9_-]+\.xml$")
+    base: str | None = None
+    patch: list[Patch] = []
+
+
+Expectation = Literal["pass"] | list[str]
+
+
 class RuleCase(BaseModel):
-    """One case: patches to apply and what the rule must say."""
+    """One case: patches to apply (or the documents of a batch) and what the rule must say."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -70,7 +102,40 @@ class RuleCase(BaseModel):
     description: str | None = None
     base: str | None = None
     patch: list[Patch] = []
-    expect: Literal["pass"] | list[str]
+    documents: list[CaseDocument] | None = Field(default=None, min_length=1)
+    expect: Expectation | dict[str, Expectation]
+
+    @model_validator(mode="after")
+    def _documents_and_expectations(self) -> RuleCase:
+        if self.documents is None:
+            if isinstance(self.expect, dict):
+                raise ValueError("'expect' por documento necesita 'documents'")
+            return self
+        if self.patch:
+            raise ValueError("un caso con 'documents' lleva los parches en cada documento")
+        names = [document.name for document in self.documents]
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            raise ValueError(f"documento repetido: {repeated[0]}")
+        if isinstance(self.expect, list):
+            raise ValueError("con 'documents', 'expect' es pass o un mapeo documento → pass | [reglas]")
+        unknown = sorted(set(self.expect) - set(names)) if isinstance(self.expect, dict) else []
+        if unknown:
+            raise ValueError(f"'expect' nombra un documento que el caso no tiene: {unknown[0]}")
+        return self
+
+    def expected(self, document: str | None = None) -> Expectation:
+        """What the rule must say on ``document`` (of a batch case), or on the case's one document."""
+        if isinstance(self.expect, dict):
+            return self.expect.get(document, "pass")
+        return self.expect
+
+    @property
+    def fails(self) -> bool:
+        """True when the rule under test must report something."""
+        if isinstance(self.expect, dict):
+            return any(expected != "pass" for expected in self.expect.values())
+        return self.expect != "pass"
 
 
 class CaseFile(BaseModel):
@@ -84,9 +149,9 @@ class CaseFile(BaseModel):
 
     @model_validator(mode="after")
     def _pass_and_fail(self) -> CaseFile:
-        if not any(case.expect == "pass" for case in self.cases):
+        if all(case.fails for case in self.cases):
             raise ValueError("se necesita al menos un caso 'pass'")
-        if not any(case.expect != "pass" for case in self.cases):
+        if not any(case.fails for case in self.cases):
             raise ValueError("se necesita al menos un caso que falle")
         return self
 
@@ -145,35 +210,71 @@ def _apply(patch: Patch, node: Any, namespaces: dict[str, str]) -> None:
 
 @dataclass(frozen=True)
 class CaseResult:
-    """Outcome of one case."""
+    """Outcome of one case: each document's report and the rules that count for its expectation (every
+    rule of the rules stage; in a batch case, the batch rules)."""
 
     case: RuleCase
-    report: Report
+    reports: dict[str, Report]
+    fired: dict[str, frozenset[str]]
     rule: str
 
     @property
+    def report(self) -> Report:
+        """The report of a one-document case."""
+        (report,) = self.reports.values()
+        return report
+
+    @property
     def fired_ids(self) -> set[str]:
-        """Rule ids reported by the rules stage."""
-        return {issue.rule_id for issue in self.report.issues if issue.stage == "rules"}
+        """Rule ids reported, on any document."""
+        return set().union(*self.fired.values())
 
     @property
     def crashed(self) -> bool:
         """True when a check failed to run (the verdict would not be conclusive)."""
-        return self.report.could_not_validate or any(i.stage == "engine" for i in self.report.issues)
+        return any(report.could_not_validate or any(i.stage == "engine" for i in report.issues)
+                   for report in self.reports.values())
 
     @property
     def passed(self) -> bool:
-        """True when the rules behaved exactly as the case expects."""
-        if self.crashed:
-            return False
-        if self.case.expect == "pass":
-            return self.rule not in self.fired_ids
-        return self.rule in self.case.expect and self.fired_ids == set(self.case.expect)
+        """True when the rules behaved exactly as the case expects, on every document."""
+        return not self.crashed and all(self._as_expected(name) for name in self.reports)
+
+    def _as_expected(self, name: str) -> bool:
+        expected, fired = self.case.expected(name), self.fired[name]
+        if expected == "pass":
+            return self.rule not in fired
+        return self.rule in expected and fired == set(expected)
 
 
 def run_case(validator: Any, case_file: CaseFile, case: RuleCase, folder: Path) -> CaseResult:
-    """Build the case's document, validate it, and compare with the expectation."""
+    """Build the case's document (or documents), validate, and compare with the expectation."""
+    if case.documents is not None:
+        return _run_batch_case(validator, case_file, case, folder)
     base = folder / (case.base or case_file.base)
     document = apply_patches(base.read_bytes(), case.patch)
-    report = validator.validate_bytes(document, path=f"{case_file.rule}/{case.name}")
-    return CaseResult(case, report, case_file.rule)
+    name = f"{case_file.rule}/{case.name}"
+    report = validator.validate_bytes(document, path=name)
+    fired = frozenset(issue.rule_id for issue in report.issues if issue.stage == "rules")
+    return CaseResult(case, {name: report}, {name: fired}, case_file.rule)
+
+
+def _run_batch_case(validator: Any, case_file: CaseFile, case: RuleCase, folder: Path) -> CaseResult:
+    """Validate each document, then run the batch's cross-document rules over them, as ``fel-rules batch`` does."""
+    from ..batch.cross import cross_issues, with_cross_issues
+    from ..batch.worker import cross_facts
+
+    outcomes = {}
+    for document in case.documents or ():
+        base = folder / (document.base or case.base or case_file.base)
+        outcomes[document.name] = validator.inspect_bytes(apply_patches(base.read_bytes(), document.patch),
+                                                          path=document.name)
+    catalog, config = validator.catalog, validator.config
+    found = cross_issues(((name, cross_facts(outcome.facts)) for name, outcome in outcomes.items()), catalog,
+                         lang=config.lang, as_of=config.as_of)
+    batch_rules = {rule.id for rule in catalog.batch_rules}
+    reports = {name: with_cross_issues(outcome.report, found.get(name, []), batch_rules)
+               for name, outcome in outcomes.items()}
+    fired = {name: frozenset(i.rule_id for i in report.issues if i.rule_id in batch_rules)
+             for name, report in reports.items()}
+    return CaseResult(case, reports, fired, case_file.rule)

@@ -132,6 +132,8 @@ def _rule_section(rule: LoadedRule, case_file: CaseFile | None) -> list[str]:
     spec = rule.spec
     out = ["", f"### {rule.id}", "", f"**{spec.title}**" + (f" — {spec.title_en}" if spec.title_en else ""), ""]
     facts = [f"severidad: `{rule.severity.value}`", f"documento: {rule.document}"]
+    if rule.scope == "batch":
+        facts.append("alcance: lote (solo `fel-rules batch`, con los demás documentos del lote)")
     if spec.refs.sat_code_text:
         facts.append(f"código SAT: {spec.refs.sat_code_text}")
     if spec.refs.law:
@@ -147,14 +149,25 @@ def _rule_section(rule: LoadedRule, case_file: CaseFile | None) -> list[str]:
     if spec.hint:
         out.append(f"\nSugerencia: {spec.hint}")
     if case_file is not None:
-        passing = next((c for c in case_file.cases if c.expect == "pass"), None)
-        failing = next((c for c in case_file.cases if c.expect != "pass"), None)
+        passing = next((c for c in case_file.cases if not c.fails), None)
+        failing = next((c for c in case_file.cases if c.fails), None)
         for label, case in (("Pasa", passing), ("Falla", failing)):
             if case is not None:
-                patches = "; ".join(_patch_text(p) for p in case.patch) or "el documento base sin cambios"
-                base = case.base or case_file.base
-                out.append(f"\n{label}: `{case.name}` — `{Path(base).name}`: {patches}")
+                out.append(f"\n{label}: `{case.name}` — {_case_text(case, case_file)}")
     return out
+
+
+def _case_text(case, case_file: CaseFile) -> str:
+    """The case's document (base and patches), or each document of its batch."""
+    base = case.base or case_file.base
+    if case.documents is None:
+        return f"`{Path(base).name}`: {_patches_text(case.patch)}"
+    return "; ".join(f"`{doc.name}` (`{Path(doc.base or base).name}`: {_patches_text(doc.patch)})"
+                     for doc in case.documents)
+
+
+def _patches_text(patches) -> str:
+    return "; ".join(_patch_text(p) for p in patches) or "el documento base sin cambios"
 
 
 def _what(rule: LoadedRule) -> str:

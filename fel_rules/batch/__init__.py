@@ -1,6 +1,5 @@
 """Batch processing: a folder of invoices → reports, PDFs, cross-document checks and manifest.json."""
 
-from .cross import CROSS_RULES, CrossRule, cross_rule_codes
 from .errors import BatchCancelled, BatchError
 from .manifest import MANIFEST_VERSION, Entry, Manifest, manifest_json_schema
 from .options import BatchOptions, BatchResult
@@ -8,6 +7,6 @@ from .runner import run_batch
 from .worker import output_paths
 
 __all__ = [
-    "CROSS_RULES", "MANIFEST_VERSION", "BatchCancelled", "BatchError", "BatchOptions", "BatchResult", "CrossRule",
-    "Entry", "Manifest", "cross_rule_codes", "manifest_json_schema", "output_paths", "run_batch",
+    "MANIFEST_VERSION", "BatchCancelled", "BatchError", "BatchOptions", "BatchResult", "Entry", "Manifest",
+    "manifest_json_schema", "output_paths", "run_batch",
 ]

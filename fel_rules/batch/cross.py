@@ -1,293 +1,81 @@
-"""Cross-document rules: what only a batch can see (a note against its origin, a repeated UUID, an
-annulment against the annulled document, an export against its provisional invoice, constancias).
+"""Cross-document rules in a batch: the catalogue's ``scope: batch`` rules (``rules/lote.yaml``), run over
+every document of the batch and patched into its report.
 
-Each check returns findings per document path; the runner adds them to that document's report
-as rule issues (ids ``FEL-LOT-*``), replacing any from an earlier run. :data:`CROSS_RULES` lists the
-rules with the SAT codes each implements (:func:`cross_rule_codes`). A rule decides only on what the
-batch holds: a referenced document that is not in it is never reported.
+Each rule runs like a document rule — in force by the document's date, enabled and with the severity its
+profile gives it, its findings turned into issues by the engine's own :func:`rule_issue` — but its check
+kind sees the whole batch (:mod:`fel_rules.checks.cross_document`). A rule keeps at most ``limit`` issues
+per report, and one issue names at most ``limit`` other documents.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterable
-from datetime import date, datetime, timedelta, timezone
-from decimal import Decimal, InvalidOperation
-from itertools import islice
-from pathlib import Path
-from typing import NamedTuple
+from collections.abc import Collection, Iterable, Iterator
+from datetime import date
+from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from ..core.report import Issue, Location, Refs, Severity
-from ..core.resources import package_file
+from ..checks.batch_input import BatchDocuments, BatchInput, Doc, iso_day
+from ..core.report import Issue, Location, Report, Severity
 from ..findings.messages import engine_issue
-from .business_days import nth_business_day
-from .worker import CrossFacts
+from ..findings.rule_issues import rule_issue
+from ..ruleset import LoadedRule, RuleCatalog
 
-__all__ = [
-    "CROSS_RULES", "CROSS_RULE_PREFIX", "MAX_CROSS_FINDINGS", "CrossRule", "cross_issues", "cross_rule_codes",
-]
+if TYPE_CHECKING:
+    from .worker import CrossFacts
 
-CROSS_RULE_PREFIX = "FEL-LOT-"
+__all__ = ["MAX_CROSS_FINDINGS", "cross_issues", "with_cross_issues"]
+
 #: Issues one batch rule may add to one report, and documents one issue may name (BatchOptions.max_cross_findings).
 MAX_CROSS_FINDINGS = 20
-_ORIGIN_TYPES = {"FACT", "FCAM", "FESP"}
-_NOTES = {"NCRE", "NDEB"}
-_CONSTANCIAS = {"CIVA", "CAIS"}
-_FINAL_INVOICE_DAYS = 20  # FEL_RCP443: business days from the provisional invoice (FACP) to the final one
-_ONE_DECIMAL = Decimal("0.1")  # FEL_RCP463: SAT's "tolerancia de más o menos un decimal", read leniently
-_GT = timezone(timedelta(hours=-6))  # a FEL date-time without an offset is Guatemala's time
-
-_RULES_FILE = package_file(__package__, "cross-rules.yaml")
 
 
-class CrossRule(NamedTuple):
-    """A cross-document rule (texts in ``cross-rules.yaml``): the SAT codes it implements (its issues cite
-    the first unless the check names another), titles and messages in both languages (``{…}`` filled
-    with the values involved), an optional hint, and the XPath its issues point to."""
-
-    sat_codes: tuple[str, ...]
-    title: str
-    title_en: str
-    message: str
-    message_en: str
-    xpath: str
-    hint: str | None = None
-    hint_en: str | None = None
-    severity: Severity = Severity.ERROR
-
-
-def _load_rules(path: Path) -> dict[str, CrossRule]:
-    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    return {rule_id: CrossRule(**{**fields, "sat_codes": tuple(fields["sat_codes"]),
-                                  "severity": Severity(fields.get("severity", "error"))})
-            for rule_id, fields in data["rules"].items()}
-
-
-#: Rule id → :class:`CrossRule`.
-CROSS_RULES: dict[str, CrossRule] = _load_rules(_RULES_FILE)
-
-#: FEL-LOT-07 cites the SAT code of the tax it compares.
-_TAX_CODES = {"IVA": "FEL_RCP333", "PETROLEO": "FEL_RCP337", "TURISMO HOSPEDAJE": "FEL_RCP339",
-              "TURISMO PASAJES": "FEL_RCP341", "TIMBRE DE PRENSA": "FEL_RCP343", "BOMBEROS": "FEL_RCP345",
-              "TASA MUNICIPAL": "FEL_RCP347"}
-
-#: Values a referring document must share with the document it refers to: (rule id, own field, referred field).
-_SAME_AS_ORIGIN = {
-    "nota": (("FEL-LOT-03", "moneda", "moneda"), ("FEL-LOT-04", "nit_emisor", "nit_emisor"),
-             ("FEL-LOT-05", "id_receptor", "id_receptor"), ("FEL-LOT-08", "nit_certificador", "nit_certificador"),
-             ("FEL-LOT-09", "origin_dia", "dia")),
-    "anulacion": (("FEL-LOT-10", "nit_emisor", "nit_emisor"), ("FEL-LOT-11", "id_receptor", "id_receptor"),
-                  ("FEL-LOT-12", "nit_certificador", "nit_certificador"), ("FEL-LOT-13", "origin_dia", "dia")),
-    "exportacion": (("FEL-LOT-19", "id_receptor", "id_receptor"), ("FEL-LOT-20", "moneda", "moneda")),
-}
-
-Doc = tuple[str, CrossFacts]
-Add = Callable[..., None]  # add(rule_id, other=…, sat_code=…, **values)
-
-
-def cross_rule_codes() -> dict[str, tuple[str, ...]]:
-    """Rule id → the SAT codes it implements."""
-    return {rule_id: rule.sat_codes for rule_id, rule in CROSS_RULES.items()}
-
-
-def cross_issues(documents: Iterable[Doc], lang: str = "es",
-                 limit: int = MAX_CROSS_FINDINGS) -> dict[str, list[Issue]]:
-    """Issues per input path (only paths that have some), from each document's cross facts; at most
-    ``limit`` issues per rule and document, each naming at most ``limit`` other documents."""
-    batch = _Batch(documents, lang, limit)
+def cross_issues(documents: Iterable[Doc], catalog: RuleCatalog, *, lang: str = "es", limit: int = MAX_CROSS_FINDINGS,
+                 as_of: date | None = None) -> dict[str, list[Issue]]:
+    """Issues per input path (only paths that have some), from each document's cross facts: at most ``limit``
+    per rule, then one information issue per rule that found more. ``as_of`` replaces each document's
+    emission date to decide which rules and profile overrides are in force."""
+    rules = catalog.batch_rules
+    batch = BatchDocuments(documents)
     found: dict[str, list[Issue]] = {}
-    for rel, cross in batch.documents:
-        findings = _Findings(lang, limit)
-        _repeated_uuid(batch, rel, cross, findings.add)
-        if cross.origin_uuid:
-            _against_origin(batch, cross, findings.add)
-        if cross.provisional_uuid:
-            _against_provisional(batch, cross, findings.add)
-        if cross.anulacion and cross.origin_uuid:
-            _annulled_before(batch, rel, cross, findings.add)
-        if findings.issues:
-            found[rel] = findings.all()
+    for rel, facts in batch.documents if rules else ():
+        doc = BatchInput(rel, facts, batch, lang, limit)
+        issues, notices = [], []
+        for rule, severity, check in _in_force(rules, facts, as_of or iso_day(facts.dia) or date.today()):
+            findings = list(check.check(doc))
+            issues += [rule_issue(rule.spec, severity, finding, lang) for finding in findings[:limit]]
+            if len(findings) > limit:
+                notices.append(_left_out(rule.id, check.params.at, len(findings), lang, limit))
+        if issues:
+            found[rel] = issues + notices
     return found
 
 
-class _Findings:
-    """One document's cross issues, at most ``limit`` per rule; an information issue of the same rule
-    says how many more were left out (a batch of 3,000 copies would otherwise print 3,000² lines)."""
-
-    def __init__(self, lang: str, limit: int) -> None:
-        self.lang, self.limit = lang, limit
-        self.issues: list[Issue] = []
-        self.counts: dict[str, int] = defaultdict(int)
-
-    def add(self, rule_id: str, **values) -> None:
-        self.counts[rule_id] += 1
-        if self.counts[rule_id] <= self.limit:
-            self.issues.append(_issue(rule_id, self.lang, **values))
-
-    def all(self) -> list[Issue]:
-        """The issues kept, then one notice per rule that found more."""
-        notices = [engine_issue("FEL-ENG-04", self.lang, location=Location(xpath=CROSS_RULES[rule_id].xpath),
-                                rule=rule_id, count=count, shown=self.limit).model_copy(update={"rule_id": rule_id})
-                   for rule_id, count in self.counts.items() if count > self.limit]
-        return self.issues + notices
+def _in_force(rules: Iterable[LoadedRule], facts: CrossFacts, day: date) -> Iterator[tuple[LoadedRule, Severity, Any]]:
+    """(rule, severity, check) of the enabled rules that concern this document on ``day``."""
+    kind = "anulacion" if facts.anulacion else "documento"
+    for rule in rules:
+        if rule.in_force(day) and rule.applies(kind, facts.tipo):
+            enabled, severity, check = rule.resolved(day)
+            if enabled:
+                yield rule, severity, check
 
 
-class _Batch:
-    """The documents with dict indexes: by authorization number, annulments and constancias by what they refer to."""
-
-    def __init__(self, documents: Iterable[Doc], lang: str, limit: int) -> None:
-        self.documents = list(documents)
-        self.lang, self.limit = lang, limit
-        self.by_uuid: dict[str, list[Doc]] = defaultdict(list)
-        self.annulments: dict[str, list[Doc]] = defaultdict(list)
-        self.constancias: dict[str, list[Doc]] = defaultdict(list)
-        for doc in self.documents:
-            cross = doc[1]
-            if cross.uuid:
-                self.by_uuid[cross.uuid.upper()].append(doc)
-            if cross.anulacion and cross.origin_uuid:
-                self.annulments[cross.origin_uuid.upper()].append(doc)
-            if cross.tipo in _CONSTANCIAS and cross.uuid and cross.origin_uuid:
-                self.constancias[cross.origin_uuid.upper()].append(doc)
-        for annulments in self.annulments.values():  # earliest first (by FechaHoraAnulacion, then path)
-            annulments.sort(key=lambda doc: (_moment(doc[1].fecha), doc[0]))
-
-    def find(self, uuid: str) -> Doc | None:
-        """The one document with this authorization number (none when absent or repeated)."""
-        found = self.by_uuid.get(uuid.upper(), [])
-        return found[0] if len(found) == 1 else None
-
-    def annulled_by(self, uuid: str) -> list[str]:
-        """Paths of the annulments of ``uuid``, earliest first."""
-        return [rel for rel, _ in self.annulments.get(uuid.upper(), [])]
-
-    def active_constancias(self, uuid: str) -> list[Doc]:
-        """Certified CIVA/CAIS referring to ``uuid`` that no annulment in the batch annuls."""
-        return [(rel, c) for rel, c in self.constancias.get(uuid.upper(), []) if not self.annulled_by(c.uuid)]
+def _left_out(rule_id: str, at: str, count: int, lang: str, shown: int) -> Issue:
+    """The notice that rule ``rule_id`` found ``count`` problems in one report, of which ``shown`` are in it."""
+    notice = engine_issue("FEL-ENG-04", lang, location=Location(xpath=at), rule=rule_id, count=count, shown=shown)
+    return notice.model_copy(update={"rule_id": rule_id})
 
 
-def _repeated_uuid(batch: _Batch, rel: str, cross: CrossFacts, add: Add) -> None:
-    copies = batch.by_uuid.get(cross.uuid.upper(), []) if cross.uuid else []
-    if len(copies) > 1:
-        others = islice((other for other, _ in copies if other != rel), batch.limit)  # linear in the copies
-        add("FEL-LOT-01", uuid=cross.uuid.upper(), other=_some(list(others), len(copies) - 1, batch))
-
-
-def _some(names: list[str], total: int, batch: _Batch) -> str:
-    """``a.xml, b.xml`` — the first of ``total`` names, and how many more there are."""
-    shown = ", ".join(names)
-    more = total - len(names)
-    if more <= 0:
-        return shown
-    return f"{shown} and {more} more" if batch.lang == "en" else f"{shown} y {more} más"
-
-
-def _against_origin(batch: _Batch, cross: CrossFacts, add: Add) -> None:
-    """A note, a constancia or an annulment against the document it refers to."""
-    uuid = cross.origin_uuid
-    kind = "anulacion" if cross.anulacion else "nota" if cross.tipo in _NOTES else cross.tipo
-    if kind in ("anulacion", "nota"):
-        for rel, constancia in batch.active_constancias(uuid):
-            add("FEL-LOT-15" if cross.anulacion else "FEL-LOT-16", other=rel, uuid=uuid, tipo=constancia.tipo)
-    origin = batch.find(uuid)
-    if origin is None:
-        return
-    other, oc = origin
-    _same_values(kind, cross, origin, add)
-    origin_iva = dict(oc.tax_totals).get("IVA", "0")
-    if kind == "nota":
-        if oc.tipo not in _ORIGIN_TYPES:
-            add("FEL-LOT-02", other=other, tipo=oc.tipo or "?")
-        if cross.tipo == "NCRE" and not cross.regimen_antiguo:
-            _credit_note_amounts(cross, origin, add)
-    elif kind == "CAIS" and "4-11" not in oc.frases:
-        add("FEL-LOT-22", other=other)
-    elif kind == "CIVA" and _above(cross.monto_iva_exento, origin_iva, _ONE_DECIMAL):
-        add("FEL-LOT-23", other=other, valor=cross.monto_iva_exento, origen=origin_iva)
-
-
-def _same_values(kind: str, cross: CrossFacts, origin: Doc, add: Add) -> None:
-    other, oc = origin
-    for rule, own, referred in _SAME_AS_ORIGIN.get(kind, ()):
-        mine, theirs = getattr(cross, own), getattr(oc, referred)
-        if mine and theirs and mine.strip().upper() != theirs.strip().upper():
-            add(rule, other=other, valor=mine, origen=theirs)
-
-
-def _credit_note_amounts(cross: CrossFacts, origin: Doc, add: Add) -> None:
-    other, oc = origin
-    if _above(cross.gran_total, oc.gran_total):
-        add("FEL-LOT-06", other=other, nota=cross.gran_total, origen=oc.gran_total)
-    origin_taxes = dict(oc.tax_totals)
-    for tax, amount in sorted(dict(cross.tax_totals).items()):
-        if _above(amount, origin_taxes.get(tax, "0")):
-            add("FEL-LOT-07", other=other, sat_code=_TAX_CODES.get(tax), impuesto=tax, nota=amount,
-                origen=origin_taxes.get(tax, "0"))
-
-
-def _against_provisional(batch: _Batch, cross: CrossFacts, add: Add) -> None:
-    """An export document against the provisional invoice (FACP) it names."""
-    uuid = cross.provisional_uuid
-    for annulment in batch.annulled_by(uuid):
-        add("FEL-LOT-18", other=annulment, uuid=uuid)
-    origin = batch.find(uuid)
-    if origin is None:
-        return
-    other, oc = origin
-    _same_values("exportacion", cross, origin, add)
-    if oc.tipo != "FACP":
-        add("FEL-LOT-17", other=other, tipo=oc.tipo or "?")
-        return
-    issued, provisional = _day(cross.dia), _day(oc.dia)
-    if cross.tipo == "FACT" and cross.exp and issued and provisional:
-        deadline = nth_business_day(provisional, _FINAL_INVOICE_DAYS)
-        if issued > deadline:
-            add("FEL-LOT-21", other=other, valor=cross.dia, origen=oc.dia, vence=deadline.isoformat())
-
-
-def _annulled_before(batch: _Batch, rel: str, cross: CrossFacts, add: Add) -> None:
-    """FEL-LOT-14 on every annulment of a document but the earliest."""
-    first_rel, first = batch.annulments[cross.origin_uuid.upper()][0]
-    if first_rel != rel:
-        add("FEL-LOT-14", other=first_rel, uuid=cross.origin_uuid, fecha=first.fecha or "?")
-
-
-def _above(amount: str | None, limit: str | None, tolerance: Decimal = Decimal(0)) -> bool:
-    try:
-        return amount is not None and limit is not None and Decimal(amount) > Decimal(limit) + tolerance
-    except InvalidOperation:
-        return False
-
-
-def _day(text: str | None) -> date | None:
-    try:
-        return date.fromisoformat(text) if text else None
-    except ValueError:
-        return None
-
-
-def _moment(text: str | None) -> datetime:
-    """A FEL date-time to compare (one that cannot be read sorts last)."""
-    try:
-        moment = datetime.fromisoformat(text or "")
-    except ValueError:
-        return datetime.max.replace(tzinfo=timezone.utc)
-    return moment if moment.tzinfo else moment.replace(tzinfo=_GT)
-
-
-def _issue(rule_id: str, lang: str, sat_code: str | None = "", **values: str) -> Issue:
-    """The issue of ``rule_id`` citing ``sat_code`` ("": the rule's first code; None: none)."""
-    rule = CROSS_RULES[rule_id]
-    english = lang == "en"
-    return Issue(
-        rule_id=rule_id,
-        severity=rule.severity,
-        stage="rules",
-        title=rule.title_en if english else rule.title,
-        message=(rule.message_en if english else rule.message).format(**values),
-        hint=rule.hint_en if english else rule.hint,
-        refs=Refs(sat_code=rule.sat_codes[0] if sat_code == "" else sat_code),
-        location=Location(xpath=rule.xpath),
-    )
+def with_cross_issues(report: Report, issues: list[Issue], rule_ids: Collection[str]) -> Report:
+    """``report`` with its issues of the batch rules ``rule_ids`` (from an earlier run) replaced by ``issues``,
+    and its counts, rules stage and verdict recomputed."""
+    issues = sorted([i for i in report.issues if i.rule_id not in rule_ids] + issues, key=Issue.sort_key)
+    counts = {level: sum(1 for i in issues if i.severity.value == level) for level in ("error", "warning", "info")}
+    stages = []
+    for stage in report.stages:
+        if stage.name == "rules" and stage.status in ("passed", "failed"):
+            failed = any(i.stage == "rules" and i.severity.value == "error" for i in issues)
+            stage = stage.model_copy(update={"status": "failed" if failed else "passed"})
+        stages.append(stage)
+    valid = all(s.status == "passed" for s in stages) and counts["error"] == 0
+    return report.model_copy(update={"issues": issues, "counts": report.counts.model_copy(update=counts),
+                                     "stages": stages, "valid": valid})

@@ -35,7 +35,8 @@ def summarize(briefs: Iterable[Brief]) -> Summary:
 def write_manifest(batch: BatchRun, summary: Summary, results: Iterator[FileResult], executor, reused: int) -> None:
     """The manifest of ``batch``, whose entries are ``results`` (sorted by path)."""
     header = Manifest(
-        render=batch.options.render, recursive=batch.options.recursive, rulesets=[RulesetRef(**ruleset) for ruleset in batch.rulesets],
+        render=batch.options.render, recursive=batch.options.recursive,
+        rulesets=[RulesetRef(**ruleset) for ruleset in batch.rulesets],
         schema=batch.schema, renderer_version=__version__, summary=summary, entries=[],
         run=RunStats(started_at=batch.started.isoformat(timespec="seconds"),
                      duration_ms=round((time.perf_counter() - batch.clock) * 1000, 1), executor=executor.name,
@@ -64,5 +65,6 @@ def _entry(result: FileResult) -> Entry:
     return Entry(
         path=readable_name(result.rel), sha256=result.sha256, tipo=result.tipo,
         numero_autorizacion=result.numero_autorizacion, valid=result.valid, complete=result.complete,
-        counts=Counts(**result.counts), report=result.report, pdf=result.pdf, pdf_note=result.pdf_note, error=result.error,
+        counts=Counts(**result.counts), report=result.report, pdf=result.pdf, pdf_note=result.pdf_note,
+        error=result.error,
     )

@@ -13,14 +13,22 @@ from ..core.atomic import remove_own
 from ..core.confine import confine
 from ..core.owned import own_pdf, own_report
 from ..core.report import Report
-from ..findings.verdict import with_issues
-from .cross import CROSS_RULE_PREFIX, cross_issues
+from .cross import cross_issues, with_cross_issues
 from .errors import BatchCancelled
 from .journal import Journal
 from .output_check import missing_outputs
 from .plan import BatchRun
 from .progress import Progress
-from .worker import PDF_NOT_WRITTEN, Brief, FileTask, crashed_result, output_paths, remove_stale_outputs, write_output
+from .worker import (
+    PDF_NOT_WRITTEN,
+    Brief,
+    FileTask,
+    crashed_result,
+    output_paths,
+    remove_stale_outputs,
+    validator_for,
+    write_output,
+)
 
 __all__ = ["RenderPdfs", "apply_cross_rules", "process_files", "reconcile_pdfs", "reusable_briefs", "unrendered"]
 
@@ -68,9 +76,13 @@ def _crashed(journal: Journal, task: FileTask) -> Brief:
     return Brief.of(result)
 
 
-def apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, journal: Journal, lang: str, limit: int) -> None:
-    """Phase 2: patch cross-document issues into reports; drop stale ones from earlier runs."""
-    found = cross_issues(((rel, b.cross) for rel, b in briefs.items() if b.cross is not None), lang, limit)
+def apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, journal: Journal, config: dict, limit: int) -> None:
+    """Phase 2: patch the batch rules' issues into reports; drop stale ones from earlier runs."""
+    validator = validator_for(config)
+    catalog, lang, as_of = validator.catalog, validator.config.lang, validator.config.as_of
+    found = cross_issues(((rel, b.cross) for rel, b in briefs.items() if b.cross is not None), catalog, lang=lang,
+                         limit=limit, as_of=as_of)
+    batch_rules = {rule.id for rule in catalog.batch_rules}
     for rel, brief in briefs.items():
         new = found.get(rel, [])
         if brief.failed or (not new and not brief.cross_applied):
@@ -78,8 +90,7 @@ def apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, journal: Journal,
         result = journal.load(rel)
         path = out_dir / result.report
         report = Report.model_validate_json(confine(path, journal.roots).read_text(encoding="utf-8"))
-        kept = [i for i in report.issues if not i.rule_id.startswith(CROSS_RULE_PREFIX)]
-        patched = with_issues(report, kept + new)
+        patched = with_cross_issues(report, new, batch_rules)
         result.report_sha256 = write_output(path, (patched.to_json(include_run=False) + "\n").encode(), journal.roots,
                                             own_report)
         result.valid, result.counts, result.cross_applied = patched.valid, patched.counts.model_dump(), bool(new)

@@ -56,7 +56,7 @@ def _run(batch: BatchRun) -> BatchResult:
     progress.advance(reused)
     try:
         process_files(batch, executor, process_and_record, briefs, progress)
-        _apply_cross_rules(briefs, batch.out_dir, batch.journal, batch.lang, batch.options.max_cross_findings)
+        _apply_cross_rules(briefs, batch.out_dir, batch.journal, batch.config, batch.options.max_cross_findings)
         if batch.options.render:
             _reconcile_pdfs(briefs, batch.out_dir, batch.journal, _renderer(batch, executor))
     except BaseException:  # cancelled, interrupted, terminated, output failed: the workers stop now

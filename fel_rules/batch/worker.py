@@ -22,7 +22,7 @@ from ..engine import Validator
 from .time_limit import FileTimeLimit, time_limit, time_limit_error
 
 __all__ = [
-    "Brief", "CrossFacts", "FileResult", "FileTask", "crashed_result", "journal_file", "output_paths",
+    "Brief", "CrossFacts", "FileResult", "FileTask", "crashed_result", "cross_facts", "journal_file", "output_paths",
     "process_and_record", "process_file", "record", "remove_stale_outputs", "render_pdf", "render_task",
     "validator_for", "write_output",
 ]
@@ -255,7 +255,7 @@ def _result_of(task: FileTask, report: Report, facts: Documento | Anulacion | No
         rel=task.rel, sha256=report.document.sha256, tipo=report.document.tipo,
         numero_autorizacion=report.document.numero_autorizacion, valid=report.valid, complete=report.complete,
         counts=report.counts.model_dump(), report=output_paths(task.rel)[0], pdf=None, pdf_note=None, error=error,
-        cross=_cross_facts(facts), renderable=isinstance(facts, Documento),
+        cross=cross_facts(facts), renderable=isinstance(facts, Documento),
     )
 
 
@@ -375,7 +375,8 @@ def render_task(task: FileTask) -> tuple[str, str | None, str | None]:
     return task.rel, digest, None
 
 
-def _cross_facts(facts: Documento | Anulacion | None) -> CrossFacts:
+def cross_facts(facts: Documento | Anulacion | None) -> CrossFacts:
+    """The cross facts of a validated document (empty when it could not be read)."""
     value = lambda field: field.value if field is not None else None  # noqa: E731
     if isinstance(facts, Anulacion):
         return CrossFacts(

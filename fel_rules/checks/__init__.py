@@ -1,7 +1,8 @@
 """Check kinds: the Python vocabulary that YAML rules compose.
 
-Built-in kinds: ``expression``, ``required``, ``nit``, ``cui``, ``signature``. Third parties register more
-through the entry-point group ``fel_rules.checks``.
+Built-in kinds: ``expression``, ``required``, ``nit``, ``cui``, ``signature``, and the batch kinds of
+cross-document rules (:mod:`.cross_document`, ``scope: batch``). Third parties register more through the
+entry-point group ``fel_rules.checks``.
 """
 
 from . import builtin  # noqa: F401 - importing it registers the built-in kinds

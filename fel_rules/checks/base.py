@@ -89,6 +89,7 @@ class Finding:
     expected: str | None = None
     actual: str | None = None
     difference: str | None = None
+    sat_code: str | None = None  # the one SAT code this finding cites instead of the rule's ("": none)
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,10 @@ class CheckKind(Protocol):
     ``(params, env)`` in ``__init__`` (raise ``ValueError`` there for params that cannot work),
     and yield :class:`Finding` objects from :meth:`check`. An optional :meth:`placeholders`
     lets rule files be checked for unknown ``{names}`` in their messages when they load.
+
+    A kind whose class sets ``scope = "batch"`` decides on a whole batch instead of one document:
+    its :meth:`check` receives a :class:`~fel_rules.checks.batch_input.BatchInput` (one document of the
+    batch and the batch's indexes), and only rules declaring ``scope: batch`` may use it.
     """
 
     name: ClassVar[str]

@@ -64,7 +64,7 @@ def _show(args: argparse.Namespace) -> int:
         print(f"fel-rules: error: {message}", file=sys.stderr)
         return 2
     data = rule.spec.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
-    data = {"id": rule.id, "severity": rule.severity.value, "document": rule.document,
+    data = {"id": rule.id, "severity": rule.severity.value, "document": rule.document, "scope": rule.scope,
             "applies_to": sorted(rule.applies_to) if rule.applies_to else None, "file": f"{rule.path}:{rule.line}",
             **data}
     print(json.dumps(data, ensure_ascii=False, indent=2))
@@ -83,11 +83,24 @@ def _test(args: argparse.Namespace) -> int:
         result, case = outcome.result, outcome.result.case
         ok = result.passed
         failures += not ok
-        expected = "pass" if case.expect == "pass" else ", ".join(case.expect)
-        fired = ", ".join(sorted(result.fired_ids)) or "—"
+        expected, fired = _expected_text(case.expect), _fired_text(result)
         print(f"{'ok  ' if ok else 'FAIL'} {outcome.case_file.rule}/{case.name}: esperado {expected}; obtenido {fired}")
     print(f"{len(outcomes)} casos, {failures} fallidos")
     return 1 if failures else 0
+
+
+def _expected_text(expect) -> str:
+    """``pass``, ``FEL-X-01, FEL-Y-02``, or per document ``nota.xml: FEL-LOT-03; otra.xml: pass``."""
+    if isinstance(expect, dict):
+        return "; ".join(f"{name}: {_expected_text(expected)}" for name, expected in expect.items())
+    return expect if expect == "pass" else ", ".join(expect)
+
+
+def _fired_text(result) -> str:
+    """The rule ids reported (per document, for a batch case)."""
+    if result.case.documents is None:
+        return ", ".join(sorted(result.fired_ids)) or "—"
+    return "; ".join(f"{name}: {', '.join(sorted(ids))}" for name, ids in result.fired.items() if ids) or "—"
 
 
 def _lint(args: argparse.Namespace) -> int:

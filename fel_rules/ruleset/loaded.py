@@ -9,7 +9,7 @@ from functools import cached_property
 from ..checks import CheckKind
 from ..core.report import Severity
 from ..expressions.catalogues import Catalogues
-from .model import Effective, Override, RuleSpec
+from .model import Effective, Override, RuleSpec, Scope
 
 __all__ = ["LoadedRule", "RuleCatalog", "Ruleset"]
 
@@ -28,6 +28,7 @@ class LoadedRule:
     path: str
     line: int | None
     namespaces: dict[str, str] = field(default_factory=dict)
+    scope: Scope = "document"
     override: Override | None = None
     overridden_check: CheckKind | None = None
 
@@ -92,6 +93,21 @@ class RuleCatalog:
     def rules(self) -> tuple[LoadedRule, ...]:
         """All rules in file order."""
         return tuple(rule for ruleset in self.rulesets for rule in ruleset.rules)
+
+    @cached_property
+    def document_rules(self) -> tuple[LoadedRule, ...]:
+        """The rules that decide on one document (what the validator runs)."""
+        return tuple(rule for rule in self.rules if rule.scope == "document")
+
+    @cached_property
+    def document_rulesets(self) -> tuple[Ruleset, ...]:
+        """The rule sets with some rule that decides on one document (what a document's report names)."""
+        return tuple(ruleset for ruleset in self.rulesets if any(rule.scope == "document" for rule in ruleset.rules))
+
+    @cached_property
+    def batch_rules(self) -> tuple[LoadedRule, ...]:
+        """The rules that decide on a whole batch (what ``fel-rules batch`` adds: ``FEL-LOT-*``)."""
+        return tuple(rule for rule in self.rules if rule.scope == "batch")
 
     def get(self, rule_id: str) -> LoadedRule | None:
         """The rule with ``rule_id``, if loaded."""

@@ -109,9 +109,11 @@ def _load_rule(raw: Any, loc: tuple, data: Any, path: Path, header: RuleFile, na
         line_, column = position(data, (*loc, "check"))
         raise RuleFileError(exc.message, message_en=exc.message_en, path=str(path), line=line_, column=column,
                             rule_id=spec.id) from None
+    defaults = header.defaults
+    scope = spec.scope or defaults.scope
+    _check_scope(kind, scope, loc, data, path, spec.id)
     check = _prepare(kind, params, params_loc, data, path, spec.id, namespaces)
     _check_templates(spec, check, loc, data, path)
-    defaults = header.defaults
     applies_to = spec.applies_to if spec.applies_to is not None else defaults.applies_to
     return LoadedRule(
         spec=spec,
@@ -124,6 +126,25 @@ def _load_rule(raw: Any, loc: tuple, data: Any, path: Path, header: RuleFile, na
         path=str(path),
         line=line,
         namespaces=namespaces,
+        scope=scope,
+    )
+
+
+_SCOPE_ES = {"document": "de un documento", "batch": "de lote"}
+
+
+def _check_scope(kind: type, scope: str, loc: tuple, data: Any, path: Path, rule_id: str) -> None:
+    """A batch kind only in a ``scope: batch`` rule, and a document kind only in a document rule."""
+    kind_scope = getattr(kind, "scope", "document")
+    if kind_scope == scope:
+        return
+    line, column = position(data, (*loc, "check"))
+    raise RuleFileError(
+        f"el tipo de verificación '{kind.name}' es {_SCOPE_ES[kind_scope]} y la regla tiene scope: {scope}; "
+        f"escriba scope: {kind_scope}",
+        message_en=f"check kind '{kind.name}' has scope {kind_scope} and the rule has scope: {scope}; "
+                   f"write scope: {kind_scope}",
+        path=str(path), line=line, column=column, rule_id=rule_id,
     )
 
 

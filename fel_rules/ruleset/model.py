@@ -21,6 +21,7 @@ __all__ = [
     "RuleRefs",
     "RuleSpec",
     "RulesetHeader",
+    "Scope",
 ]
 
 #: Values of DatosGenerales/@Tipo (GT_Documento 0.2.x, including types SAT later retired).
@@ -34,6 +35,9 @@ DTE_TYPES = (
 EXPRESSION_KEYS = ("context", "let", "constants", "when", "assert", "expected", "actual", "at", "tolerance")
 
 RULE_ID_PATTERN = r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$"
+
+#: What a rule decides on: one document (``fel-rules validate``) or a whole batch (``fel-rules batch``).
+Scope = Literal["document", "batch"]
 
 
 class _Strict(BaseModel):
@@ -83,6 +87,7 @@ class Defaults(_Strict):
     applies_to: list[str] | None = None
     document: Literal["documento", "anulacion"] = "documento"
     effective: Effective | None = None
+    scope: Scope = "document"
 
 
 class RuleSpec(_Strict):
@@ -100,6 +105,8 @@ class RuleSpec(_Strict):
     applies_to: list[str] | None = Field(default=None, description="DTE types (DatosGenerales/@Tipo).")
     document: Literal["documento", "anulacion"] | None = None
     effective: Effective | None = None
+    scope: Scope | None = Field(default=None, description="document: each document alone; batch: only in "
+                                "fel-rules batch, with the other documents of the batch (a batch check kind).")
     enabled: bool = True
     tags: list[str] = []
     check: str = Field(default="expression", description="Check kind name.")
