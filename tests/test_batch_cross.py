@@ -13,7 +13,7 @@ from lxml import etree
 
 from fel_rules import Config, Report
 from fel_rules.batch import BatchOptions, run_batch
-from fel_rules.batch.business_days import nth_business_day
+from fel_rules.checks.business_days import nth_business_day
 
 from .conftest import FEL_REFERENCE, requires_shared
 from .support.builder import (
@@ -229,7 +229,7 @@ def test_cited_codes_exist_in_sats_catalogue(validator):
 
 def test_tax_excess_cites_the_code_of_its_tax(validator):
     from fel_rules.batch.cross import cross_issues
-    from fel_rules.batch.worker import CrossFacts
+    from fel_rules.checks.batch_input import CrossFacts
 
     origin = CrossFacts(tipo="FACT", uuid=uid(1), tax_totals=(("IVA", "10"), ("PETROLEO", "4")))
     note = CrossFacts(tipo="NCRE", uuid=uid(2), origin_uuid=uid(1), tax_totals=(("IVA", "12"), ("PETROLEO", "5")))

@@ -13,7 +13,7 @@ from fel_rules import Config, RenderError, Validator
 from fel_rules.batch import BatchOptions, run_batch
 from fel_rules.batch.cross import cross_issues
 from fel_rules.batch.executors import default_workers
-from fel_rules.batch.worker import CrossFacts
+from fel_rules.checks.batch_input import CrossFacts
 from fel_rules.cli.app import main
 from fel_rules.outputs.render import RenderSettings, render_bytes
 

@@ -262,7 +262,7 @@ def run_case(validator: Any, case_file: CaseFile, case: RuleCase, folder: Path) 
 def _run_batch_case(validator: Any, case_file: CaseFile, case: RuleCase, folder: Path) -> CaseResult:
     """Validate each document, then run the batch's cross-document rules over them, as ``fel-rules batch`` does."""
     from ..batch.cross import cross_issues, with_cross_issues
-    from ..batch.worker import cross_facts
+    from ..checks.batch_input import cross_facts
 
     outcomes = {}
     for document in case.documents or ():

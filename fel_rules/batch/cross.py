@@ -11,16 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..checks.batch_input import BatchDocuments, BatchInput, Doc, iso_day
+from ..checks.batch_input import BatchDocuments, BatchInput, CrossFacts, Doc, iso_day
 from ..core.report import Issue, Location, Report, Severity
 from ..findings.messages import engine_issue
 from ..findings.rule_issues import rule_issue
 from ..ruleset import LoadedRule, RuleCatalog
-
-if TYPE_CHECKING:
-    from .worker import CrossFacts
 
 __all__ = ["MAX_CROSS_FINDINGS", "cross_issues", "with_cross_issues"]
 

@@ -10,11 +10,11 @@ from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..checks.batch_input import CrossFacts, cross_facts
 from ..core.atomic import describe_os_error, remove_own, write_atomic
 from ..core.config import Config
 from ..core.confine import confine
 from ..core.inputs import InputTooLarge, input_sha256, readable_name
-from ..core.money import decimal_str
 from ..core.owned import own_pdf, own_report, recorded
 from ..core.report import Report
 from ..document.facts import Anulacion, Documento
@@ -22,7 +22,7 @@ from ..engine import Validator
 from .time_limit import FileTimeLimit, time_limit, time_limit_error
 
 __all__ = [
-    "Brief", "CrossFacts", "FileResult", "FileTask", "crashed_result", "cross_facts", "journal_file", "output_paths",
+    "Brief", "FileResult", "FileTask", "crashed_result", "journal_file", "output_paths",
     "process_and_record", "process_file", "record", "remove_stale_outputs", "render_pdf", "render_task",
     "validator_for", "write_output",
 ]
@@ -57,49 +57,6 @@ class FileTask:
     def source_path(self) -> Path:
         """The input, resolved and checked against the roots (``OSError`` when outside them)."""
         return confine(Path(self.source), self.allowed)
-
-
-@dataclass(slots=True)
-class CrossFacts:
-    """What cross-document rules need to know about a document (kept in memory for the whole batch).
-
-    ``origin_uuid`` is the document this one refers to: the origin of a note (ReferenciasNota) or of a
-    CIVA/CAIS (ReferenciasConstancia), or the document an annulment annuls; ``origin_fecha`` is the
-    emission date it states for it. ``fecha`` is FechaHoraEmision (FechaHoraAnulacion for an annulment).
-    """
-
-    tipo: str | None = None
-    uuid: str | None = None
-    moneda: str | None = None
-    nit_emisor: str | None = None
-    id_receptor: str | None = None
-    gran_total: str | None = None
-    tax_totals: tuple[tuple[str, str], ...] = ()
-    origin_uuid: str | None = None
-    regimen_antiguo: bool = False
-    anulacion: bool = False
-    fecha: str | None = None
-    nit_certificador: str | None = None
-    origin_fecha: str | None = None
-    monto_iva_exento: str | None = None  # ReferenciasConstancia/@MontoIVAExento (CIVA)
-    provisional_uuid: str | None = None  # Exportacion/NumeroAutorizacionProvisional (FACP referenced)
-    exp: bool = False
-    frases: tuple[str, ...] = ()  # "TipoFrase-CodigoEscenario"
-
-    @property
-    def relevant(self) -> bool:
-        """True when another document could refer to this one, or this one to another."""
-        return bool(self.uuid or self.origin_uuid or self.provisional_uuid)
-
-    @property
-    def dia(self) -> str | None:
-        """The date part of :attr:`fecha`."""
-        return self.fecha[:10] if self.fecha else None
-
-    @property
-    def origin_dia(self) -> str | None:
-        """The date part of :attr:`origin_fecha`."""
-        return self.origin_fecha[:10] if self.origin_fecha else None
 
 
 @dataclass
@@ -373,44 +330,3 @@ def render_task(task: FileTask) -> tuple[str, str | None, str | None]:
     except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
         return task.rel, None, render_failure(exc).localized(task.config.get("lang", "es"))
     return task.rel, digest, None
-
-
-def cross_facts(facts: Documento | Anulacion | None) -> CrossFacts:
-    """The cross facts of a validated document (empty when it could not be read)."""
-    value = lambda field: field.value if field is not None else None  # noqa: E731
-    if isinstance(facts, Anulacion):
-        return CrossFacts(
-            anulacion=True, origin_uuid=value(facts.numero_documento_a_anular), nit_emisor=value(facts.nit_emisor),
-            id_receptor=value(facts.id_receptor), origin_fecha=value(facts.fecha_emision_documento_anular),
-            fecha=value(facts.fecha_hora_anulacion),
-            nit_certificador=value(facts.certificacion.nit_certificador) if facts.certificacion else None,
-        )
-    if not isinstance(facts, Documento):
-        return CrossFacts()
-    general, cert = facts.datos_generales, facts.certificacion
-    content = {(c.content_tag or "").rpartition("}")[2]: c.fields for c in reversed(facts.complementos)}
-    origin = content.get("ReferenciasNota") or content.get("ReferenciasConstancia") or {}
-    totals = []
-    if facts.totales:
-        for tax in facts.totales.total_impuestos:
-            if tax.nombre_corto and tax.total_monto_impuesto and tax.total_monto_impuesto.value is not None:
-                totals.append((tax.nombre_corto.value, decimal_str(tax.total_monto_impuesto.value)))
-    gran_total = facts.totales.gran_total if facts.totales else None
-    return CrossFacts(
-        tipo=value(general.tipo) if general else None,
-        uuid=value(cert.numero_autorizacion) if cert else None,
-        moneda=value(general.codigo_moneda) if general else None,
-        nit_emisor=value(facts.emisor.nit) if facts.emisor else None,
-        id_receptor=value(facts.receptor.id) if facts.receptor else None,
-        gran_total=decimal_str(gran_total.value) if gran_total is not None and gran_total.value is not None else None,
-        tax_totals=tuple(totals),
-        origin_uuid=origin.get("NumeroAutorizacionDocumentoOrigen"),
-        regimen_antiguo=bool(origin.get("RegimenAntiguo")),
-        fecha=value(general.fecha_hora_emision) if general else None,
-        nit_certificador=value(cert.nit_certificador) if cert else None,
-        origin_fecha=origin.get("FechaEmisionDocumentoOrigen"),
-        monto_iva_exento=origin.get("MontoIVAExento"),
-        provisional_uuid=content.get("Exportacion", {}).get("NumeroAutorizacionProvisional"),
-        exp=bool(general and value(general.exp) == "SI"),
-        frases=tuple(f"{value(f.tipo_frase)}-{value(f.codigo_escenario)}" for f in facts.frases),
-    )

@@ -2,7 +2,7 @@
 documents it refers to (by authorization number), the annulments and the constancias of a document.
 
 A document is known by its path in the batch and its cross facts
-(:class:`fel_rules.batch.worker.CrossFacts`): the few values cross-document rules compare.
+(:class:`CrossFacts`, read from its typed facts by :func:`cross_facts`): the few values cross-document rules compare.
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-if TYPE_CHECKING:
-    from ..batch.worker import CrossFacts
+from ..core.money import decimal_str
+from ..document.facts import Anulacion, Documento
 
-__all__ = ["BatchDocuments", "BatchInput", "Doc", "Reference", "iso_day"]
+__all__ = ["BatchDocuments", "BatchInput", "CrossFacts", "Doc", "Reference", "cross_facts", "iso_day"]
 
-Doc = tuple[str, "CrossFacts"]
+
 
 #: Which document a rule compares with: ``origin``, the one a note, a constancia or an annulment refers to;
 #: ``provisional``, the provisional invoice (FACP) an export document names.
@@ -114,3 +114,90 @@ def _moment(text: str | None) -> datetime:
     except ValueError:
         return datetime.max.replace(tzinfo=UTC)
     return moment if moment.tzinfo else moment.replace(tzinfo=_GT)
+
+
+@dataclass(slots=True)
+class CrossFacts:
+    """What cross-document rules need to know about a document (kept in memory for the whole batch).
+
+    ``origin_uuid`` is the document this one refers to: the origin of a note (ReferenciasNota) or of a
+    CIVA/CAIS (ReferenciasConstancia), or the document an annulment annuls; ``origin_fecha`` is the
+    emission date it states for it. ``fecha`` is FechaHoraEmision (FechaHoraAnulacion for an annulment).
+    """
+
+    tipo: str | None = None
+    uuid: str | None = None
+    moneda: str | None = None
+    nit_emisor: str | None = None
+    id_receptor: str | None = None
+    gran_total: str | None = None
+    tax_totals: tuple[tuple[str, str], ...] = ()
+    origin_uuid: str | None = None
+    regimen_antiguo: bool = False
+    anulacion: bool = False
+    fecha: str | None = None
+    nit_certificador: str | None = None
+    origin_fecha: str | None = None
+    monto_iva_exento: str | None = None  # ReferenciasConstancia/@MontoIVAExento (CIVA)
+    provisional_uuid: str | None = None  # Exportacion/NumeroAutorizacionProvisional (FACP referenced)
+    exp: bool = False
+    frases: tuple[str, ...] = ()  # "TipoFrase-CodigoEscenario"
+
+    @property
+    def relevant(self) -> bool:
+        """True when another document could refer to this one, or this one to another."""
+        return bool(self.uuid or self.origin_uuid or self.provisional_uuid)
+
+    @property
+    def dia(self) -> str | None:
+        """The date part of :attr:`fecha`."""
+        return self.fecha[:10] if self.fecha else None
+
+    @property
+    def origin_dia(self) -> str | None:
+        """The date part of :attr:`origin_fecha`."""
+        return self.origin_fecha[:10] if self.origin_fecha else None
+
+
+Doc = tuple[str, CrossFacts]
+
+
+def cross_facts(facts: Documento | Anulacion | None) -> CrossFacts:
+    """The cross facts of a validated document (empty when it could not be read)."""
+    value = lambda field: field.value if field is not None else None  # noqa: E731
+    if isinstance(facts, Anulacion):
+        return CrossFacts(
+            anulacion=True, origin_uuid=value(facts.numero_documento_a_anular), nit_emisor=value(facts.nit_emisor),
+            id_receptor=value(facts.id_receptor), origin_fecha=value(facts.fecha_emision_documento_anular),
+            fecha=value(facts.fecha_hora_anulacion),
+            nit_certificador=value(facts.certificacion.nit_certificador) if facts.certificacion else None,
+        )
+    if not isinstance(facts, Documento):
+        return CrossFacts()
+    general, cert = facts.datos_generales, facts.certificacion
+    content = {(c.content_tag or "").rpartition("}")[2]: c.fields for c in reversed(facts.complementos)}
+    origin = content.get("ReferenciasNota") or content.get("ReferenciasConstancia") or {}
+    totals = []
+    if facts.totales:
+        for tax in facts.totales.total_impuestos:
+            if tax.nombre_corto and tax.total_monto_impuesto and tax.total_monto_impuesto.value is not None:
+                totals.append((tax.nombre_corto.value, decimal_str(tax.total_monto_impuesto.value)))
+    gran_total = facts.totales.gran_total if facts.totales else None
+    return CrossFacts(
+        tipo=value(general.tipo) if general else None,
+        uuid=value(cert.numero_autorizacion) if cert else None,
+        moneda=value(general.codigo_moneda) if general else None,
+        nit_emisor=value(facts.emisor.nit) if facts.emisor else None,
+        id_receptor=value(facts.receptor.id) if facts.receptor else None,
+        gran_total=decimal_str(gran_total.value) if gran_total is not None and gran_total.value is not None else None,
+        tax_totals=tuple(totals),
+        origin_uuid=origin.get("NumeroAutorizacionDocumentoOrigen"),
+        regimen_antiguo=bool(origin.get("RegimenAntiguo")),
+        fecha=value(general.fecha_hora_emision) if general else None,
+        nit_certificador=value(cert.nit_certificador) if cert else None,
+        origin_fecha=origin.get("FechaEmisionDocumentoOrigen"),
+        monto_iva_exento=origin.get("MontoIVAExento"),
+        provisional_uuid=content.get("Exportacion", {}).get("NumeroAutorizacionProvisional"),
+        exp=bool(general and value(general.exp) == "SI"),
+        frases=tuple(f"{value(f.tipo_frase)}-{value(f.codigo_escenario)}" for f in facts.frases),
+    )

@@ -16,6 +16,7 @@ from pydantic import Field
 
 from .base import Finding, KindParams, RuleEnv
 from .batch_input import BatchInput, Reference, iso_day
+from .business_days import nth_business_day
 from .registry import check_kind
 
 __all__ = [
@@ -215,7 +216,7 @@ class DeadlineParams(BatchParams):
     """Business days the final invoice has from its provisional one."""
 
     business_days: int = Field(ge=1, description="Days, Monday to Friday without the holidays of "
-                                                 "fel_rules/batch/feriados-gt.yaml.")
+                                                 "rules/data/feriados-gt.yaml.")
 
 
 @check_kind("final_invoice_deadline")
@@ -233,9 +234,6 @@ class FinalInvoiceDeadlineCheck(_BatchKind):
         other, provisional = referenced
         issued, start = iso_day(doc.facts.dia), iso_day(provisional.dia)
         if issued and start:
-            # imported here: the holiday table lives with the batch, which loading rules never imports
-            from ..batch.business_days import nth_business_day
-
             deadline = nth_business_day(start, self.params.business_days)
             if issued > deadline:
                 yield self.finding(other=other, valor=doc.facts.dia, origen=provisional.dia, vence=deadline.isoformat())

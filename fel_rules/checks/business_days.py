@@ -1,6 +1,6 @@
 """Guatemala's business days (días hábiles): weekdays that are not public holidays.
 
-The holidays are data (``feriados-gt.yaml`` next to this module): fixed dates, days relative to
+The holidays are data of the rule set (``rules/data/feriados-gt.yaml``): fixed dates, days relative to
 Easter (Semana Santa), holidays moved to a Monday, and one-off dates.
 """
 
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import yaml
 
-from ..core.resources import package_file
+from ..core.resources import BUILTIN_RULES_DIR
 
 __all__ = ["HOLIDAYS_FILE", "nth_business_day"]
 
-HOLIDAYS_FILE = package_file(__package__, "feriados-gt.yaml")
+HOLIDAYS_FILE = BUILTIN_RULES_DIR / "data" / "feriados-gt.yaml"
 
 
 def nth_business_day(start: date, n: int, path: Path = HOLIDAYS_FILE) -> date:
