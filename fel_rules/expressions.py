@@ -23,12 +23,13 @@ from simpleeval import EvalWithCompoundTypes
 
 from .identifiers import uuid_numero, uuid_serie
 from .money import XML_SPACE, parse_decimal, round_half_up
+from .patterns import MAX_MATCHED_TEXT, PatternError, compile_pattern
 
 if TYPE_CHECKING:  # the catalogues live in ruleset, which imports the check kinds that import this module
     from .ruleset.catalogues import Catalogues
 
 __all__ = [
-    "FUNCTION_NAMES", "MAX_EXPRESSION_DEPTH", "CompiledExpression", "ExpressionError", "Evaluator",
+    "FUNCTION_NAMES", "MAX_EXPRESSION_DEPTH", "CompiledExpression", "ExpressionError", "Evaluator", "Table",
     "compile_expression",
 ]
 
@@ -124,6 +125,49 @@ def _listed(value: object, items: object) -> bool:
     return any(entry.strip() == wanted for entry in _text_of(items).split(","))
 
 
+class Table(Mapping[str, object]):
+    """A small table written in a rule (``constants: {frase_del_regimen: {FPEQ: 3, …}}``), read with
+    ``lookup(table, key)``; keys are compared as codes (``3``, ``"3"`` and ``"03"`` are the same key)."""
+
+    __slots__ = ("_rows",)
+
+    def __init__(self, rows: Mapping[object, object]) -> None:
+        self._rows = {_code(key): value for key, value in rows.items()}
+
+    def __getitem__(self, key: str) -> object:
+        return self._rows[key]
+
+    def __iter__(self):
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __str__(self) -> str:
+        return ", ".join(f"{key}: {value}" for key, value in self._rows.items())
+
+
+def _lookup(table: object, key: object) -> object:
+    """The row of ``table`` for ``key``, or ``None`` when the table has no such row."""
+    if not isinstance(table, Table):
+        raise TypeError("lookup() lee una tabla de 'constants' (clave: valor)")
+    return None if key is None else table.get(_code(key))
+
+
+def _length(value: object) -> Decimal:
+    """Number of characters of ``value`` as text (``None`` is the empty text)."""
+    if isinstance(value, (list, tuple)):
+        raise TypeError("len() mide un texto; para contar los elementos de una lista use count()")
+    return Decimal(len(_text_of(value)))
+
+
+def _matches(value: object, pattern: str) -> bool:
+    """True when the whole of ``value`` (as text) matches ``pattern``; texts longer than
+    :data:`~fel_rules.patterns.MAX_MATCHED_TEXT` characters never match."""
+    text = _text_of(value)
+    return len(text) <= MAX_MATCHED_TEXT and compile_pattern(pattern).fullmatch(text) is not None
+
+
 def _decimal(value: object) -> Decimal | None:
     """A number written as xs:decimal (``1250.00``), else ``None`` (``Q1250``, ``1,250.00``, ``1 250``)."""
     if isinstance(value, Decimal):
@@ -145,6 +189,9 @@ def _builtin_functions() -> dict[str, Callable[..., object]]:
         "uuid_serie": lambda uuid: uuid_serie(uuid) if uuid else None,
         "uuid_numero": lambda uuid: uuid_numero(uuid) if uuid else None,
         "text": _text_of,
+        "len": _length,
+        "matches": _matches,
+        "lookup": _lookup,
         "decimal": _decimal,
         "listed": _listed,
         "date": parse_date,
@@ -208,6 +255,8 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
                 raise ExpressionError(
                     "las funciones no aceptan argumentos con nombre", "keyword arguments are not accepted", column
                 )
+            if node.func.id == "matches":
+                _check_matches(node, column)
         elif isinstance(node, ast.Name) and node.id not in FUNCTION_NAMES:
             if node.id not in known:
                 raise ExpressionError(
@@ -231,6 +280,23 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
     body = module.body[0]
     bare = body.value.id if isinstance(body.value, ast.Name) and body.value.id not in FUNCTION_NAMES else None
     return CompiledExpression(text, body, frozenset(used), bare)
+
+
+def _check_matches(node: ast.Call, column: int | None) -> None:
+    """``matches(value, "pattern")``: the pattern is text written in the rule, checked and compiled now."""
+    pattern = node.args[1] if len(node.args) == 2 else None
+    if not isinstance(pattern, ast.Constant) or not isinstance(pattern.value, str):
+        raise ExpressionError(
+            'matches lleva dos argumentos: el valor y el patrón entre comillas, p. ej. matches(nit, "[0-9]+K?")',
+            'matches takes two arguments: the value and the pattern in quotes, e.g. matches(nit, "[0-9]+K?")',
+            column,
+        )
+    try:
+        compile_pattern(pattern.value)
+    except PatternError as exc:
+        start = pattern.col_offset + 2  # 1-based, after the opening quote
+        raise ExpressionError(f"patrón de matches: {exc}", f"matches pattern: {exc.message_en}",
+                              start + exc.position if exc.position is not None else start) from None
 
 
 def _check_depth(module: ast.Module) -> None:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from ..config import Config
 from ..expressions import Evaluator
 from ..facts import Anulacion, Documento, extract_facts
+from .places import PlaceError, expand_places
 
 __all__ = ["CheckError", "CheckInput", "CheckKind", "Finding", "KindParams", "RuleEnv", "Unreadable"]
 
@@ -29,6 +30,20 @@ class RuleEnv:
 
     rule_id: str
     namespaces: Mapping[str, str]
+    places: Mapping[str, str] = dataclass_field(default_factory=dict)
+
+    def xpath(self, path: str, key: str | tuple[str, ...]) -> str:
+        """``path`` (the param ``key``) with its place names (``emision``, ``items``…) replaced by their XPaths.
+
+        An unknown place raises :class:`~fel_rules.checks.places.PlaceError` (a ``ValueError``) carrying
+        ``key`` and the ``column``, so the loader points at the name in the rule file."""
+        try:
+            return expand_places(path, self.places)
+        except PlaceError as exc:
+            keys = key if isinstance(key, tuple) else (key,)
+            exc.args = (f"{'.'.join(keys)}: {exc}",)
+            exc.key = keys  # type: ignore[attr-defined]
+            raise
 
 
 class CheckInput:

@@ -28,6 +28,7 @@ class LoadedRule:
     path: str
     line: int | None
     namespaces: dict[str, str] = field(default_factory=dict)
+    places: dict[str, str] = field(default_factory=dict)
     override: Override | None = None
     overridden_check: CheckKind | None = None
 
