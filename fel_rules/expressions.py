@@ -120,7 +120,9 @@ def _month_end(day: object, months: object = 0) -> date | None:
 
 
 def _listed(value: object, items: object) -> bool:
-    """True when ``value`` (as text) is one of the comma-separated entries of ``items``."""
+    """True when ``value`` (as text) is one of the comma-separated entries of ``items`` (``None``: no entries)."""
+    if items is None:
+        return False
     wanted = _text_of(value).strip()
     return any(entry.strip() == wanted for entry in _text_of(items).split(","))
 

@@ -109,7 +109,7 @@ def _load_rule(raw: Any, loc: tuple, data: Any, path: Path, header: RuleFile, na
         raise RuleFileError(exc.message, message_en=exc.message_en, path=str(path), line=line_, column=column,
                             rule_id=spec.id) from None
     defaults = header.defaults
-    env = RuleEnv(rule_id=spec.id, namespaces=namespaces, places=places[spec.document or defaults.document])
+    env = RuleEnv(rule_id=spec.id, namespaces=namespaces, places=places[defaults.document])
     check = _prepare(kind, params, params_loc, data, path, env)
     _check_templates(spec, check, loc, data, path)
     applies_to = spec.applies_to if spec.applies_to is not None else defaults.applies_to

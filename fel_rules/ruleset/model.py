@@ -107,7 +107,8 @@ class RuleSpec(_Strict):
     # expression kind, written at the top level
     context: str | None = None
     let: dict[str, Any] | None = None
-    constants: dict[str, str] | None = Field(default=None, description="Named values a profile may override.")
+    constants: dict[str, str | dict[str | int, str | int]] | None = Field(
+        default=None, description="Named values, or tables key: value read with lookup(), that a profile may override.")
     when: str | None = None
     assert_: str | None = Field(default=None, alias="assert")
     expected: str | None = None
