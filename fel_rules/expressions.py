@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 import calendar
@@ -225,7 +226,9 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
         raise ExpressionError("la expresión está vacía", "the expression is empty")
     text = source.strip()
     try:
-        module = ast.parse(text, mode="exec")
+        with warnings.catch_warnings():  # "\d" in a matches() pattern is read as written (see _check_matches)
+            warnings.simplefilter("ignore", (SyntaxWarning, DeprecationWarning))
+            module = ast.parse(text, mode="exec")
     except SyntaxError as exc:
         raise ExpressionError(
             f"sintaxis inválida: {exc.msg}", f"invalid syntax: {exc.msg}", exc.offset
@@ -258,7 +261,7 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
                     "las funciones no aceptan argumentos con nombre", "keyword arguments are not accepted", column
                 )
             if node.func.id == "matches":
-                _check_matches(node, column)
+                _check_matches(node, text, column)
         elif isinstance(node, ast.Name) and node.id not in FUNCTION_NAMES:
             if node.id not in known:
                 raise ExpressionError(
@@ -284,15 +287,21 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
     return CompiledExpression(text, body, frozenset(used), bare)
 
 
-def _check_matches(node: ast.Call, column: int | None) -> None:
-    """``matches(value, "pattern")``: the pattern is text written in the rule, checked and compiled now."""
+def _check_matches(node: ast.Call, text: str, column: int | None) -> None:
+    """``matches(value, "pattern")``: the pattern is text written in the rule, checked and compiled now.
+
+    The pattern is taken exactly as written between its quotes (``"[0-9]+\\.[0-9]{2}"`` needs no doubled
+    backslashes), so the call's argument is replaced by that text."""
     pattern = node.args[1] if len(node.args) == 2 else None
-    if not isinstance(pattern, ast.Constant) or not isinstance(pattern.value, str):
+    written = ast.get_source_segment(text, pattern) if pattern is not None else None
+    if (not isinstance(pattern, ast.Constant) or not isinstance(pattern.value, str) or not written
+            or written[0] not in "'\"" or written[-1] != written[0] or written.startswith(written[0] * 3)):
         raise ExpressionError(
             'matches lleva dos argumentos: el valor y el patrón entre comillas, p. ej. matches(nit, "[0-9]+K?")',
             'matches takes two arguments: the value and the pattern in quotes, e.g. matches(nit, "[0-9]+K?")',
             column,
         )
+    pattern.value = written[1:-1]
     try:
         compile_pattern(pattern.value)
     except PatternError as exc:

@@ -214,7 +214,9 @@ _PYDANTIC_EN = {
 
 def _validation_error(exc: ValidationError, data: Any, path: Path, *, prefix: tuple,
                       rule_id: str | None = None) -> RuleFileError:
-    error = exc.errors(include_url=False)[0]
+    errors = exc.errors(include_url=False)
+    # a mapping given where text or a mapping is accepted (a let entry): report what is wrong with the mapping
+    error = next((e for e in errors if e["type"] != "string_type"), errors[0])
     loc = tuple(part for part in error["loc"] if not (isinstance(part, str) and part in ("str", "LetSpec")))
     key = ".".join(str(part) for part in loc) or "(raíz)"
     line, column = position(data, (*prefix, *loc))
