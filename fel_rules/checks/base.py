@@ -120,7 +120,8 @@ class CheckKind(Protocol):
 
     Implementations set ``name`` and ``Params`` (a :class:`KindParams` subclass), accept
     ``(params, env)`` in ``__init__`` (raise ``ValueError`` there for params that cannot work),
-    and yield :class:`Finding` objects from :meth:`check`. An optional :meth:`placeholders`
+    and yield :class:`Finding` objects from :meth:`check`. XPath params go through
+    :meth:`RuleEnv.xpath`, so rules may write them from a place (``items/dte:Total``). An optional :meth:`placeholders`
     lets rule files be checked for unknown ``{names}`` in their messages when they load.
     """
 
