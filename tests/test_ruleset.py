@@ -233,6 +233,12 @@ def test_a_folder_defines_its_own_places(tmp_path):
     assert rule.check.context.path == "/dte:GTDocumento/dte:SAT/dte:DTE/dte:DatosEmision/dte:Items/dte:Item"
 
 
+def test_without_places_a_bare_name_keeps_its_xpath_meaning():
+    from fel_rules.checks.places import expand_places
+
+    assert expand_places("m[. > 1] | count(r/m)", {}) == "m[. > 1] | count(r/m)"
+    assert expand_places("count(r/m) div 2 and @Tipo", {"r": "/dte:R"}) == "count(/dte:R/m) div 2 and @Tipo"
+
 @pytest.mark.parametrize(
     ("places", "line", "fragment"),
     [

@@ -6,6 +6,7 @@ A place is an unprefixed name at the start of a location path (document elements
 prefix, so such a name never means an element); anywhere else an unprefixed name keeps its XPath
 meaning (``@Tipo``, ``count(…)``, ``self::node()``). The names are defined once, in
 ``rules/data/lugares.yaml``; an unknown name is an error when the rules load, with its column.
+Without places (a check kind used on its own, on documents without namespaces) paths are plain XPath.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ class PlaceError(ValueError):
 
 def expand_places(path: str, places: Mapping[str, str]) -> str:
     """``path`` with every place name at the start of a location path replaced by its XPath."""
+    if not places:
+        return path
     out: list[str] = []
     previous: str | None = None  # the last token that was not whitespace, as written
     previous_is_operator = True  # at the start, a name is a name test
@@ -78,10 +81,10 @@ def _followed_by(tokens: list[tuple[str | None, str, int]], index: int) -> bool:
 def _place(name: str, places: Mapping[str, str], start: int) -> str:
     expansion = places.get(name)
     if expansion is None:
-        known = ", ".join(sorted(places)) or "(ninguno)"
+        known = ", ".join(sorted(places))
         raise PlaceError(
             f"lugar desconocido '{name}'; lugares definidos en rules/data/lugares.yaml: {known}",
-            f"unknown place '{name}'; places defined in rules/data/lugares.yaml: {', '.join(sorted(places)) or '(none)'}",
+            f"unknown place '{name}'; places defined in rules/data/lugares.yaml: {known}",
             start + 1,
         )
     return expansion
