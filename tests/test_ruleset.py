@@ -243,7 +243,8 @@ def test_without_places_a_bare_name_keeps_its_xpath_meaning():
     ("places", "line", "fragment"),
     [
         ("documento:\n  emision: dte:DatosEmision\n", 2, "la ruta debe ser absoluta"),
-        ("documento:\n  items: emision/dte:Items\n", 2, "lugar desconocido 'emision'"),
+        ("documento:\n  items: emision/dte:Items\n", 2, "empezar con un lugar anterior"),
+        ("documento:\n  emision: /dte:GTDocumento\n  items: emison/dte:Items\n", 3, "lugar desconocido 'emison'"),
         ("documento:\n  Emision: /dte:GTDocumento\n", 2, "nombre de lugar no permitido"),
         ("documento:\n  todo: /dte:GTDocumento | /dte:GTAnulacionDocumento\n", 2, "sin |"),
         ("documento:\n  raiz: /dte:GTDocumento[\n", 2, "XPath inválido"),
