@@ -57,10 +57,10 @@ rules:
     title: La descripción de cada línea es explicativa
     severity: warning
     refs: {law: "Política interna de facturación"}
-    context: //dte:Item
+    context: items
     let:
       descripcion: {path: dte:Descripcion, type: text}
-    assert: count(descripcion) >= 10
+    assert: len(descripcion) >= 10
     message: "Línea {item}: la descripción «{descripcion}» es demasiado corta."
     message_en: "Line {item}: description «{descripcion}» is too short."
 """

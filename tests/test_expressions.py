@@ -110,3 +110,84 @@ def test_listed_matches_whole_entries():
     assert value('listed(x, "1, 2, 12")', x="3") is False
     assert value('listed(x, "Exportación en pie, Mercado")', x="Exportación") is False
     assert value('listed(x, "a, b")', x=None) is False
+
+
+def test_len_counts_the_characters_of_a_text():
+    assert value("len(x)", x="G1234567") == Decimal(8)
+    assert value("len(x)", x="") == Decimal(0)
+    assert value("len(x)", x=None) == Decimal(0)
+    assert value("len(text(x))", x=Decimal("12.50")) == Decimal(5)
+
+
+def test_len_of_a_list_is_an_error_that_points_to_count():
+    with pytest.raises(TypeError, match="count"):
+        value("len(xs)", xs=["a", "b"])
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("G1234567", True), ("AB", False), ("ABCDEFGHIJ123456789", False), ("g1234567", False), ("G-1234567", False),
+     ("G 1234567", False), ("", False), (None, False)],
+)
+def test_matches_compares_the_whole_text(text, expected):
+    assert value('matches(x, "[A-Z0-9]{3,18}")', x=text) is expected
+
+
+def test_matches_reads_numbers_as_text_and_uses_ascii_classes():
+    assert value(r'matches(x, "\d{2}\.\d{2}")', x=Decimal("12.50")) is True
+    assert value(r'matches(x, "\d{2}\.\d{2}")', x="12x50") is False  # the pattern is read as written
+    assert value(r'matches(x, "\d+")', x="١٢٣") is False  # Arabic-Indic digits are not \d here
+    assert value('matches(x, "(ab)+c?")', x="ababc") is True
+
+
+def test_matches_never_matches_a_text_longer_than_the_limit():
+    from fel_rules.expressions.patterns import MAX_MATCHED_TEXT
+
+    assert value('matches(x, "A*")', x="A" * MAX_MATCHED_TEXT) is True
+    assert value('matches(x, "A*")', x="A" * (MAX_MATCHED_TEXT + 1)) is False
+
+
+@pytest.mark.parametrize(
+    ("source", "fragment", "column"),
+    [
+        ('matches(x, "(a+)+")', "no puede contener otra repetición", 17),
+        ('matches(x, "(a|b)*")', "no puede contener otra repetición", 18),
+        ('matches(x, "^[0-9]+$")', "quite ^ y $", 13),
+        (r'matches(x, "(a)\1")', "escape no admitido", 16),
+        (r'matches(x, "\bA")', "escape no admitido", 13),
+        ('matches(x, "(?=a)a")', "solo se admiten grupos", 13),
+        ('matches(x, "a+?")', "solo cuantificadores simples", 15),
+        ('matches(x, "a*a*a*")', "demasiadas repeticiones", 18),
+        ('matches(x, "[0-9")', "sin cerrar", 13),
+        ('matches(x, "a{3,1}")', "n no puede ser menor", 14),
+        ('matches(x, "' + "a" * 101 + '")', "más de 100 caracteres", 13),
+        ("matches(x, y)", "el patrón entre comillas", 1),
+        ('matches(x)', "dos argumentos", 1),
+    ],
+)
+def test_unsafe_or_invalid_patterns_are_refused_at_load(source, fragment, column):
+    with pytest.raises(ExpressionError) as info:
+        compile_expression(source, ["x", "y"])
+    assert fragment in info.value.message
+    assert info.value.column == column
+
+
+def test_a_pattern_is_compiled_once():
+    from fel_rules.expressions.patterns import compile_pattern
+
+    assert compile_pattern("[A-Z]{2}[0-9]+") is compile_pattern("[A-Z]{2}[0-9]+")
+
+
+def test_lookup_reads_a_table_by_code():
+    from fel_rules.expressions.language import Table
+
+    table = Table({"FPEQ": Decimal(3), 10: "FACT, FCAM"})
+    assert value("lookup(t, x)", t=table, x="FPEQ") == Decimal(3)
+    assert value("lookup(t, x)", t=table, x=Decimal("10")) == "FACT, FCAM"
+    assert value("lookup(t, x)", t=table, x="010") == "FACT, FCAM"
+    assert value("lookup(t, x) is None", t=table, x="FACT") is True
+    assert value("lookup(t, x) is None", t=table, x=None) is True
+    assert value("listed(x, lookup(t, y))", t=table, x="", y="FACT") is False  # no row: nothing is listed
+    assert str(table) == "FPEQ: 3, 10: FACT, FCAM"
+    with pytest.raises(TypeError, match="tabla"):
+        value("lookup(x, x)", x="FPEQ")

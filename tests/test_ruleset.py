@@ -157,6 +157,111 @@ def test_let_uses_a_later_variable(tmp_path):
     assert "$descuento" in error.message
 
 
+# --- named places, computed values and tables ----------------------------------------------------
+
+PLACES_RULE = """\
+  - id: TST-20
+    title: Cada línea de una factura lleva descripción
+    context: items
+    let:
+      tipo: {path: generales/@Tipo, type: text}
+      descripcion: {path: dte:Descripcion, type: text}
+      requerida: {value: "lookup(largo_minimo, tipo)"}
+    constants:
+      largo_minimo: {FACT: 50, FCAM: 3}
+    assert: len(descripcion) >= requerida
+    message: "Línea {item}: en un {tipo} la descripción lleva al menos {requerida} caracteres; tabla {largo_minimo}."
+"""
+
+
+def test_places_stand_for_their_xpaths(tmp_path):
+    (rule,) = load_rule_file(write(tmp_path, PLACES_RULE)).rules
+    assert rule.check.context.path == "/dte:GTDocumento/dte:SAT/dte:DTE/dte:DatosEmision/dte:Items/dte:Item"
+    assert rule.check.bindings[0].path == "/dte:GTDocumento/dte:SAT/dte:DTE/dte:DatosEmision/dte:DatosGenerales/@Tipo"
+
+
+def test_a_computed_value_reads_a_table(tmp_path):
+    report = Validator(Config(rules_dir=write(tmp_path, PLACES_RULE).parent)).validate_bytes(FACT)
+    messages = [i.message for i in report.issues if i.rule_id == "TST-20"]
+    assert messages and all("en un FACT la descripción lleva al menos 50 caracteres" in m for m in messages)
+    assert "tabla FACT: 50, FCAM: 3." in messages[0]
+
+
+def test_unknown_place_names_line_and_column(tmp_path):
+    error = load_error(tmp_path, PLACES_RULE.replace("context: items", "context: lineas[dte:Descuento]"))
+    assert (error.line, error.column, error.rule_id) == (6, 12, "TST-20")  # where 'lineas' starts
+    assert "context: lugar desconocido 'lineas'" in error.message and "generales" in error.message
+    assert "unknown place 'lineas'" in error.message_en
+
+
+def test_unknown_place_in_a_let_path_points_into_the_path(tmp_path):
+    error = load_error(tmp_path, PLACES_RULE.replace("generales/@Tipo", "general/@Tipo"))
+    assert (error.line, error.column) == (8, 18)
+    assert "let.tipo.path: lugar desconocido 'general'" in error.message
+
+
+def test_unknown_place_in_a_required_rule(tmp_path):
+    error = load_error(tmp_path, """\
+      - id: TST-21
+        title: x
+        check: required
+        params: {context: emisores, fields: ["@NITEmisor"]}
+        message: x
+    """)
+    assert (error.line, error.column, error.rule_id) == (7, 21, "TST-21")
+    assert "context: lugar desconocido 'emisores'" in error.message
+
+def test_a_computed_value_may_only_use_earlier_names(tmp_path):
+    error = load_error(tmp_path, PLACES_RULE.replace('lookup(largo_minimo, tipo)', 'lookup(largo_minimo, otro)'))
+    assert "let.requerida.value: nombre desconocido 'otro'" in error.message
+    assert (error.line, error.column) == (10, 46)
+
+
+def test_a_computed_value_takes_no_type(tmp_path):
+    error = load_error(tmp_path, PLACES_RULE.replace('{value: "lookup(largo_minimo, tipo)"}',
+                                                     '{value: "lookup(largo_minimo, tipo)", type: int}'))
+    assert "no lleva type, many ni default" in error.message
+
+
+def test_a_folder_defines_its_own_places(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "lugares.yaml").write_text(
+        "documento:\n  raiz: /dte:GTDocumento\n  emision: raiz/dte:SAT/dte:DTE/dte:DatosEmision\n"
+        "  items: emision/dte:Items/dte:Item\n  generales: emision/dte:DatosGenerales\n", encoding="utf-8")
+    (rule,) = load_rule_file(write(tmp_path, PLACES_RULE)).rules
+    assert rule.check.context.path == "/dte:GTDocumento/dte:SAT/dte:DTE/dte:DatosEmision/dte:Items/dte:Item"
+
+
+def test_without_places_a_bare_name_keeps_its_xpath_meaning():
+    from fel_rules.checks.places import expand_places
+
+    assert expand_places("m[. > 1] | count(r/m)", {}) == "m[. > 1] | count(r/m)"
+    assert expand_places("count(r/m) div 2 and @Tipo", {"r": "/dte:R"}) == "count(/dte:R/m) div 2 and @Tipo"
+
+@pytest.mark.parametrize(
+    ("places", "line", "fragment"),
+    [
+        ("documento:\n  emision: dte:DatosEmision\n", 2, "la ruta debe ser absoluta"),
+        ("documento:\n  items: emision/dte:Items\n", 2, "empezar con un lugar anterior"),
+        ("documento:\n  emision: /dte:GTDocumento\n  items: emison/dte:Items\n", 3, "lugar desconocido 'emison'"),
+        ("documento:\n  Emision: /dte:GTDocumento\n", 2, "nombre de lugar no permitido"),
+        ("documento:\n  todo: /dte:GTDocumento | /dte:GTAnulacionDocumento\n", 2, "sin |"),
+        ("documento:\n  raiz: /dte:GTDocumento[\n", 2, "XPath inválido"),
+        ("factura:\n  raiz: /dte:GTDocumento\n", 1, "clave desconocida 'factura'"),
+    ],
+)
+def test_a_bad_places_file_names_file_and_line(tmp_path, places, line, fragment):
+    from fel_rules.ruleset.places import load_places
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "lugares.yaml").write_text(places, encoding="utf-8")
+    with pytest.raises(RuleFileError) as info:
+        load_places(tmp_path)
+    assert info.value.line == line and fragment in info.value.message
+    assert "lugares.yaml" in info.value.path
+
+
 # --- profiles and effective dates ------------------------------------------------------------
 
 FACT = (EXAMPLES / "factura-fact.xml").read_bytes()

@@ -31,12 +31,13 @@ def rule_file_json_schema() -> dict:
     rule = RuleSpec.model_json_schema(by_alias=True)
     definitions = {**schema.pop("$defs", {}), **rule.pop("$defs", {})}
     let = LetSpec.model_json_schema()
+    let["oneOf"] = [{"required": ["path"]}, {"required": ["value"]}]
     definitions["LetSpec"] = let
     rule["properties"]["let"] = {
         "anyOf": [{"type": "object", "additionalProperties": {"anyOf": [{"type": "string"},
                                                                         {"$ref": "#/$defs/LetSpec"}]}},
                   {"type": "null"}],
-        "description": "Bindings: name → XPath (read as a decimal) or {path, type, many, default}.",
+        "description": "Bindings: name → XPath (read as a decimal), {path, type, many, default}, or {value: expression}.",
     }
     definitions["RuleSpec"] = rule
     schema["properties"]["rules"] = {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/RuleSpec"}}
@@ -175,8 +176,9 @@ def _what(rule: LoadedRule) -> str:
     if spec.check != "expression":
         return json.dumps({"check": spec.check, "params": spec.params}, ensure_ascii=False)
     parts = [f"context: {spec.context}"]
-    for name, value in (spec.let or {}).items():
-        parts.append(f"let {name}: {value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}")
+    for key, entries in (("constants", spec.constants), ("let", spec.let)):
+        for name, value in (entries or {}).items():
+            parts.append(f"{key} {name}: {value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}")
     for key in ("when", "assert_", "expected", "actual", "tolerance"):
         value = getattr(spec, key)
         if value:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from ..core.config import Config
 from ..document.facts import Anulacion, Documento, extract_facts
 from ..expressions.language import Evaluator
+from .places import PlaceError, expand_places
 
 __all__ = ["CheckError", "CheckInput", "CheckKind", "Finding", "KindParams", "RuleEnv", "Unreadable"]
 
@@ -29,6 +30,20 @@ class RuleEnv:
 
     rule_id: str
     namespaces: Mapping[str, str]
+    places: Mapping[str, str] = dataclass_field(default_factory=dict)
+
+    def xpath(self, path: str, key: str | tuple[str, ...]) -> str:
+        """``path`` (the param ``key``) with its place names (``emision``, ``items``…) replaced by their XPaths.
+
+        An unknown place raises :class:`~fel_rules.checks.places.PlaceError` (a ``ValueError``) carrying
+        ``key`` and the ``column``, so the loader points at the name in the rule file."""
+        try:
+            return expand_places(path, self.places)
+        except PlaceError as exc:
+            keys = key if isinstance(key, tuple) else (key,)
+            exc.args = (f"{'.'.join(keys)}: {exc}",)
+            exc.key = keys  # type: ignore[attr-defined]
+            raise
 
 
 class CheckInput:
@@ -113,7 +128,8 @@ class CheckKind(Protocol):
 
     Implementations set ``name`` and ``Params`` (a :class:`KindParams` subclass), accept
     ``(params, env)`` in ``__init__`` (raise ``ValueError`` there for params that cannot work),
-    and yield :class:`Finding` objects from :meth:`check`. An optional :meth:`placeholders`
+    and yield :class:`Finding` objects from :meth:`check`. XPath params go through
+    :meth:`RuleEnv.xpath`, so rules may write them from a place (``items/dte:Total``). An optional :meth:`placeholders`
     lets rule files be checked for unknown ``{names}`` in their messages when they load.
 
     A kind whose class sets ``scope = "batch"`` decides on a whole batch instead of one document:

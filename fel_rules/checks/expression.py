@@ -1,7 +1,7 @@
 """The ``expression`` check kind: XPath ``let`` bindings, then ``assert`` or ``expected``/``actual``.
 
-For every node matched by ``context`` the bindings are read (numbers become ``Decimal``), the
-optional ``when`` guard is evaluated, and then:
+For every node matched by ``context`` the bindings are read (numbers become ``Decimal``; a binding
+written ``{value: …}`` is computed from earlier ones), the optional ``when`` guard is evaluated, and then:
 
 * ``expected`` and ``actual``: two expressions compared within the configured tolerance
   (numbers) or exactly (text); the issue reports expected, actual and difference;
@@ -27,6 +27,7 @@ from ..core.money import XML_SPACE, decimal_str, parse_decimal, parse_small_int
 from ..expressions.language import (
     FUNCTION_NAMES,
     CompiledExpression,
+    Table,
     compile_expression,
     parse_date,
 )
@@ -46,14 +47,26 @@ _RESERVED = FUNCTION_NAMES | {"tol", "expected", "actual", "difference", "item",
 
 
 class LetSpec(KindParams):
-    """A binding: an XPath relative to the context node and how to read it."""
+    """A binding: an XPath relative to the context node and how to read it, or a computed value."""
 
-    path: str = Field(description="XPath 1.0, relative to the context node; may use $earlier_binding.")
+    path: str | None = Field(
+        default=None, description="XPath 1.0, relative to the context node or starting with a place; "
+        "may use $earlier_binding.")
+    value: str | None = Field(
+        default=None, description="Instead of path: an expression over earlier bindings and constants.")
     type: Literal["decimal", "text", "int", "date"] = Field(
         default="decimal", description="How to read the value (date: the calendar date of an ISO date or date-time)."
     )
     many: bool = Field(default=False, description="Bind the list of all matches (for sum/count).")
     default: str | None = Field(default=None, description="Value used when nothing matches.")
+
+    @model_validator(mode="after")
+    def _path_or_value(self) -> LetSpec:
+        if (self.path is None) == (self.value is None):
+            raise ValueError("una variable de 'let' lleva 'path' o 'value' (uno de los dos)")
+        if self.value is not None and self.model_fields_set & {"type", "many", "default"}:
+            raise ValueError("una variable calculada ('value') no lleva type, many ni default")
+        return self
 
 
 class ExpressionParams(KindParams):
@@ -61,9 +74,10 @@ class ExpressionParams(KindParams):
 
     context: str = Field(description="XPath of the nodes the rule checks, one evaluation each.")
     let: dict[str, str | LetSpec] = Field(default_factory=dict, description="name: XPath (a decimal) or a LetSpec.")
-    constants: dict[str, str] = Field(
+    constants: dict[str, str | dict[str | int, str | int]] = Field(
         default_factory=dict,
-        description="name: value (numbers become Decimal) — limits a profile may change without editing the rule.",
+        description="name: value (numbers become Decimal), or a table key: value read with lookup(table, key) — "
+        "limits and tables a profile may change without editing the rule.",
     )
     when: str | None = Field(default=None, description="Guard expression; the rule is skipped when false.")
     assert_: str | None = Field(default=None, alias="assert", description="Boolean expression that must hold.")
@@ -102,12 +116,21 @@ def _shared_key(description: tuple) -> int:
 
 
 class _Binding:
-    __slots__ = ("name", "spec", "xpath", "find", "needs", "key")
+    __slots__ = ("name", "spec", "path", "xpath", "find", "needs", "key", "value")
 
-    def __init__(self, name: str, spec: LetSpec, env: RuleEnv, earlier: dict[str, LetSpec]) -> None:
+    def __init__(self, name: str, raw: str | LetSpec, env: RuleEnv, earlier: dict[str, LetSpec],
+                 constants: list[str]) -> None:
+        spec = raw if isinstance(raw, LetSpec) else LetSpec(path=raw)
         self.name = name
         self.spec = spec
-        self.needs = referenced_variables(spec.path)
+        self.value = None
+        if spec.value is not None:
+            self.value = _compiled(("let", name, "value"), spec.value, [*earlier, *constants])
+            self.path, self.needs, self.xpath, self.find, self.key = None, set(), None, None, None
+            return
+        where = ("let", name, "path") if isinstance(raw, LetSpec) else ("let", name)
+        self.path = env.xpath(spec.path, where)
+        self.needs = referenced_variables(self.path)
         unknown = self.needs - set(earlier)
         if unknown:
             raise ValueError(f"'let.{name}' usa ${', $'.join(sorted(unknown))} antes de definirla(s)")
@@ -117,9 +140,28 @@ class _Binding:
                 f"'let.{name}' usa ${lists[0]}, que es una lista (many); solo valores simples van en XPath")
         if spec.default is not None and _read(spec.default, spec.type) is None:
             raise ValueError(f"'let.{name}': el valor por defecto {spec.default!r} no es de tipo {spec.type}")
-        self.xpath = compile_xpath(spec.path, env.namespaces, variables=self.needs)
-        self.find = None if self.needs else child_path_finder(spec.path, env.namespaces)
-        self.key = _shared_key((spec.path, spec.type, spec.many, tuple(sorted(env.namespaces.items()))))
+        self.xpath = compile_xpath(self.path, env.namespaces, variables=self.needs)
+        self.find = None if self.needs else child_path_finder(self.path, env.namespaces)
+        self.key = _shared_key((self.path, spec.type, spec.many, tuple(sorted(env.namespaces.items()))))
+
+
+def _compiled(key: tuple, source: str | None, names: list[str]) -> CompiledExpression | None:
+    if source is None:
+        return None
+    try:
+        return compile_expression(source, names)
+    except Exception as exc:  # ExpressionError carries the column; keep the key for the loader
+        exc.args = (f"{'.'.join(key)}: {exc}",)
+        exc.key = key  # type: ignore[attr-defined]
+        raise
+
+
+def _constant(value: str | dict) -> object:
+    """A constant as the expressions see it: a Decimal when it reads as a number, a :class:`Table`, or text."""
+    if isinstance(value, dict):
+        return Table({key: _constant(str(entry)) for key, entry in value.items()})
+    number = parse_decimal(value)
+    return number if number is not None else value
 
 
 @check_kind("expression")
@@ -130,31 +172,20 @@ class ExpressionCheck:
 
     def __init__(self, params: ExpressionParams, env: RuleEnv) -> None:
         self.params = params
-        self.context = compile_xpath(params.context, env.namespaces, nodes=True)
-        self.context_key = _shared_key(("context", params.context, tuple(sorted(env.namespaces.items()))))
+        context = env.xpath(params.context, "context")
+        self.context = compile_xpath(context, env.namespaces, nodes=True)
+        self.context_key = _shared_key(("context", context, tuple(sorted(env.namespaces.items()))))
+        self.constants = {name: _constant(value) for name, value in params.constants.items()}
         self.bindings: list[_Binding] = []
         for name, raw in params.let.items():
-            spec = raw if isinstance(raw, LetSpec) else LetSpec(path=raw)
-            self.bindings.append(_Binding(name, spec, env, {b.name: b.spec for b in self.bindings}))
-        self.constants = {name: parse_decimal(value) if parse_decimal(value) is not None else value
-                          for name, value in params.constants.items()}
+            self.bindings.append(_Binding(name, raw, env, {b.name: b.spec for b in self.bindings},
+                                          list(self.constants)))
         names = [b.name for b in self.bindings] + list(self.constants)
-        self.when = self._compile("when", params.when, names)
-        self.assertion = self._compile("assert", params.assert_, names)
-        self.expected = self._compile("expected", params.expected, names)
-        self.actual = self._compile("actual", params.actual, names)
-        self.tolerance = self._compile("tolerance", params.tolerance, names)
-
-    @staticmethod
-    def _compile(key: str, source: str | None, names: list[str]) -> CompiledExpression | None:
-        if source is None:
-            return None
-        try:
-            return compile_expression(source, names)
-        except Exception as exc:  # ExpressionError carries the column; keep the key for the loader
-            exc.args = (f"{key}: {exc}",)
-            exc.key = key  # type: ignore[attr-defined]
-            raise
+        self.when = _compiled(("when",), params.when, names)
+        self.assertion = _compiled(("assert",), params.assert_, names)
+        self.expected = _compiled(("expected",), params.expected, names)
+        self.actual = _compiled(("actual",), params.actual, names)
+        self.tolerance = _compiled(("tolerance",), params.tolerance, names)
 
     def placeholders(self) -> set[str]:
         """Every binding and constant plus expected, actual and difference."""
@@ -169,7 +200,7 @@ class ExpressionCheck:
         if nodes is None:  # rules sharing a context (//dte:Item…) select it once per document
             nodes = memo[key] = self.context(doc.root)
         for node in nodes:
-            bound = self._bind(node, memo, tolerance)
+            bound = self._bind(node, memo, tolerance, doc)
             if bound is None:
                 continue
             if isinstance(bound, _Unread):
@@ -181,12 +212,18 @@ class ExpressionCheck:
                 yield finding
 
     def _bind(
-        self, node: object, memo: dict, tolerance: Decimal
+        self, node: object, memo: dict, tolerance: Decimal, doc: CheckInput
     ) -> tuple[dict[str, object], dict[str, object]] | _Unread | None:
         values: dict[str, object] = {**self.constants, "tol": tolerance}
         nodes: dict[str, object] = {}
         for binding in self.bindings:
             key: tuple
+            if binding.value is not None:
+                value = _computed(doc, binding, values)
+                if value is None:
+                    return None
+                values[binding.name] = value
+                continue
             if binding.needs:
                 variables = {name: _as_xpath_variable(values[name]) for name in binding.needs}
                 key = (binding.key, node, tuple(variables.items()))
@@ -259,6 +296,14 @@ class ExpressionCheck:
             actual=_text(actual) if actual is not None else None,
             difference=_text(difference) if difference is not None else None,
         )
+
+
+def _computed(doc: CheckInput, binding: _Binding, values: dict) -> object:
+    """The value of a ``{value: …}`` binding (``None``: the rule does not apply to this node)."""
+    try:
+        return doc.evaluator.evaluate(binding.value, values)
+    except Exception as exc:  # noqa: BLE001 - arithmetic on document data must not crash the run
+        raise CheckError(f"'let.{binding.name}': {type(exc).__name__}: {exc}") from exc
 
 
 class _Unread:

@@ -18,10 +18,12 @@ __all__ = ["RequiredCheck", "RequiredParams"]
 class RequiredParams(KindParams):
     """Where to look and which fields must be there."""
 
-    context: str = Field(default="/*", description="XPath of the nodes that must hold the fields.")
+    context: str = Field(default="/*",
+                         description="XPath of the nodes that must hold the fields (may start with a place).")
     fields: list[str] = Field(min_length=1, description="XPaths relative to the context (elements or @attributes).")
     non_blank: bool = Field(default=True, description="An empty or whitespace-only value counts as missing.")
-    when: str | None = Field(default=None, description="XPath condition on the context; skip when false.")
+    when: str | None = Field(default=None,
+                             description="XPath condition on the context (may use places); skip when false.")
 
 
 @check_kind("required")
@@ -32,8 +34,8 @@ class RequiredCheck:
 
     def __init__(self, params: RequiredParams, env: RuleEnv) -> None:
         self.params = params
-        self.context = compile_xpath(params.context, env.namespaces, nodes=True)
-        self.when = compile_xpath(params.when, env.namespaces) if params.when else None
+        self.context = compile_xpath(env.xpath(params.context, "context"), env.namespaces, nodes=True)
+        self.when = compile_xpath(env.xpath(params.when, "when"), env.namespaces) if params.when else None
         self.fields = [
             (path, compile_xpath(path, env.namespaces), _parent_xpath(path, env)) for path in params.fields
         ]

@@ -13,6 +13,7 @@ import ast
 import calendar
 import re
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -23,12 +24,13 @@ from simpleeval import EvalWithCompoundTypes
 
 from ..core.identifiers import uuid_numero, uuid_serie
 from ..core.money import XML_SPACE, parse_decimal, round_half_up
+from .patterns import MAX_MATCHED_TEXT, PatternError, compile_pattern
 
 if TYPE_CHECKING:  # the catalogues live in ruleset, which imports the check kinds that import this module
     from .catalogues import Catalogues
 
 __all__ = [
-    "FUNCTION_NAMES", "MAX_EXPRESSION_DEPTH", "CompiledExpression", "ExpressionError", "Evaluator",
+    "FUNCTION_NAMES", "MAX_EXPRESSION_DEPTH", "CompiledExpression", "ExpressionError", "Evaluator", "Table",
     "compile_expression",
 ]
 
@@ -120,9 +122,54 @@ def _month_end(day: object, months: object = 0) -> date | None:
 
 
 def _listed(value: object, items: object) -> bool:
-    """True when ``value`` (as text) is one of the comma-separated entries of ``items``."""
+    """True when ``value`` (as text) is one of the comma-separated entries of ``items`` (``None``: no entries)."""
+    if items is None:
+        return False
     wanted = _text_of(value).strip()
     return any(entry.strip() == wanted for entry in _text_of(items).split(","))
+
+
+class Table(Mapping[str, object]):
+    """A small table written in a rule (``constants: {frase_del_regimen: {FPEQ: 3, …}}``), read with
+    ``lookup(table, key)``; keys are compared as codes (``3``, ``"3"`` and ``"03"`` are the same key)."""
+
+    __slots__ = ("_rows",)
+
+    def __init__(self, rows: Mapping[object, object]) -> None:
+        self._rows = {_code(key): value for key, value in rows.items()}
+
+    def __getitem__(self, key: str) -> object:
+        return self._rows[key]
+
+    def __iter__(self):
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __str__(self) -> str:
+        return ", ".join(f"{key}: {value}" for key, value in self._rows.items())
+
+
+def _lookup(table: object, key: object) -> object:
+    """The row of ``table`` for ``key``, or ``None`` when the table has no such row."""
+    if not isinstance(table, Table):
+        raise TypeError("lookup() lee una tabla de 'constants' (clave: valor)")
+    return None if key is None else table.get(_code(key))
+
+
+def _length(value: object) -> Decimal:
+    """Number of characters of ``value`` as text (``None`` is the empty text)."""
+    if isinstance(value, (list, tuple)):
+        raise TypeError("len() mide un texto; para contar los elementos de una lista use count()")
+    return Decimal(len(_text_of(value)))
+
+
+def _matches(value: object, pattern: str) -> bool:
+    """True when the whole of ``value`` (as text) matches ``pattern``; texts longer than
+    :data:`~fel_rules.patterns.MAX_MATCHED_TEXT` characters never match."""
+    text = _text_of(value)
+    return len(text) <= MAX_MATCHED_TEXT and compile_pattern(pattern).fullmatch(text) is not None
 
 
 def _decimal(value: object) -> Decimal | None:
@@ -146,6 +193,9 @@ def _builtin_functions() -> dict[str, Callable[..., object]]:
         "uuid_serie": lambda uuid: uuid_serie(uuid) if uuid else None,
         "uuid_numero": lambda uuid: uuid_numero(uuid) if uuid else None,
         "text": _text_of,
+        "len": _length,
+        "matches": _matches,
+        "lookup": _lookup,
         "decimal": _decimal,
         "listed": _listed,
         "date": parse_date,
@@ -188,7 +238,9 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
 def _parse(text: str) -> ast.Expr:
     """The syntax tree of ``text``: one expression, nested no deeper than :data:`MAX_EXPRESSION_DEPTH`."""
     try:
-        module = ast.parse(text, mode="exec")
+        with warnings.catch_warnings():  # "\d" in a matches() pattern is read as written (see _check_matches)
+            warnings.simplefilter("ignore", (SyntaxWarning, DeprecationWarning))
+            module = ast.parse(text, mode="exec")
     except SyntaxError as exc:
         raise ExpressionError(
             f"sintaxis inválida: {exc.msg}", f"invalid syntax: {exc.msg}", exc.offset
@@ -212,7 +264,7 @@ def _check_node(node: ast.AST, text: str, known: set[str], used: set[str]) -> No
             f"no se admite en las expresiones: {what}", f"{type(node).__name__} is not allowed", column
         )
     if isinstance(node, ast.Call):
-        _check_call(node, column)
+        _check_call(node, text, column)
     elif isinstance(node, ast.Name) and node.id not in FUNCTION_NAMES:
         if node.id not in known:
             raise ExpressionError(
@@ -228,8 +280,8 @@ def _check_node(node: ast.AST, text: str, known: set[str], used: set[str]) -> No
         raise ExpressionError("no se permiten números complejos", "complex numbers are not allowed", column)
 
 
-def _check_call(node: ast.Call, column: int | None) -> None:
-    """A call must name a known function and pass its arguments by position."""
+def _check_call(node: ast.Call, text: str, column: int | None) -> None:
+    """A call must name a known function and pass its arguments by position; a pattern must compile."""
     if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTION_NAMES:
         name = node.func.id if isinstance(node.func, ast.Name) else ast.unparse(node.func)
         raise ExpressionError(
@@ -241,6 +293,8 @@ def _check_call(node: ast.Call, column: int | None) -> None:
         raise ExpressionError(
             "las funciones no aceptan argumentos con nombre", "keyword arguments are not accepted", column
         )
+    if node.func.id == "matches":
+        _check_matches(node, text, column)
 
 
 def _decimal_literal(literal: str, column: int | None) -> Decimal:
@@ -253,6 +307,29 @@ def _decimal_literal(literal: str, column: int | None) -> Decimal:
             f"unsupported number '{literal}'; write decimals like 12.50",
             column,
         ) from None
+
+
+def _check_matches(node: ast.Call, text: str, column: int | None) -> None:
+    """``matches(value, "pattern")``: the pattern is text written in the rule, checked and compiled now.
+
+    The pattern is taken exactly as written between its quotes (``"[0-9]+\\.[0-9]{2}"`` needs no doubled
+    backslashes), so the call's argument is replaced by that text."""
+    pattern = node.args[1] if len(node.args) == 2 else None
+    written = ast.get_source_segment(text, pattern) if pattern is not None else None
+    if (not isinstance(pattern, ast.Constant) or not isinstance(pattern.value, str) or not written
+            or written[0] not in "'\"" or written[-1] != written[0] or written.startswith(written[0] * 3)):
+        raise ExpressionError(
+            'matches lleva dos argumentos: el valor y el patrón entre comillas, p. ej. matches(nit, "[0-9]+K?")',
+            'matches takes two arguments: the value and the pattern in quotes, e.g. matches(nit, "[0-9]+K?")',
+            column,
+        )
+    pattern.value = written[1:-1]
+    try:
+        compile_pattern(pattern.value)
+    except PatternError as exc:
+        start = pattern.col_offset + 2  # 1-based, after the opening quote
+        raise ExpressionError(f"patrón de matches: {exc}", f"matches pattern: {exc.message_en}",
+                              start + exc.position if exc.position is not None else start) from None
 
 
 def _check_depth(module: ast.Module) -> None:

@@ -29,6 +29,7 @@ class LoadedRule:
     line: int | None
     namespaces: dict[str, str] = field(default_factory=dict)
     scope: Scope = "document"
+    places: dict[str, str] = field(default_factory=dict)
     override: Override | None = None
     overridden_check: CheckKind | None = None
 

@@ -9,18 +9,14 @@ from pydantic import ValidationError
 
 from ..checks import CheckKind, RuleEnv, get_check_kind
 from ..core.errors import CheckKindError, RuleFileError
-from ..core.namespaces import DS, DTE, DTE_ANULACION
 from ..core.yamlfile import load_yaml, position, value_position
 from ..expressions.catalogues import load_catalogues
 from ..findings.templates import template_fields
 from .loaded import LoadedRule, RuleCatalog, Ruleset
 from .model import EXPRESSION_KEYS, Override, ProfileFile, RuleFile, RuleSpec
+from .places import DOCUMENT_NAMESPACES, Places, load_places
 
 __all__ = ["apply_profile", "catalog_files", "load_catalog", "load_rule_file"]
-
-_DEFAULT_NAMESPACES = {"dte": DTE, "ds": DS}
-_ANULACION_NAMESPACES = {"dte": DTE_ANULACION, "ds": DS}
-
 
 def load_catalog(directory: Path, profile: str | None = None) -> RuleCatalog:
     """Every ``*.yaml`` rule file in ``directory`` (sorted by name), with ``profile`` applied."""
@@ -33,7 +29,8 @@ def load_catalog(directory: Path, profile: str | None = None) -> RuleCatalog:
         raise RuleFileError(
             "la carpeta no contiene archivos .yaml", message_en="folder has no .yaml files", path=str(directory)
         )
-    rulesets = [load_rule_file(path) for path in files]
+    places = load_places(directory)
+    rulesets = [load_rule_file(path, places) for path in files]
     _check_unique(rulesets)
     catalog = RuleCatalog(tuple(rulesets), catalogues=load_catalogues(directory / "data"))
     if profile:
@@ -60,8 +57,10 @@ def _profile_path(directory: Path, profile: str) -> Path:
     return directory / "profiles" / f"{profile}.yaml"
 
 
-def load_rule_file(path: Path) -> Ruleset:
-    """Load and prepare one rule file."""
+def load_rule_file(path: Path, places: Places | None = None) -> Ruleset:
+    """Load and prepare one rule file (``places``: those of its folder unless given)."""
+    if places is None:
+        places = load_places(path.parent)
     data = load_yaml(path)
     if not isinstance(data, dict):
         raise RuleFileError(
@@ -74,11 +73,10 @@ def load_rule_file(path: Path) -> Ruleset:
         header = RuleFile.model_validate(data)
     except ValidationError as exc:
         raise _validation_error(exc, data, path, prefix=()) from None
-    is_anulacion = header.defaults.document == "anulacion"
-    namespaces = {**(_ANULACION_NAMESPACES if is_anulacion else _DEFAULT_NAMESPACES), **header.namespaces}
+    namespaces = {**DOCUMENT_NAMESPACES[header.defaults.document], **header.namespaces}
     rules = []
     for index, raw in enumerate(data["rules"]):
-        rules.append(_load_rule(raw, ("rules", index), data, path, header, namespaces))
+        rules.append(_load_rule(raw, ("rules", index), data, path, header, namespaces, places))
     seen: dict[str, LoadedRule] = {}
     for rule in rules:
         if rule.id in seen:
@@ -91,7 +89,8 @@ def load_rule_file(path: Path) -> Ruleset:
     return Ruleset(header.ruleset.id, header.ruleset.version, header.ruleset.title, str(path), tuple(rules))
 
 
-def _load_rule(raw: Any, loc: tuple, data: Any, path: Path, header: RuleFile, namespaces: dict) -> LoadedRule:
+def _load_rule(raw: Any, loc: tuple, data: Any, path: Path, header: RuleFile, namespaces: dict,
+               places: Places) -> LoadedRule:
     rule_id = raw.get("id") if isinstance(raw, dict) else None
     line, _ = position(data, loc)
     if not isinstance(raw, dict):
@@ -112,7 +111,8 @@ def _load_rule(raw: Any, loc: tuple, data: Any, path: Path, header: RuleFile, na
     defaults = header.defaults
     scope = spec.scope or defaults.scope
     _check_scope(kind, scope, loc, data, path, spec.id)
-    check = _prepare(kind, params, params_loc, data, path, spec.id, namespaces)
+    env = RuleEnv(rule_id=spec.id, namespaces=namespaces, places=places[defaults.document])
+    check = _prepare(kind, params, params_loc, data, path, env)
     _check_templates(spec, check, loc, data, path)
     applies_to = spec.applies_to if spec.applies_to is not None else defaults.applies_to
     return LoadedRule(
@@ -127,6 +127,7 @@ def _load_rule(raw: Any, loc: tuple, data: Any, path: Path, header: RuleFile, na
         line=line,
         namespaces=namespaces,
         scope=scope,
+        places=dict(env.places),
     )
 
 
@@ -170,27 +171,28 @@ def _params_of(spec: RuleSpec, raw: dict, loc: tuple, data: Any, path: Path) -> 
     return (sugar or dict(spec.params)), (loc if sugar else (*loc, "params"))
 
 
-def _prepare(kind: type[CheckKind], params: dict, params_loc: tuple, data: Any, path: Path, rule_id: str,
-             namespaces: dict) -> Any:
+def _prepare(kind: type[CheckKind], params: dict, params_loc: tuple, data: Any, path: Path, env: RuleEnv) -> Any:
+    rule_id = env.rule_id
     try:
         model = kind.Params.model_validate(params)
     except ValidationError as exc:
         raise _validation_error(exc, data, path, prefix=params_loc, rule_id=rule_id) from None
     try:
-        return kind(model, RuleEnv(rule_id=rule_id, namespaces=namespaces))
+        return kind(model, env)
     except (ValueError, TypeError) as exc:
         key = getattr(exc, "key", None)
+        keys = () if not key else key if isinstance(key, tuple) else (key,)
         offset = getattr(exc, "column", None)
-        if key and offset:  # point at the character inside the expression
-            line, column = value_position(data, (*params_loc, key))
+        if keys and offset:  # point at the character inside the expression or XPath
+            line, column = value_position(data, (*params_loc, *keys))
             if column is not None:
                 column += offset - 1
         else:
-            line, column = position(data, (*params_loc, key) if key else params_loc)
+            line, column = position(data, (*params_loc, *keys))
         message = str(exc)
         message_en = getattr(exc, "message_en", None)
-        if message_en and key:
-            message_en = f"{key}: {message_en}"
+        if message_en and keys:
+            message_en = f"{'.'.join(map(str, keys))}: {message_en}"
         raise RuleFileError(message, message_en=message_en, path=str(path), line=line, column=column,
                             rule_id=rule_id) from None
 
@@ -234,7 +236,9 @@ _PYDANTIC_EN = {
 
 def _validation_error(exc: ValidationError, data: Any, path: Path, *, prefix: tuple,
                       rule_id: str | None = None) -> RuleFileError:
-    error = exc.errors(include_url=False)[0]
+    errors = exc.errors(include_url=False)
+    # a mapping given where text or a mapping is accepted (a let entry): report what is wrong with the mapping
+    error = next((e for e in errors if e["type"] != "string_type"), errors[0])
     loc = tuple(part for part in error["loc"] if not (isinstance(part, str) and part in ("str", "LetSpec")))
     key = ".".join(str(part) for part in loc) or "(raíz)"
     line, column = position(data, (*prefix, *loc))
@@ -304,8 +308,8 @@ def apply_profile(catalog: RuleCatalog, path: Path) -> RuleCatalog:
             if override.params:
                 kind = type(rule.check)
                 merged = {**_current_params(rule), **override.params}
-                check = _prepare(kind, merged, ("overrides", rule.id, "params"), data, path, rule.id,
-                                 dict(rule.namespaces))
+                check = _prepare(kind, merged, ("overrides", rule.id, "params"), data, path,
+                                 RuleEnv(rule.id, dict(rule.namespaces), dict(rule.places)))
             rules.append(rule.with_override(override, check))
         rulesets.append(Ruleset(ruleset.id, ruleset.version, ruleset.title, ruleset.path, tuple(rules)))
     return RuleCatalog(tuple(rulesets), profile=profile.profile.id, catalogues=catalog.catalogues)

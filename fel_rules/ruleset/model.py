@@ -112,9 +112,13 @@ class RuleSpec(_Strict):
     check: str = Field(default="expression", description="Check kind name.")
     params: dict[str, Any] = Field(default_factory=dict, description="Params of the check kind.")
     # expression kind, written at the top level
-    context: str | None = None
+    context: str | None = Field(
+        default=None, description="XPath of the nodes checked, one evaluation each; may start with a place of "
+        "rules/data/lugares.yaml (emision, generales, emisor, receptor, frases, items, impuestos, totales, "
+        "complementos, certificacion, firmas).")
     let: dict[str, Any] | None = None
-    constants: dict[str, str] | None = Field(default=None, description="Named values a profile may override.")
+    constants: dict[str, str | dict[str | int, str | int]] | None = Field(
+        default=None, description="Named values, or tables key: value read with lookup(), that a profile may override.")
     when: str | None = None
     assert_: str | None = Field(default=None, alias="assert")
     expected: str | None = None
