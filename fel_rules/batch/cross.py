@@ -19,9 +19,12 @@ from typing import NamedTuple
 
 import yaml
 
-from ..core.report import Issue, Location, Refs, Severity
+from ..core.catalogue import MESSAGES, Entry
+from ..core.report import Issue, Refs, Severity
 from ..core.resources import package_file
-from ..findings.messages import engine_issue
+from ..core.text import Text
+from ..findings.model import Finding
+from ..findings.render import render_issue
 from .business_days import nth_business_day
 from .worker import CrossFacts
 
@@ -68,6 +71,15 @@ def _load_rules(path: Path) -> dict[str, CrossRule]:
 #: Rule id → :class:`CrossRule`.
 CROSS_RULES: dict[str, CrossRule] = _load_rules(_RULES_FILE)
 
+#: The message catalogue with the cross-document rules' texts.
+_MESSAGES = MESSAGES.with_entries({
+    rule_id: Entry(stage="rules", severity=rule.severity, title={"es": rule.title, "en": rule.title_en},
+                   message={"es": rule.message, "en": rule.message_en},
+                   hint={"es": rule.hint, "en": rule.hint_en} if rule.hint else None,
+                   refs=Refs(sat_code=rule.sat_codes[0]))
+    for rule_id, rule in CROSS_RULES.items()
+})
+
 #: FEL-LOT-07 cites the SAT code of the tax it compares.
 _TAX_CODES = {"IVA": "FEL_RCP333", "PETROLEO": "FEL_RCP337", "TURISMO HOSPEDAJE": "FEL_RCP339",
               "TURISMO PASAJES": "FEL_RCP341", "TIMBRE DE PRENSA": "FEL_RCP343", "BOMBEROS": "FEL_RCP345",
@@ -96,7 +108,7 @@ def cross_issues(documents: Iterable[Doc], lang: str = "es",
                  limit: int = MAX_CROSS_FINDINGS) -> dict[str, list[Issue]]:
     """Issues per input path (only paths that have some), from each document's cross facts; at most
     ``limit`` issues per rule and document, each naming at most ``limit`` other documents."""
-    batch = _Batch(documents, lang, limit)
+    batch = _Batch(documents, limit)
     found: dict[str, list[Issue]] = {}
     for rel, cross in batch.documents:
         findings = _Findings(lang, limit)
@@ -128,8 +140,9 @@ class _Findings:
 
     def all(self) -> list[Issue]:
         """The issues kept, then one notice per rule that found more."""
-        notices = [engine_issue("FEL-ENG-04", self.lang, location=Location(xpath=CROSS_RULES[rule_id].xpath),
-                                rule=rule_id, count=count, shown=self.limit).model_copy(update={"rule_id": rule_id})
+        notices = [render_issue(Finding(id="FEL-ENG-04", xpath=CROSS_RULES[rule_id].xpath,
+                                        values={"rule": rule_id, "count": count, "shown": self.limit}),
+                                self.lang, _MESSAGES, rule_id=rule_id)
                    for rule_id, count in self.counts.items() if count > self.limit]
         return self.issues + notices
 
@@ -137,9 +150,9 @@ class _Findings:
 class _Batch:
     """The documents with dict indexes: by authorization number, annulments and constancias by what they refer to."""
 
-    def __init__(self, documents: Iterable[Doc], lang: str, limit: int) -> None:
+    def __init__(self, documents: Iterable[Doc], limit: int) -> None:
         self.documents = list(documents)
-        self.lang, self.limit = lang, limit
+        self.limit = limit
         self.by_uuid: dict[str, list[Doc]] = defaultdict(list)
         self.annulments: dict[str, list[Doc]] = defaultdict(list)
         self.constancias: dict[str, list[Doc]] = defaultdict(list)
@@ -172,16 +185,15 @@ def _repeated_uuid(batch: _Batch, rel: str, cross: CrossFacts, add: Add) -> None
     copies = batch.by_uuid.get(cross.uuid.upper(), []) if cross.uuid else []
     if len(copies) > 1:
         others = islice((other for other, _ in copies if other != rel), batch.limit)  # linear in the copies
-        add("FEL-LOT-01", uuid=cross.uuid.upper(), other=_some(list(others), len(copies) - 1, batch))
+        add("FEL-LOT-01", uuid=cross.uuid.upper(), other=_some(list(others), len(copies) - 1))
 
 
-def _some(names: list[str], total: int, batch: _Batch) -> str:
+def _some(names: list[str], total: int) -> list[str] | Text:
     """``a.xml, b.xml`` — the first of ``total`` names, and how many more there are."""
-    shown = ", ".join(names)
     more = total - len(names)
     if more <= 0:
-        return shown
-    return f"{shown} and {more} more" if batch.lang == "en" else f"{shown} y {more} más"
+        return names
+    return Text.of("list.and_more", shown=names, more=more)
 
 
 def _against_origin(batch: _Batch, cross: CrossFacts, add: Add) -> None:
@@ -277,17 +289,8 @@ def _moment(text: str | None) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=_GT)
 
 
-def _issue(rule_id: str, lang: str, sat_code: str | None = "", **values: str) -> Issue:
+def _issue(rule_id: str, lang: str, sat_code: str | None = "", **values: object) -> Issue:
     """The issue of ``rule_id`` citing ``sat_code`` ("": the rule's first code; None: none)."""
-    rule = CROSS_RULES[rule_id]
-    english = lang == "en"
-    return Issue(
-        rule_id=rule_id,
-        severity=rule.severity,
-        stage="rules",
-        title=rule.title_en if english else rule.title,
-        message=(rule.message_en if english else rule.message).format(**values),
-        hint=rule.hint_en if english else rule.hint,
-        refs=Refs(sat_code=rule.sat_codes[0] if sat_code == "" else sat_code),
-        location=Location(xpath=rule.xpath),
-    )
+    refs = None if sat_code == "" else Refs(sat_code=sat_code)
+    return render_issue(Finding(id=rule_id, xpath=CROSS_RULES[rule_id].xpath, values=values), lang, _MESSAGES,
+                        refs=refs)

@@ -33,12 +33,14 @@ from ..core.atomic import (
     remove_own,
     remove_own_temporaries,
 )
+from ..core.catalogue import render_text
 from ..core.config import Config
 from ..core.confine import confine, open_folder
 from ..core.errors import FelRulesError, InputError
 from ..core.inputs import InputTooLarge, input_sha256, readable_name
 from ..core.owned import own_manifest, own_pdf, own_report
 from ..core.report import Report
+from ..core.text import Text
 from ..core.yamlfile import MAX_YAML_BYTES
 from ..findings.verdict import with_issues
 from ..outputs.render.api import load_logo, render_failure
@@ -49,11 +51,11 @@ from .executors import DaskExecutor, LocalExecutor, local_workers
 from .manifest import Entry, Manifest, RunStats, Summary
 from .progress import Progress
 from .worker import (
-    PDF_NOT_WRITTEN,
     Brief,
     FileResult,
     FileTask,
     FileTimeLimit,
+    PdfNote,
     _validator,
     _write_error,
     crashed_result,
@@ -270,7 +272,8 @@ def _run(options: BatchOptions, started: datetime, clock: float, input_dir: Path
                      duration_ms=round((time.perf_counter() - clock) * 1000, 1), executor=executor.name,
                      workers=executor.workers, reused=reused_count, engine_version=__version__),
     )
-    _write_manifest(path, header, (fixes.get(rel) or run.load(rel) for rel in sorted(briefs)), roots)
+    _write_manifest(path, header, (fixes.get(rel) or run.load(rel) for rel in sorted(briefs)), roots,
+                    options.config.lang)
     code = 2 if summary.errors else (1 if summary.invalid else 0)
     return BatchResult(path, summary, code)
 
@@ -281,9 +284,9 @@ def _output_error(out_dir: Path, exc: OSError) -> BatchError:
     if where.name.startswith(".") and where.name.endswith(".tmp"):  # a temporary file: name its folder
         where = where.parent
     return BatchError(
-        f"No se pudo completar el lote: {where}: {describe_os_error(exc)}. Los archivos terminados quedan "
+        f"No se pudo completar el lote: {where}: {render_text(describe_os_error(exc))}. Los archivos terminados quedan "
         "registrados; corrija el problema y repita con --resume para continuar.",
-        message_en=f"Could not complete the batch: {where}: {describe_os_error(exc, 'en')}. Finished files are "
+        message_en=f"Could not complete the batch: {where}: {render_text(describe_os_error(exc), 'en')}. Finished files are "
                    "recorded; fix the problem and run again with --resume to continue.",
     )
 
@@ -323,21 +326,21 @@ def _check_outputs(briefs: dict[str, Brief], out_dir: Path, run: _Run, lang: str
         except (OSError, ValueError, KeyError, TypeError):
             result = FileResult(rel=rel, sha256=None, tipo=None, numero_autorizacion=None, valid=brief.valid,
                                 complete=False, counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None,
-                                pdf_note="no procesado", error=None)
+                                pdf_note=PdfNote.NOT_PROCESSED, error=None)
         if result.report is not None and not (out_dir / result.report).is_file():
             result.report = None
         if result.pdf is not None and not (out_dir / result.pdf).is_file():
-            result.pdf, result.pdf_sha256, result.pdf_note = None, None, "el PDF desapareció durante el lote"
-        names = ", ".join(name or ("registro del lote" if lang != "en" else "batch journal entry") for name in missing)
-        note = (f"removed from the output folder during the run: {names}; --resume processes it again" if lang == "en"
-                else f"desapareció de la carpeta de salida durante el lote: {names}; --resume lo vuelve a procesar")
+            result.pdf, result.pdf_sha256, result.pdf_note = None, None, PdfNote.VANISHED
+        names = [name or Text("batch.journal_entry") for name in missing]
+        note = render_text(Text.of("batch.outputs_vanished", names=names), lang)
         result.error = f"{result.error}; {note}" if result.error else note
         brief.failed, brief.has_pdf, brief.has_report = True, result.pdf is not None, result.report is not None
         fixes[rel] = result
     return fixes
 
 
-def _write_manifest(path: Path, header: Manifest, results: Iterator[FileResult], roots: tuple[Path, ...]) -> None:
+def _write_manifest(path: Path, header: Manifest, results: Iterator[FileResult], roots: tuple[Path, ...],
+                    lang: str) -> None:
     """The manifest JSON, entries streamed one by one from the journal (memory stays flat)."""
     data = json.loads(header.to_json())
     run = data.pop("run")
@@ -347,7 +350,7 @@ def _write_manifest(path: Path, header: Manifest, results: Iterator[FileResult],
     with atomic_writer(path, roots=roots, owned=own_manifest) as stream:
         stream.write((head + ',\n  "entries": [').encode())
         for index, result in enumerate(results):
-            entry = json.dumps(_entry(result).model_dump(mode="json"), ensure_ascii=False, indent=2)
+            entry = json.dumps(_entry(result, lang).model_dump(mode="json"), ensure_ascii=False, indent=2)
             indented = "\n".join("    " + line for line in entry.splitlines())
             stream.write((("\n" if index == 0 else ",\n") + indented).encode())
         stream.write(f'\n  ],\n  "run": {tail}\n}}\n'.encode())
@@ -513,7 +516,7 @@ def _reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, run: _Run, executor
             if brief.has_pdf or brief.pdf_failed:  # rendered (or tried) in phase 1, then made invalid by a
                 result = run.load(rel)  # cross-document rule
                 result.pdf, result.pdf_sha256 = None, None
-                result.pdf_note = "documento no válido (reglas entre documentos)"
+                result.pdf_note = PdfNote.INVALID_CROSS
                 run.record(result)
                 brief.has_pdf = brief.pdf_failed = False
     rendered = executor.run(_render_task, (task_of(rel) for rel in missing),
@@ -524,7 +527,7 @@ def _reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, run: _Run, executor
         if error is None:
             result.pdf, result.pdf_note = output_paths(rel)[1], None
         else:
-            result.pdf, result.pdf_note, result.error = None, PDF_NOT_WRITTEN, error
+            result.pdf, result.pdf_note, result.error = None, PdfNote.NOT_WRITTEN, error
             briefs[rel].failed = True
         run.record(result)
         briefs[rel].has_pdf = error is None
@@ -538,15 +541,25 @@ def _render_task(task: FileTask) -> tuple[str, str | None, str | None]:
     except FileTimeLimit:
         return task.rel, None, time_limit_error(task)
     except OSError as exc:
-        return task.rel, None, _write_error("el PDF", "the PDF", output_paths(task.rel)[1], exc, task)
+        return task.rel, None, _write_error(Text("batch.the_pdf"), output_paths(task.rel)[1], exc, task)
     except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
         return task.rel, None, render_failure(exc).localized(task.config.get("lang", "es"))
     return task.rel, digest, None
 
 
-def _entry(result: FileResult) -> Entry:
+def _entry(result: FileResult, lang: str) -> Entry:
     return Entry(
         path=readable_name(result.rel), sha256=result.sha256, tipo=result.tipo,
         numero_autorizacion=result.numero_autorizacion, valid=result.valid, complete=result.complete, counts=result.counts, report=result.report, pdf=result.pdf,
-        pdf_note=result.pdf_note, error=result.error,
+        pdf_note=_said(result.pdf_note, lang), error=result.error,
     )
+
+
+def _said(note: str | None, lang: str) -> str | None:
+    """A :class:`PdfNote` in ``lang`` (a note of unknown value, from an older journal, as written)."""
+    if note is None:
+        return None
+    try:
+        return PdfNote(note).said(lang)
+    except ValueError:
+        return note

@@ -11,19 +11,22 @@ import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 from pathlib import Path
 
 from ..core.atomic import describe_os_error, remove_own, write_atomic
+from ..core.catalogue import render_text
 from ..core.config import Config
 from ..core.confine import confine
 from ..core.inputs import InputTooLarge, input_sha256, readable_name
 from ..core.money import decimal_str
 from ..core.owned import own_pdf, own_report, recorded
+from ..core.text import Text
 from ..document.facts import Anulacion, Documento
 from ..engine import Validator
 
 __all__ = [
-    "Brief", "CrossFacts", "FileResult", "FileTask", "FileTimeLimit", "crashed_result", "journal_file",
+    "Brief", "CrossFacts", "FileResult", "FileTask", "FileTimeLimit", "PdfNote", "crashed_result", "journal_file",
     "output_paths", "process_and_record", "process_file", "record", "remove_stale_outputs", "render_pdf", "time_limit",
     "time_limit_error", "write_output",
 ]
@@ -58,6 +61,10 @@ class FileTask:
     def source_path(self) -> Path:
         """The input, resolved and checked against the roots (``OSError`` when outside them)."""
         return confine(Path(self.source), self.allowed)
+
+    def say(self, text: Text) -> str:
+        """``text`` in the batch's language."""
+        return render_text(text, self.config.get("lang", "es"))
 
 
 @dataclass(slots=True)
@@ -116,7 +123,7 @@ class FileResult:
     counts: dict[str, int]
     report: str | None
     pdf: str | None
-    pdf_note: str | None
+    pdf_note: PdfNote | None  # (a plain string in a journal read back: a PdfNote's value)
     error: str | None
     cross: CrossFacts = field(default_factory=CrossFacts)
     renderable: bool = False
@@ -137,7 +144,20 @@ class FileResult:
         return cls(**{**data, "cross": CrossFacts(**cross)})
 
 
-PDF_NOT_WRITTEN = "PDF no escrito"  # pdf_note of a valid document whose PDF could not be written
+class PdfNote(str, Enum):
+    """Why a file has no PDF; the manifest says it in the batch's language (catalogue ``batch.pdf_note.*``)."""
+
+    NOT_PROCESSED = "not_processed"
+    RENDER_DISABLED = "render_disabled"
+    ANNULMENT = "annulment"
+    INVALID = "invalid"
+    INVALID_CROSS = "invalid_cross"  # made invalid by a cross-document rule after its PDF was written
+    NOT_WRITTEN = "not_written"  # a valid document whose PDF could not be written
+    VANISHED = "vanished"  # the PDF was deleted while the batch ran
+
+    def said(self, lang: str) -> str:
+        """The note in ``lang``."""
+        return render_text(Text(f"batch.pdf_note.{self.value}"), lang)
 
 _VALIDATORS: dict[str, Validator] = {}
 
@@ -225,9 +245,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
 def time_limit_error(task: FileTask) -> str:
     """``el archivo superó el límite de tiempo por archivo (120 s); no se procesó``."""
-    if task.config.get("lang") == "en":
-        return f"the file went over the time limit per file ({task.time_limit:g} s); it was not processed"
-    return f"el archivo superó el límite de tiempo por archivo ({task.time_limit:g} s); no se procesó"
+    return task.say(Text.of("batch.time_limit", seconds=f"{task.time_limit:g}"))
 
 
 @dataclass(slots=True)
@@ -250,7 +268,7 @@ class Brief:
         relevant = result.cross.relevant and result.error is None
         return cls(result.rel, result.valid, result.renderable, result.error is not None, result.pdf is not None,
                    result.cross_applied, result.cross if relevant else None, result.report is not None,
-                   result.pdf is None and result.pdf_note == PDF_NOT_WRITTEN)
+                   result.pdf is None and result.pdf_note == PdfNote.NOT_WRITTEN)
 
 
 def process_file(task: FileTask) -> FileResult:
@@ -268,7 +286,7 @@ def process_file(task: FileTask) -> FileResult:
         error = None
         if report.could_not_validate:
             first = next((i for i in report.issues if i.severity.value == "error"), None)
-            error = f"{first.rule_id}: {first.message}" if first else "no se pudo validar"
+            error = f"{first.rule_id}: {first.message}" if first else task.say(Text("batch.could_not_validate"))
         renderable = isinstance(facts, Documento)
         result = FileResult(
             rel=task.rel, sha256=report.document.sha256, tipo=report.document.tipo,
@@ -280,21 +298,21 @@ def process_file(task: FileTask) -> FileResult:
             result.report_sha256 = write_output(out / report_rel, (report.to_json(include_run=False) + "\n").encode(),
                                                 task.allowed, task.owned(report_rel, own_report))
         except OSError as exc:  # disk full, read-only folder…: said in the entry, nothing half-written left
-            result.report, result.pdf_note = None, "no procesado"
-            result.error = _write_error("el reporte", "the report", report_rel, exc, task)
+            result.report, result.pdf_note = None, PdfNote.NOT_PROCESSED
+            result.error = _write_error(Text("batch.the_report"), report_rel, exc, task)
             remove_stale_outputs(task)  # outputs of an earlier run would contradict the entry
             return result
         if not task.render:
-            result.pdf_note = "render desactivado (--no-render)"
+            result.pdf_note = PdfNote.RENDER_DISABLED
         elif isinstance(facts, Anulacion):
-            result.pdf_note = "una anulación no tiene representación impresa"
+            result.pdf_note = PdfNote.ANNULMENT
         elif not report.valid:
-            result.pdf_note = "documento no válido"
+            result.pdf_note = PdfNote.INVALID
         elif renderable:
             try:
                 result.pdf_sha256 = render_pdf(task, facts, report)
             except Exception:  # noqa: BLE001 - disk full, a layout failure…: the verdict stands; the batch tries
-                result.pdf_note = PDF_NOT_WRITTEN  # again once cross rules are in, and the entry says why
+                result.pdf_note = PdfNote.NOT_WRITTEN  # again once cross rules are in, and the entry says why
             else:
                 result.pdf = pdf_rel
         return result
@@ -302,14 +320,12 @@ def process_file(task: FileTask) -> FileResult:
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         return FileResult(rel=task.rel, sha256=None, tipo=None, numero_autorizacion=None, valid=False, complete=False,
                           counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None,
-                          pdf_note="no procesado", error=detail)
+                          pdf_note=PdfNote.NOT_PROCESSED, error=detail)
 
 
-def _write_error(what: str, what_en: str, rel: str, exc: OSError, task: FileTask) -> str:
-    """``no se pudo escribir el PDF a.pdf: no queda espacio en el disco`` (English with ``lang: en``)."""
-    if task.config.get("lang") == "en":
-        return f"could not write {what_en} {rel}: {describe_os_error(exc, 'en')}"
-    return f"no se pudo escribir {what} {rel}: {describe_os_error(exc)}"
+def _write_error(what: Text, rel: str, exc: OSError, task: FileTask) -> str:
+    """``no se pudo escribir el PDF a.pdf: no queda espacio en el disco`` (in the batch's language)."""
+    return task.say(Text.of("batch.write_failed", what=what, path=rel, reason=describe_os_error(exc)))
 
 
 def remove_stale_outputs(task: FileTask) -> None:
@@ -324,12 +340,7 @@ def remove_stale_outputs(task: FileTask) -> None:
 
 def crashed_result(task: FileTask) -> FileResult:
     """The result of a file whose worker process died each time it was tried (it has no outputs)."""
-    english = task.config.get("lang") == "en"
-    error = ("the process validating the file ended unexpectedly (killed, or out of memory), again when retried; "
-             "the file was not processed" if english else
-             "el proceso que validaba el archivo terminó inesperadamente (terminado por el sistema o sin memoria), "
-             "también al reintentarlo; el archivo no se procesó")
-    return _unprocessed_result(task, error)
+    return _unprocessed_result(task, task.say(Text("batch.worker_crashed")))
 
 
 def _unprocessed_result(task: FileTask, error: str) -> FileResult:
@@ -339,7 +350,7 @@ def _unprocessed_result(task: FileTask, error: str) -> FileResult:
     except (OSError, InputTooLarge):
         digest = None
     return FileResult(rel=task.rel, sha256=digest, tipo=None, numero_autorizacion=None, valid=False, complete=False,
-                      counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None, pdf_note="no procesado",
+                      counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None, pdf_note=PdfNote.NOT_PROCESSED,
                       error=error)
 
 

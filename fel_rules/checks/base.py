@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from dataclasses import field as dataclass_field
 from typing import ClassVar, Protocol
 
 from lxml import etree
@@ -13,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 from ..core.config import Config
 from ..document.facts import Anulacion, Documento, extract_facts
 from ..expressions.language import Evaluator
+from ..findings.model import Finding
 
 __all__ = ["CheckError", "CheckInput", "CheckKind", "Finding", "KindParams", "RuleEnv", "Unreadable"]
 
@@ -71,20 +71,6 @@ class CheckInput:
 
 
 @dataclass(frozen=True)
-class Finding:
-    """A rule violation found by a check; the engine turns it into an issue."""
-
-    xpath: str | None = None
-    line: int | None = None
-    item: int | None = None
-    field: str | None = None
-    values: Mapping[str, str] = dataclass_field(default_factory=dict)
-    expected: str | None = None
-    actual: str | None = None
-    difference: str | None = None
-
-
-@dataclass(frozen=True)
 class Unreadable(Finding):
     """A value the rule needs is in the document but cannot be read as its type (``kind``).
 
@@ -93,7 +79,7 @@ class Unreadable(Finding):
     """
 
     raw: str = ""
-    kind: str = "decimal"
+    kind: str = "decimal"  # decimal, int or date
 
 
 class CheckError(Exception):

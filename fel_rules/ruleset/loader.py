@@ -12,7 +12,7 @@ from ..core.errors import CheckKindError, RuleFileError
 from ..core.namespaces import DS, DTE, DTE_ANULACION
 from ..core.yamlfile import load_yaml, position, value_position
 from ..expressions.catalogues import load_catalogues
-from ..findings.templates import template_fields
+from ..core.templates import template_fields
 from .loaded import LoadedRule, RuleCatalog, Ruleset
 from .model import EXPRESSION_KEYS, Override, ProfileFile, RuleFile, RuleSpec
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from PIL import Image as PILImage
 
 from ...core.atomic import UnsafeTarget, describe_os_error, write_atomic
+from ...core.catalogue import render_text
 from ...core.config import Config
 from ...core.errors import RenderError
 from ...core.inputs import InputTooLarge, describe_read_error, read_input, readable_name
@@ -105,8 +106,8 @@ def render_file(source: str | Path, out: str | Path | None = None, *, settings: 
         write_atomic(target, result.pdf, roots=roots, owned=own_pdf)
     except OSError as exc:
         raise RenderError(  # nothing is left behind: the temporary file was removed
-            f"No se pudo escribir {target}: {describe_os_error(exc)}",
-            message_en=f"Could not write {target}: {describe_os_error(exc, 'en')}",
+            f"No se pudo escribir {target}: {render_text(describe_os_error(exc))}",
+            message_en=f"Could not write {target}: {render_text(describe_os_error(exc), 'en')}",
         ) from exc
     return RenderResult(pdf=result.pdf, view=result.view, report=result.report, path=target)
 
@@ -132,8 +133,8 @@ def _read_source(source: Path, limit: int) -> bytes:
     except FileNotFoundError:
         raise RenderError(f"No existe el archivo: {source}", message_en=f"No such file: {source}") from None
     except OSError as exc:
-        raise RenderError(f"No se pudo leer {source}: {describe_read_error(exc)}",
-                          message_en=f"Could not read {source}: {describe_read_error(exc, 'en')}") from exc
+        raise RenderError(f"No se pudo leer {source}: {render_text(describe_read_error(exc))}",
+                          message_en=f"Could not read {source}: {render_text(describe_read_error(exc), 'en')}") from exc
 
 
 def load_logo(path: Path | None, limits: RenderSettings | None = None) -> bytes | None:
@@ -151,8 +152,8 @@ def load_logo(path: Path | None, limits: RenderSettings | None = None) -> bytes 
                           message_en=f"The logo {path} is {exc.size} bytes and the limit is {max_bytes} "
                                      "(FEL_RULES_LOGO_BYTES)") from None
     except OSError as exc:
-        raise RenderError(f"No se pudo leer el logo {path}: {describe_read_error(exc)}",
-                          message_en=f"Could not read the logo {path}: {describe_read_error(exc, 'en')}") from exc
+        raise RenderError(f"No se pudo leer el logo {path}: {render_text(describe_read_error(exc))}",
+                          message_en=f"Could not read the logo {path}: {render_text(describe_read_error(exc), 'en')}") from exc
     _check_logo(str(path), data, max_pixels)
     return data
 
