@@ -16,7 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from fel_rules import Config, FelRulesError, Report, Validator
 from fel_rules.batch import BatchCancelled, BatchOptions, output_paths, run_batch
 from fel_rules.batch.manifest import Summary
+from fel_rules.core.catalogue import render_text
 from fel_rules.core.report import Counts, RulesetRef
+from fel_rules.core.text import Text
 from fel_rules.outputs.render import RenderSettings, render_file
 
 from .sandbox import Roots, SandboxError
@@ -91,12 +93,13 @@ def _validate(args: ValidateArgs, ctx: ToolContext) -> tuple[dict, str]:
         report = validator.validate_path(ctx.roots.check(args.xml_path), name=args.xml_path)
     else:
         report = validator.validate_bytes(args.xml_text.encode("utf-8"), path="xml_text")
-    return report.to_dict(), _summary_text(report)
+    return report.to_dict(), _summary_text(report, args.lang)
 
 
-def _summary_text(report: Report) -> str:
-    verdict = "VÁLIDO" if report.valid else ("NO SE PUDO VALIDAR" if report.could_not_validate else "INVÁLIDO")
-    return f"{verdict}: {report.counts.error} errores, {report.counts.warning} advertencias, {report.counts.info} informativos"
+def _summary_text(report: Report, lang: str) -> str:
+    verdict = "valid" if report.valid else ("unknown" if report.could_not_validate else "invalid")
+    counts = report.counts.model_dump()
+    return render_text(Text("mcp.summary", {"verdict": Text(f"report.verdict.{verdict}"), **counts}), lang)
 
 
 # --- fel_render -------------------------------------------------------------------------------------

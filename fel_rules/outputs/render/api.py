@@ -47,7 +47,6 @@ def render_bytes(data: bytes, *, settings: RenderSettings | None = None, force: 
     settings = settings or RenderSettings.from_env()
     validator = validator or Validator(Config(lang=settings.lang))
     report, facts = validator.inspect_bytes(data, path=name)
-    english = settings.lang == "en"
     if facts is None:
         raise RenderError(
             "No se puede imprimir: el archivo no es un documento FEL legible. " + _errors(report),
@@ -71,7 +70,7 @@ def render_bytes(data: bytes, *, settings: RenderSettings | None = None, force: 
         )
     logo = load_logo(settings.logo, settings)
     try:
-        view = build_view(facts, report, lang="en" if english else "es", invalid=invalid)
+        view = build_view(facts, report, lang=settings.lang, invalid=invalid)
         pdf = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
                           header_mm=settings.header_mm)
     except Exception as exc:  # noqa: BLE001 - a layout failure is one clear line, and the verdict stands

@@ -43,6 +43,9 @@ _EN = {
 }
 
 
+_LABELS = {"es": _ES, "en": _EN}
+
+
 def labels(lang: str) -> dict[str, str]:
     """All printed labels in ``lang`` (the watermarks stay in Spanish: they are legal notices)."""
-    return _EN if lang == "en" else _ES
+    return _LABELS.get(lang, _ES)
