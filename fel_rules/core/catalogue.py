@@ -61,7 +61,7 @@ class _Wording(_Strict):
         return text
 
 
-class _Issue(_Strict):
+class _IssueEntry(_Strict):
     stage: StageName
     severity: Severity
     title: _Wording
@@ -70,7 +70,7 @@ class _Issue(_Strict):
 
 
 class _File(_Strict):
-    issues: dict[str, _Issue]
+    issues: dict[str, _IssueEntry]
     texts: dict[str, _Wording]
 
 
