@@ -65,9 +65,9 @@ _EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
 _MAX_PLANS = 512
 
 #: SAT's cardinalities (GT_Documento 0.2.x); rules run on a schema-invalid document only within them.
-_SAT_LIMITS = {"Item": 9999, "TotalImpuesto": 20, "Impuesto por ítem": 2, "Frase": 100, "Complemento": 100}
-#: How FEL-ENG-03 names what it counts (element names are said as written).
-_LIMIT_NAMES = {"Impuesto por ítem": Text("sat_limit.taxes_per_item")}
+_SAT_LIMITS = {"Item": 9999, "TotalImpuesto": 20, "taxes_per_item": 2, "Frase": 100, "Complemento": 100}
+#: How FEL-ENG-03 names what it counts when it is not an element name.
+_LIMIT_NAMES = {"taxes_per_item": Text("sat_limit.taxes_per_item")}
 
 
 class Outcome(NamedTuple):
@@ -337,8 +337,8 @@ def _beyond_sat_limits(root) -> list[Text] | None:
     counts = {
         "Item": len(items),
         "TotalImpuesto": len(emision.findall(f"{{{DTE}}}Totales/{{{DTE}}}TotalImpuestos/{{{DTE}}}TotalImpuesto")),
-        "Impuesto por ítem": max((len(item.findall(f"{{{DTE}}}Impuestos/{{{DTE}}}Impuesto")) for item in items),
-                                 default=0),
+        "taxes_per_item": max((len(item.findall(f"{{{DTE}}}Impuestos/{{{DTE}}}Impuesto")) for item in items),
+                              default=0),
         "Frase": len(emision.findall(f"{{{DTE}}}Frases/{{{DTE}}}Frase")),
         "Complemento": len(emision.findall(f"{{{DTE}}}Complementos/{{{DTE}}}Complemento")),
     }

@@ -86,9 +86,8 @@ class Catalogue:
         return self.issues[id]
 
     def text(self, id: str) -> Wording:
-        """The phrase ``id``, or the message of the issue ``id`` (``KeyError`` when unknown)."""
-        found = self.texts.get(id)
-        return found if found is not None else self.issues[id].message
+        """The phrase ``id`` (``KeyError`` when unknown)."""
+        return self.texts[id]
 
     def with_rules(self, specs: Iterable[object]) -> Catalogue:
         """This catalogue and the entries of the rules ``specs`` (:class:`~fel_rules.ruleset.model.RuleSpec`)."""
@@ -99,11 +98,11 @@ class Catalogue:
         return Catalogue({**self.issues, **entries}, self.texts)
 
 
-def rule_entry(spec: object, *, stage: StageName = "rules") -> Entry:
+def rule_entry(spec: object) -> Entry:
     """The entry of a rule written in a rule file: its own titles, messages, hints, severity and references."""
     refs = spec.refs
     return Entry(
-        stage=stage,
+        stage="rules",
         severity=spec.severity or Severity.ERROR,
         title={"es": spec.title, "en": spec.title_en or spec.title},
         message={"es": spec.message, "en": spec.message_en or spec.message},

@@ -16,9 +16,11 @@ _SYMBOLS = {"GTQ": "Q", "USD": "US$", "EUR": "€", "MXN": "MX$"}
 
 
 def tipo_name(tipo: str | None, lang: str = "es") -> str:
-    """Printed name of a DTE type (the code itself when unknown)."""
+    """Printed name of a DTE type (the code itself when unknown, "Documento" when there is none)."""
+    if not tipo:
+        return render_text(Text("dte_type.none"), lang)
     if f"dte_type.{tipo}" not in MESSAGES.texts:
-        return tipo or "Documento"
+        return tipo
     return render_text(Text(f"dte_type.{tipo}"), lang)
 
 
