@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from ._version import __version__
 from .checks import CheckError, CheckInput, Unreadable
+from .core.catalogue import MESSAGES
 from .core.config import Config
 from .core.errors import InputError
 from .core.inputs import InputTooLarge, describe_read_error, read_input, readable_name
@@ -46,7 +47,6 @@ from .document.schema import (
 )
 from .document.summary import document_summary, document_totals
 from .expressions.language import Evaluator
-from .core.catalogue import MESSAGES
 from .findings.model import Finding
 from .findings.render import render_issue, rule_issue
 from .findings.verdict import decide, tally
