@@ -13,8 +13,7 @@ Exceptions are reserved for things the caller must fix before validation can run
 
 from __future__ import annotations
 
-from .catalogue import render_text, say
-from .text import Text
+from .catalogue import say
 
 __all__ = ["CheckKindError", "FelRulesError", "InputError", "RenderError", "RuleFileError", "SchemaSetError"]
 
@@ -22,13 +21,10 @@ __all__ = ["CheckKindError", "FelRulesError", "InputError", "RenderError", "Rule
 class FelRulesError(Exception):
     """Root of every exception raised by fel_rules.
 
-    ``message`` is a catalogue :class:`~fel_rules.core.text.Text`, or Spanish text (what users read first)
-    with ``message_en`` its English version. :attr:`message` and :attr:`message_en` are the words.
+    ``message`` is Spanish (what users read first); ``message_en`` is its English version.
     """
 
-    def __init__(self, message: str | Text, *, message_en: str | None = None) -> None:
-        if isinstance(message, Text):
-            message, message_en = render_text(message, "es"), render_text(message, "en")
+    def __init__(self, message: str, *, message_en: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.message_en = message_en or message
