@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from fel_rules.batch.cross import CROSS_RULES
 from fel_rules.batch.worker import PdfNote
 from fel_rules.checks.signature import _detail_values
 from fel_rules.core.catalogue import LANGUAGES, MESSAGES, load_catalogue, render_text
@@ -173,12 +172,6 @@ def test_every_id_built_from_a_code_exists():
     assert {f"file_kind.{kind}" for kind in ("fifo", "character_device", "block_device", "directory", "socket",
                                               "special")} <= set(texts)
     assert set(_LIMITS.values()) <= set(texts)
-
-
-def test_cross_document_rules_have_both_languages():
-    for rule_id, rule in CROSS_RULES.items():
-        assert rule.title_en and rule.message_en, rule_id
-        assert template_fields(rule.message) == template_fields(rule.message_en), rule_id
 
 
 # ---- no language in the code -----------------------------------------------------------------------
