@@ -23,6 +23,7 @@ from .core.version import __version__
 if TYPE_CHECKING:
     from .batch import BatchCancelled, BatchError, BatchOptions, BatchResult, output_paths, run_batch
     from .batch.manifest import Entry, Manifest, Summary
+    from .core.catalogue import render_text
     from .core.config import Config
     from .core.errors import (
         CheckKindError,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
         Stage,
         Totals,
     )
+    from .core.text import Text
     from .engine import Validator
     from .outputs.render import RenderResult, RenderSettings, render_bytes, render_file
 
@@ -78,11 +80,13 @@ _HOMES = {
     "Severity": ".core.report",
     "Stage": ".core.report",
     "Summary": ".batch.manifest",
+    "Text": ".core.text",
     "Totals": ".core.report",
     "Validator": ".engine",
     "output_paths": ".batch",
     "render_bytes": ".outputs.render",
     "render_file": ".outputs.render",
+    "render_text": ".core.catalogue",
     "run_batch": ".batch",
 }
 
@@ -114,12 +118,14 @@ __all__ = [
     "Severity",
     "Stage",
     "Summary",
+    "Text",
     "Totals",
     "Validator",
     "__version__",
     "output_paths",
     "render_bytes",
     "render_file",
+    "render_text",
     "run_batch",
 ]
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .checks import CheckError, CheckInput, CheckKind, Unreadable
+from .core.catalogue import MESSAGES
 from .core.config import Config
 from .core.errors import InputError
 from .core.inputs import InputTooLarge, describe_read_error, read_input, readable_name
@@ -24,7 +25,6 @@ from .core.money import MONEY_CONTEXT
 from .core.namespaces import DTE, prefixed
 from .core.report import (
     Issue,
-    Location,
     Refs,
     Report,
     RulesetRef,
@@ -34,6 +34,7 @@ from .core.report import (
     Stage,
     StageName,
 )
+from .core.text import Text
 from .core.version import __version__
 from .core.xmlpath import element_xpath
 from .document.facts import Anulacion, Documento, extract_facts
@@ -47,8 +48,8 @@ from .document.schema import (
 )
 from .document.summary import document_summary, document_totals
 from .expressions.language import Evaluator
-from .findings.messages import engine_issue
-from .findings.rule_issues import rule_issue
+from .findings.model import Finding
+from .findings.render import render_issue, rule_issue
 from .findings.verdict import decide, tally
 from .ruleset import LoadedRule, RuleCatalog, load_catalog
 
@@ -64,12 +65,10 @@ _EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
 #: Rule plans (rules in force per document kind, DTE type and day) kept per validator.
 _MAX_PLANS = 512
 
-#: How FEL-DAT-01 names the type a value could not be read as (Spanish, English).
-_KINDS = {"decimal": ("número decimal", "a decimal number"), "int": ("número entero", "an integer"),
-          "date": ("fecha", "a date")}
-
 #: SAT's cardinalities (GT_Documento 0.2.x); rules run on a schema-invalid document only within them.
-_SAT_LIMITS = {"Item": 9999, "TotalImpuesto": 20, "Impuesto por ítem": 2, "Frase": 100, "Complemento": 100}
+_SAT_LIMITS = {"Item": 9999, "TotalImpuesto": 20, "taxes_per_item": 2, "Frase": 100, "Complemento": 100}
+#: How FEL-ENG-03 names what it counts when it is not an element name.
+_LIMIT_NAMES = {"taxes_per_item": Text("sat_limit.taxes_per_item")}
 
 
 class Outcome(NamedTuple):
@@ -85,6 +84,7 @@ class Validator:
     def __init__(self, config: Config | None = None, *, catalog: RuleCatalog | None = None) -> None:
         self.config = config or Config()
         self.catalog = catalog or load_catalog(self.config.rules_dir, self.config.profile)
+        self.messages = MESSAGES.with_rules(rule.spec for rule in self.catalog.rules)
         self._schema_set: SchemaSet | None = None
         self._plans: dict[tuple[str, str | None, date], tuple] = {}
         self._evaluator = Evaluator(
@@ -127,8 +127,8 @@ class Validator:
 
     def read_error(self, path: str | Path, exc: OSError) -> Report:
         """The report of a file that could not be read (stage ``xml`` in error: no verdict)."""
-        issue = engine_issue("FEL-XML-07", self.config.lang, path=readable_name(path),
-                             detail=describe_read_error(exc, self.config.lang))
+        issue = self._say(Finding(id="FEL-XML-07", values={"path": readable_name(path),
+                                                           "detail": describe_read_error(exc)}))
         return self._finish(str(path), None, [issue], ["error"], None, time.perf_counter()).report
 
     def validate_bytes(self, data: bytes, *, path: str | None = None) -> Report:
@@ -145,47 +145,50 @@ class Validator:
         try:
             return self._pipeline(data, path, sha256, started, lines)
         except Exception as exc:  # noqa: BLE001 - last line of defence: an engine bug is an issue, not a traceback
-            issue = engine_issue("FEL-ENG-02", self.config.lang, stage="engine", detail=f"{type(exc).__name__}: {exc}")
+            issue = self._say(_engine_failure("engine", exc))
             return self._finish(path, sha256, [issue], ["error"], None, started)
 
     def _pipeline(self, data: bytes, path: str | None, sha256: str, started: float, lines: bool) -> Outcome:
-        lang = self.config.lang
-        parsed = parse_xml(data, max_bytes=self.config.max_bytes, lang=lang)
-        issues = list(parsed.issues)
+        parsed = parse_xml(data, max_bytes=self.config.max_bytes)
+        issues = [self._say(finding) for finding in parsed.findings]
         if parsed.root is None:
             return self._finish(path, sha256, issues, [parsed.status], None, started)
         root = parsed.root
         refused = self._beyond_limits(root)
         if refused is not None:  # bounded work: refused before the schema and the rules
-            return self._finish(path, sha256, [refused], ["error"], None, started)
+            return self._finish(path, sha256, [self._say(refused)], ["error"], None, started)
         strip_adendas(root)  # free-form certifier data: neither the schema nor the rules look inside
-        schema = check_schema(self.schema_set, root, lang, source=data, max_errors=self.config.max_schema_errors)
-        issues += schema.issues
+        schema = check_schema(self.schema_set, root, source=data, max_errors=self.config.max_schema_errors)
+        issues += [self._say(finding) for finding in schema.findings]
         statuses = [parsed.status, schema.status]
         try:  # the facts of the lines only when the caller wants them (checks read them lazily)
             facts = extract_facts(root, lines=lines)
         except Exception as exc:  # noqa: BLE001 - never a traceback, never a silent pass
-            issues.append(engine_issue("FEL-ENG-02", lang, stage="facts", detail=f"{type(exc).__name__}: {exc}"))
+            issues.append(self._say(_engine_failure("facts", exc)))
             return self._finish(path, sha256, issues, [*statuses, "error"], None, started)
         excess = _beyond_sat_limits(root) if schema.status != "passed" else None
         if excess:
-            issues.append(engine_issue("FEL-ENG-03", lang, detail=excess))
+            issues.append(self._say(Finding(id="FEL-ENG-03", values={"detail": excess})))
             return self._finish(path, sha256, issues, [*statuses, "skipped"], facts, started, root)
         rule_issues, rules_status = self._run_rules(root, facts, data)
         return self._finish(path, sha256, issues + rule_issues, [*statuses, rules_status], facts, started, root)
 
-    def _beyond_limits(self, root) -> Issue | None:
-        """The issue refusing a document with more items, or an element with more attributes, than allowed."""
-        lang, config = self.config.lang, self.config
+    def _say(self, finding: Finding, **overrides) -> Issue:
+        """``finding`` as an issue in the configured language (see :func:`render_issue`)."""
+        return render_issue(finding, self.config.lang, self.messages, **overrides)
+
+    def _beyond_limits(self, root) -> Finding | None:
+        """The finding refusing a document with more items, or an element with more attributes, than allowed."""
+        config = self.config
         items = sum(1 for _ in root.iter(_ITEM))
         if items > config.max_items:
-            return engine_issue("FEL-XML-08", lang, count=items, limit=config.max_items)
+            return Finding(id="FEL-XML-08", values={"count": items, "limit": config.max_items})
         crowded = root.xpath("(//*[count(@*) > $limit])[1]", limit=config.max_attributes)
         if crowded:
             element = crowded[0]
-            location = Location(xpath=element_xpath(element), line=element.sourceline)
-            return engine_issue("FEL-XML-09", lang, location=location, element=prefixed(element.tag),
-                                line=element.sourceline, count=len(element.attrib), limit=config.max_attributes)
+            return Finding(id="FEL-XML-09", xpath=element_xpath(element), line=element.sourceline,
+                           values={"element": prefixed(element.tag), "line": element.sourceline,
+                                   "count": len(element.attrib), "limit": config.max_attributes})
         return None
 
     def _run_rules(self, root, facts: Documento | Anulacion, source: bytes | None = None) -> tuple[list[Issue], str]:
@@ -208,12 +211,12 @@ class Validator:
                 findings = _set_aside_unreadable(findings, rule.id, unreadable)
                 if not findings:
                     continue
-                issues.extend(self._issue(rule, severity, finding) for finding in findings[:MAX_FINDINGS_PER_RULE])
+                issues.extend(rule_issue(rule.id, finding, self.config.lang, self.messages, severity=severity)
+                              for finding in findings[:MAX_FINDINGS_PER_RULE])
                 if len(findings) > MAX_FINDINGS_PER_RULE:
-                    issues.append(engine_issue("FEL-ENG-04", self.config.lang, rule=rule.id,
-                                               count=f"más de {MAX_FINDINGS_PER_RULE}" if self.config.lang != "en"
-                                               else f"more than {MAX_FINDINGS_PER_RULE}",
-                                               shown=MAX_FINDINGS_PER_RULE))
+                    more = Text.of("count.more_than", count=MAX_FINDINGS_PER_RULE)
+                    issues.append(self._say(Finding(id="FEL-ENG-04", values={
+                        "rule": rule.id, "count": more, "shown": MAX_FINDINGS_PER_RULE})))
         issues.extend(self._unreadable(finding, rules) for finding, rules in unreadable.values())
         if status == "passed" and any(i.severity == Severity.ERROR for i in issues):
             status = "failed"
@@ -249,24 +252,23 @@ class Validator:
         except ValueError:
             return date.today()
 
-    def _issue(self, rule: LoadedRule, severity: Severity, finding) -> Issue:
-        return rule_issue(rule.spec, severity, finding, self.config.lang)
-
     def _unreadable(self, finding: Unreadable, rules: list[str]) -> Issue:
         """One FEL-DAT-01 error per unreadable value, naming every rule it kept from being evaluated."""
-        spanish, english = _KINDS.get(finding.kind, (finding.kind, finding.kind))
-        location = Location(xpath=finding.xpath, line=finding.line, item=finding.item, field=finding.field)
-        return engine_issue("FEL-DAT-01", self.config.lang, location=location, field=finding.field or finding.xpath,
-                            value=repr(finding.raw)[1:-1], kind=spanish, kind_en=english,
-                            rules=", ".join(sorted(set(rules))))
+        kind = f"value_kind.{finding.kind}"
+        return self._say(Finding(
+            id="FEL-DAT-01", xpath=finding.xpath, line=finding.line, item=finding.item, field=finding.field,
+            values={"field": finding.field or finding.xpath, "value": repr(finding.raw)[1:-1],
+                    "kind": Text(kind) if kind in self.messages.texts else finding.kind,
+                    "rules": ", ".join(sorted(set(rules)))},
+        ))
 
     def _crash(self, rule: LoadedRule, exc: Exception, *, unexpected: bool = False) -> Issue:
         detail = f"{type(exc).__name__}: {exc}" if unexpected else str(exc)
-        issue = engine_issue("FEL-ENG-01", self.config.lang, rule=rule.id, detail=detail)
-        return issue.model_copy(update={"refs": Refs(sat_code=rule.spec.refs.sat_code_text)})
+        return self._say(Finding(id="FEL-ENG-01", values={"rule": rule.id, "detail": detail}),
+                         refs=Refs(sat_code=rule.spec.refs.sat_code_text))
 
     def _refused(self, path: str, size: int) -> Outcome:
-        issue = engine_issue("FEL-XML-02", self.config.lang, size=size, limit=self.config.max_bytes)
+        issue = self._say(Finding(id="FEL-XML-02", values={"size": size, "limit": self.config.max_bytes}))
         return self._finish(path, None, [issue], ["error"], None, time.perf_counter())
 
     def _finish(self, path, sha256, issues, statuses, facts, started, root=None) -> Outcome:
@@ -318,7 +320,11 @@ def _tipo(facts: Documento | Anulacion) -> str | None:
     return None
 
 
-def _beyond_sat_limits(root) -> str | None:
+def _engine_failure(stage: str, exc: Exception) -> Finding:
+    return Finding(id="FEL-ENG-02", values={"stage": stage, "detail": f"{type(exc).__name__}: {exc}"})
+
+
+def _beyond_sat_limits(root) -> list[Text] | None:
     """Which of SAT's cardinalities a (schema-invalid) document exceeds, if any.
 
     Rules are written for documents of SAT's shape; a document with, say, thousands of
@@ -333,10 +339,11 @@ def _beyond_sat_limits(root) -> str | None:
     counts = {
         "Item": len(items),
         "TotalImpuesto": len(emision.findall(f"{{{DTE}}}Totales/{{{DTE}}}TotalImpuestos/{{{DTE}}}TotalImpuesto")),
-        "Impuesto por ítem": max((len(item.findall(f"{{{DTE}}}Impuestos/{{{DTE}}}Impuesto")) for item in items),
-                                 default=0),
+        "taxes_per_item": max((len(item.findall(f"{{{DTE}}}Impuestos/{{{DTE}}}Impuesto")) for item in items),
+                              default=0),
         "Frase": len(emision.findall(f"{{{DTE}}}Frases/{{{DTE}}}Frase")),
         "Complemento": len(emision.findall(f"{{{DTE}}}Complementos/{{{DTE}}}Complemento")),
     }
-    over = [f"{name}: {counts[name]} > {limit}" for name, limit in _SAT_LIMITS.items() if counts[name] > limit]
-    return ", ".join(over) or None
+    over = [Text.of("sat_limit.exceeded", name=_LIMIT_NAMES.get(name, name), count=counts[name], limit=limit)
+            for name, limit in _SAT_LIMITS.items() if counts[name] > limit]
+    return over or None

@@ -23,9 +23,11 @@ from fel_rules import (
     Report,
     RulesetRef,
     Summary,
+    Text,
     Validator,
     output_paths,
     render_file,
+    render_text,
     run_batch,
 )
 
@@ -102,13 +104,13 @@ def _validate(args: ValidateArgs, ctx: ToolContext) -> tuple[dict, str]:
         report = validator.validate_path(ctx.roots.check(args.xml_path), name=args.xml_path)
     else:
         report = validator.validate_bytes(args.xml_text.encode("utf-8"), path="xml_text")
-    return report.to_dict(), _summary_text(report)
+    return report.to_dict(), _summary_text(report, args.lang)
 
 
-def _summary_text(report: Report) -> str:
-    verdict = "VÁLIDO" if report.valid else ("NO SE PUDO VALIDAR" if report.could_not_validate else "INVÁLIDO")
-    counts = report.counts
-    return f"{verdict}: {counts.error} errores, {counts.warning} advertencias, {counts.info} informativos"
+def _summary_text(report: Report, lang: str) -> str:
+    verdict = "valid" if report.valid else ("unknown" if report.could_not_validate else "invalid")
+    counts = report.counts.model_dump()
+    return render_text(Text("mcp.summary", {"verdict": Text(f"report.verdict.{verdict}"), **counts}), lang)
 
 
 # --- fel_render -------------------------------------------------------------------------------------

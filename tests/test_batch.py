@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -145,6 +146,28 @@ def test_cli_batch(mixed, tmp_path, capsys):
     assert out.strip().splitlines()[-1].startswith("8 archivos: 2 válidos, 5 inválidos, 1 con error, 0 PDFs")
     code = main(["batch", str(EXAMPLES), "--out", str(tmp_path / "e"), "--no-render", "--format", "json"])
     assert code == 0 and json.loads(capsys.readouterr().out)["summary"]["valid"] == len(list(EXAMPLES.glob("*.xml")))
+
+
+_SPANISH = re.compile(r"[áéíóúñ¿¡]|\b(el|la|los|las|del|una|que|se|por|documento|archivos?|lote|procesado)\b", re.I)
+
+
+def test_batch_notes_follow_the_language(tmp_path, capsys):
+    """Under --lang en the manifest's notes and errors and the terminal lines are English (file names aside)."""
+    folder = fill(tmp_path / "in")
+    (folder / "i-anulacion.xml").write_bytes((EXAMPLES / "anulacion.xml").read_bytes())
+    result = batch(folder, tmp_path / "out", config=Config(lang="en"))
+    notes = [(entry.path, entry.pdf_note, entry.error) for entry in result.manifest.entries]
+    said = {note for _, note, _ in notes}
+    assert {"document not valid", "an annulment has no printed form"} <= said
+    for path, *texts in notes:
+        for text in filter(None, texts):
+            assert not _SPANISH.search(text.replace(path, "")), (path, text)
+    capsys.readouterr()
+    main(["batch", str(folder), "--out", str(tmp_path / "text"), "--no-render", "--lang", "en", "--workers", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1].startswith("9 files: 3 valid, 5 invalid, 1 errors, 0 PDFs")
+    for line in lines:  # file names are the user's: left out
+        assert not _SPANISH.search(re.sub(r"\S+\.xml|\S*/\S*", "", line)), line
 
 
 def test_missing_and_empty_folders(tmp_path):

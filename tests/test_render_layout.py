@@ -11,7 +11,7 @@ from reportlab.platypus.doctemplate import LayoutError
 
 from fel_rules.batch import BatchOptions, run_batch
 from fel_rules.batch.runner import _render_task
-from fel_rules.batch.worker import PDF_NOT_WRITTEN, FileTask, process_file
+from fel_rules.batch.worker import FileTask, PdfNote, process_file
 from fel_rules.cli.app import main
 from fel_rules.outputs.render import RenderSettings, render_bytes
 from fel_rules.outputs.render import api as render_api
@@ -73,7 +73,7 @@ def test_render_failure_never_changes_a_verdict(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(pdf, "render_view", _layout_error)
     task = FileTask(str(source), "f.xml", str(tmp_path), True, {"lang": "es"}, RenderSettings().model_dump(mode="json"))
     result = process_file(task)
-    assert (result.valid, result.error, result.pdf, result.pdf_note) == (True, None, None, PDF_NOT_WRITTEN)
+    assert (result.valid, result.error, result.pdf, result.pdf_note) == (True, None, None, PdfNote.NOT_WRITTEN)
     assert json.loads((tmp_path / "f.report.json").read_text())["valid"] is True
     rel, _, error = _render_task(task)  # the batch's second attempt, once cross-document rules are in
     assert error.startswith("No se pudo componer el PDF (el veredicto de validación no cambia): LayoutError:")

@@ -14,9 +14,11 @@ from datetime import date
 from typing import Any
 
 from ..checks.batch_input import BatchDocuments, BatchInput, CrossFacts, Doc, iso_day
-from ..core.report import Issue, Location, Report, Severity
-from ..findings.messages import engine_issue
-from ..findings.rule_issues import rule_issue
+from ..core.catalogue import MESSAGES, Catalogue
+from ..core.report import Issue, Report, Severity
+from ..findings.model import Finding
+from ..findings.render import render_issue, rule_issue
+from ..findings.verdict import with_issues
 from ..ruleset import LoadedRule, RuleCatalog
 
 __all__ = ["MAX_CROSS_FINDINGS", "cross_issues", "with_cross_issues"]
@@ -31,16 +33,17 @@ def cross_issues(documents: Iterable[Doc], catalog: RuleCatalog, *, lang: str = 
     per rule, then one information issue per rule that found more. ``as_of`` replaces each document's
     emission date to decide which rules and profile overrides are in force."""
     rules = catalog.batch_rules
+    messages = MESSAGES.with_rules(rule.spec for rule in rules)
     batch = BatchDocuments(documents)
     found: dict[str, list[Issue]] = {}
     for rel, facts in batch.documents if rules else ():
-        doc = BatchInput(rel, facts, batch, lang, limit)
+        doc = BatchInput(rel, facts, batch, limit)
         issues, notices = [], []
         for rule, severity, check in _in_force(rules, facts, as_of or iso_day(facts.dia) or date.today()):
             findings = list(check.check(doc))
-            issues += [rule_issue(rule.spec, severity, finding, lang) for finding in findings[:limit]]
+            issues += [rule_issue(rule.id, finding, lang, messages, severity=severity) for finding in findings[:limit]]
             if len(findings) > limit:
-                notices.append(_left_out(rule.id, check.params.at, len(findings), lang, limit))
+                notices.append(_left_out(rule.id, check.params.at, len(findings), lang, limit, messages))
         if issues:
             found[rel] = issues + notices
     return found
@@ -56,23 +59,13 @@ def _in_force(rules: Iterable[LoadedRule], facts: CrossFacts, day: date) -> Iter
                 yield rule, severity, check
 
 
-def _left_out(rule_id: str, at: str, count: int, lang: str, shown: int) -> Issue:
+def _left_out(rule_id: str, at: str, count: int, lang: str, shown: int, messages: Catalogue) -> Issue:
     """The notice that rule ``rule_id`` found ``count`` problems in one report, of which ``shown`` are in it."""
-    notice = engine_issue("FEL-ENG-04", lang, location=Location(xpath=at), rule=rule_id, count=count, shown=shown)
-    return notice.model_copy(update={"rule_id": rule_id})
+    notice = Finding(id="FEL-ENG-04", xpath=at, values={"rule": rule_id, "count": count, "shown": shown})
+    return render_issue(notice, lang, messages, rule_id=rule_id)
 
 
 def with_cross_issues(report: Report, issues: list[Issue], rule_ids: Collection[str]) -> Report:
     """``report`` with its issues of the batch rules ``rule_ids`` (from an earlier run) replaced by ``issues``,
     and its counts, rules stage and verdict recomputed."""
-    issues = sorted([i for i in report.issues if i.rule_id not in rule_ids] + issues, key=Issue.sort_key)
-    counts = {level: sum(1 for i in issues if i.severity.value == level) for level in ("error", "warning", "info")}
-    stages = []
-    for stage in report.stages:
-        if stage.name == "rules" and stage.status in ("passed", "failed"):
-            failed = any(i.stage == "rules" and i.severity.value == "error" for i in issues)
-            stage = stage.model_copy(update={"status": "failed" if failed else "passed"})
-        stages.append(stage)
-    valid = all(s.status == "passed" for s in stages) and counts["error"] == 0
-    return report.model_copy(update={"issues": issues, "counts": report.counts.model_copy(update=counts),
-                                     "stages": stages, "valid": valid})
+    return with_issues(report, [i for i in report.issues if i.rule_id not in rule_ids] + issues)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core.atomic import describe_os_error
+from ..core.catalogue import render_text
 from ..core.errors import FelRulesError
 
 __all__ = ["BatchCancelled", "BatchError", "output_error"]
@@ -25,8 +26,8 @@ def output_error(out_dir: Path, exc: OSError) -> BatchError:
     if where.name.startswith(".") and where.name.endswith(".tmp"):  # a temporary file: name its folder
         where = where.parent
     return BatchError(
-        f"No se pudo completar el lote: {where}: {describe_os_error(exc)}. Los archivos terminados quedan "
-        "registrados; corrija el problema y repita con --resume para continuar.",
-        message_en=f"Could not complete the batch: {where}: {describe_os_error(exc, 'en')}. Finished files are "
-                   "recorded; fix the problem and run again with --resume to continue.",
+        f"No se pudo completar el lote: {where}: {render_text(describe_os_error(exc))}. "
+        "Los archivos terminados quedan registrados; corrija el problema y repita con --resume para continuar.",
+        message_en=f"Could not complete the batch: {where}: {render_text(describe_os_error(exc), 'en')}. "
+                   "Finished files are recorded; fix the problem and run again with --resume to continue.",
     )

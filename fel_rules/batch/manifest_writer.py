@@ -15,7 +15,7 @@ from ..core.report import Counts, RulesetRef
 from ..core.version import __version__
 from .manifest import Entry, Manifest, RunStats, Summary
 from .plan import BatchRun
-from .worker import Brief, FileResult
+from .worker import Brief, FileResult, PdfNote
 
 __all__ = ["summarize", "write_manifest"]
 
@@ -42,10 +42,10 @@ def write_manifest(batch: BatchRun, summary: Summary, results: Iterator[FileResu
                      duration_ms=round((time.perf_counter() - batch.clock) * 1000, 1), executor=executor.name,
                      workers=executor.workers, reused=reused, engine_version=__version__),
     )
-    _write(batch.manifest_path, header, results, batch.roots)
+    _write(batch.manifest_path, header, results, batch.roots, batch.lang)
 
 
-def _write(path: Path, header: Manifest, results: Iterator[FileResult], roots: tuple[Path, ...]) -> None:
+def _write(path: Path, header: Manifest, results: Iterator[FileResult], roots: tuple[Path, ...], lang: str) -> None:
     """The manifest JSON, entries streamed one by one (indented as ``json.dumps(indent=2)`` would)."""
     data = json.loads(header.to_json())
     run = data.pop("run")
@@ -55,16 +55,26 @@ def _write(path: Path, header: Manifest, results: Iterator[FileResult], roots: t
     with atomic_writer(path, roots=roots, owned=own_manifest) as stream:
         stream.write((head + ',\n  "entries": [').encode())
         for index, result in enumerate(results):
-            entry = json.dumps(_entry(result).model_dump(mode="json"), ensure_ascii=False, indent=2)
+            entry = json.dumps(_entry(result, lang).model_dump(mode="json"), ensure_ascii=False, indent=2)
             indented = "\n".join("    " + line for line in entry.splitlines())
             stream.write((("\n" if index == 0 else ",\n") + indented).encode())
         stream.write(f'\n  ],\n  "run": {tail}\n}}\n'.encode())
 
 
-def _entry(result: FileResult) -> Entry:
+def _entry(result: FileResult, lang: str) -> Entry:
     return Entry(
         path=readable_name(result.rel), sha256=result.sha256, tipo=result.tipo,
         numero_autorizacion=result.numero_autorizacion, valid=result.valid, complete=result.complete,
-        counts=Counts(**result.counts), report=result.report, pdf=result.pdf, pdf_note=result.pdf_note,
+        counts=Counts(**result.counts), report=result.report, pdf=result.pdf, pdf_note=_said(result.pdf_note, lang),
         error=result.error,
     )
+
+
+def _said(note: str | None, lang: str) -> str | None:
+    """A :class:`PdfNote` in ``lang`` (a note of unknown value, from an older journal, as written)."""
+    if note is None:
+        return None
+    try:
+        return PdfNote(note).said(lang)
+    except ValueError:
+        return note

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..core.catalogue import render_text
+from ..core.text import Text
 from .journal import Journal
-from .worker import Brief, FileResult, output_paths
+from .worker import Brief, FileResult, PdfNote, output_paths
 
 __all__ = ["check_outputs", "missing_outputs"]
 
@@ -43,10 +45,9 @@ def _without_vanished(rel: str, brief: Brief, missing: list[str], out_dir: Path,
     if result.report is not None and not (out_dir / result.report).is_file():
         result.report = None
     if result.pdf is not None and not (out_dir / result.pdf).is_file():
-        result.pdf, result.pdf_sha256, result.pdf_note = None, None, "el PDF desapareció durante el lote"
-    names = ", ".join(name or ("registro del lote" if lang != "en" else "batch journal entry") for name in missing)
-    note = (f"removed from the output folder during the run: {names}; --resume processes it again" if lang == "en"
-            else f"desapareció de la carpeta de salida durante el lote: {names}; --resume lo vuelve a procesar")
+        result.pdf, result.pdf_sha256, result.pdf_note = None, None, PdfNote.VANISHED
+    names = [name or Text("batch.journal_entry") for name in missing]
+    note = render_text(Text.of("batch.outputs_vanished", names=names), lang)
     result.error = f"{result.error}; {note}" if result.error else note
     brief.failed, brief.has_pdf, brief.has_report = True, result.pdf is not None, result.report is not None
     return result
@@ -59,4 +60,4 @@ def _recorded(rel: str, brief: Brief, journal: Journal) -> FileResult:
     except (OSError, ValueError, KeyError, TypeError):
         return FileResult(rel=rel, sha256=None, tipo=None, numero_autorizacion=None, valid=brief.valid,
                           complete=False, counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None,
-                          pdf_note="no procesado", error=None)
+                          pdf_note=PdfNote.NOT_PROCESSED, error=None)

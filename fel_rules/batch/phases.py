@@ -20,9 +20,9 @@ from .output_check import missing_outputs
 from .plan import BatchRun
 from .progress import Progress
 from .worker import (
-    PDF_NOT_WRITTEN,
     Brief,
     FileTask,
+    PdfNote,
     crashed_result,
     output_paths,
     remove_stale_outputs,
@@ -108,7 +108,7 @@ def reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, journal: Journal, re
         if error is None:
             result.pdf, result.pdf_note = output_paths(rel)[1], None
         else:
-            result.pdf, result.pdf_note, result.error = None, PDF_NOT_WRITTEN, error
+            result.pdf, result.pdf_note, result.error = None, PdfNote.NOT_WRITTEN, error
             briefs[rel].failed = True
         journal.record(result)
         briefs[rel].has_pdf = error is None
@@ -131,7 +131,7 @@ def _drop_pdf(rel: str, brief: Brief, journal: Journal) -> None:
     """Record that ``rel`` has no PDF: a cross-document rule made it invalid."""
     result = journal.load(rel)
     result.pdf, result.pdf_sha256 = None, None
-    result.pdf_note = "documento no válido (reglas entre documentos)"
+    result.pdf_note = PdfNote.INVALID_CROSS
     journal.record(result)
     brief.has_pdf = brief.pdf_failed = False
 

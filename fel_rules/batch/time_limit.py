@@ -7,6 +7,9 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from ..core.catalogue import render_text
+from ..core.text import Text
+
 __all__ = ["FileTimeLimit", "time_limit", "time_limit_error"]
 
 
@@ -35,8 +38,6 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def time_limit_error(seconds: float, lang: str | None) -> str:
+def time_limit_error(seconds: float, lang: str) -> str:
     """``el archivo superó el límite de tiempo por archivo (120 s); no se procesó``."""
-    if lang == "en":
-        return f"the file went over the time limit per file ({seconds:g} s); it was not processed"
-    return f"el archivo superó el límite de tiempo por archivo ({seconds:g} s); no se procesó"
+    return render_text(Text.of("batch.time_limit", seconds=f"{seconds:g}"), lang)

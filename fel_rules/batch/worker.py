@@ -8,15 +8,18 @@ import json
 import traceback
 from contextlib import suppress
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
 from ..checks.batch_input import CrossFacts, cross_facts
 from ..core.atomic import describe_os_error, remove_own, write_atomic
+from ..core.catalogue import render_text
 from ..core.config import Config
 from ..core.confine import confine
 from ..core.inputs import InputTooLarge, input_sha256, readable_name
 from ..core.owned import own_pdf, own_report, recorded
 from ..core.report import Report
+from ..core.text import Text
 from ..document.facts import Anulacion, Documento
 from ..engine import Validator
 from .time_limit import FileTimeLimit, time_limit, time_limit_error
@@ -54,6 +57,10 @@ class FileTask:
         """:attr:`roots` as paths."""
         return tuple(map(Path, self.roots))
 
+    def say(self, text: Text) -> str:
+        """``text`` in the batch's language."""
+        return render_text(text, self.config.get("lang", "es"))
+
     def source_path(self) -> Path:
         """The input, resolved and checked against the roots (``OSError`` when outside them)."""
         return confine(Path(self.source), self.allowed)
@@ -72,7 +79,7 @@ class FileResult:
     counts: dict[str, int]
     report: str | None
     pdf: str | None
-    pdf_note: str | None
+    pdf_note: PdfNote | None  # (a plain string in a journal read back: a PdfNote's value)
     error: str | None
     cross: CrossFacts = field(default_factory=CrossFacts)
     renderable: bool = False
@@ -93,7 +100,20 @@ class FileResult:
         return cls(**{**data, "cross": CrossFacts(**cross)})
 
 
-PDF_NOT_WRITTEN = "PDF no escrito"  # pdf_note of a valid document whose PDF could not be written
+class PdfNote(StrEnum):
+    """Why a file has no PDF; the manifest says it in the batch's language (catalogue ``batch.pdf_note.*``)."""
+
+    NOT_PROCESSED = "not_processed"
+    RENDER_DISABLED = "render_disabled"
+    ANNULMENT = "annulment"
+    INVALID = "invalid"
+    INVALID_CROSS = "invalid_cross"  # made invalid by a cross-document rule after its PDF was written
+    NOT_WRITTEN = "not_written"  # a valid document whose PDF could not be written
+    VANISHED = "vanished"  # the PDF was deleted while the batch ran
+
+    def said(self, lang: str) -> str:
+        """The note in ``lang``."""
+        return render_text(Text(f"batch.pdf_note.{self.value}"), lang)
 
 _VALIDATORS: dict[str, Validator] = {}
 
@@ -139,7 +159,7 @@ def process_and_record(task: FileTask) -> Brief:
             result = process_file(task)
     except FileTimeLimit:
         remove_stale_outputs(task)  # a report written before the limit would contradict the entry
-        result = _unprocessed_result(task, time_limit_error(task.time_limit, task.config.get("lang")))
+        result = _unprocessed_result(task, time_limit_error(task.time_limit, task.config.get("lang", "es")))
     record(task.journal, task.fingerprint, result, task.allowed)
     return Brief.of(result)
 
@@ -174,7 +194,7 @@ class Brief:
         relevant = result.cross.relevant and result.error is None
         return cls(result.rel, result.valid, result.renderable, result.error is not None, result.pdf is not None,
                    result.cross_applied, result.cross if relevant else None, result.report is not None,
-                   result.pdf is None and result.pdf_note == PDF_NOT_WRITTEN)
+                   result.pdf is None and result.pdf_note == PdfNote.NOT_WRITTEN)
 
 
 def process_file(task: FileTask) -> FileResult:
@@ -189,7 +209,7 @@ def process_file(task: FileTask) -> FileResult:
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         return FileResult(rel=task.rel, sha256=None, tipo=None, numero_autorizacion=None, valid=False, complete=False,
                           counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None,
-                          pdf_note="no procesado", error=detail)
+                          pdf_note=PdfNote.NOT_PROCESSED, error=detail)
 
 
 def _inspect(task: FileTask) -> tuple[Report, Documento | Anulacion | None]:
@@ -207,7 +227,7 @@ def _result_of(task: FileTask, report: Report, facts: Documento | Anulacion | No
     error = None
     if report.could_not_validate:
         first = next((i for i in report.issues if i.severity.value == "error"), None)
-        error = f"{first.rule_id}: {first.message}" if first else "no se pudo validar"
+        error = f"{first.rule_id}: {first.message}" if first else task.say(Text("batch.could_not_validate"))
     return FileResult(
         rel=task.rel, sha256=report.document.sha256, tipo=report.document.tipo,
         numero_autorizacion=report.document.numero_autorizacion, valid=report.valid, complete=report.complete,
@@ -224,8 +244,8 @@ def _write_report(task: FileTask, report: Report, result: FileResult) -> bool:
                                             (report.to_json(include_run=False) + "\n").encode(),
                                             task.allowed, task.owned(report_rel, own_report))
     except OSError as exc:  # disk full, read-only folder…: said in the entry, nothing half-written left
-        result.report, result.pdf_note = None, "no procesado"
-        result.error = _write_error("el reporte", "the report", report_rel, exc, task)
+        result.report, result.pdf_note = None, PdfNote.NOT_PROCESSED
+        result.error = _write_error(Text("batch.the_report"), report_rel, exc, task)
         remove_stale_outputs(task)  # outputs of an earlier run would contradict the entry
         return False
     return True
@@ -238,27 +258,25 @@ def _add_pdf(task: FileTask, facts: Documento | Anulacion | None, report: Report
         try:
             result.pdf_sha256 = render_pdf(task, facts, report)
         except Exception:  # noqa: BLE001 - disk full, a layout failure…: the verdict stands; the batch tries
-            result.pdf_note = PDF_NOT_WRITTEN  # again once cross rules are in, and the entry says why
+            result.pdf_note = PdfNote.NOT_WRITTEN  # again once cross rules are in, and the entry says why
         else:
             result.pdf = output_paths(task.rel)[1]
 
 
-def _why_no_pdf(task: FileTask, facts: Documento | Anulacion | None, report: Report) -> str | None:
+def _why_no_pdf(task: FileTask, facts: Documento | Anulacion | None, report: Report) -> PdfNote | None:
     """Why the document gets no PDF (``None``: it gets one)."""
     if not task.render:
-        return "render desactivado (--no-render)"
+        return PdfNote.RENDER_DISABLED
     if isinstance(facts, Anulacion):
-        return "una anulación no tiene representación impresa"
+        return PdfNote.ANNULMENT
     if not report.valid:
-        return "documento no válido"
+        return PdfNote.INVALID
     return None
 
 
-def _write_error(what: str, what_en: str, rel: str, exc: OSError, task: FileTask) -> str:
-    """``no se pudo escribir el PDF a.pdf: no queda espacio en el disco`` (English with ``lang: en``)."""
-    if task.config.get("lang") == "en":
-        return f"could not write {what_en} {rel}: {describe_os_error(exc, 'en')}"
-    return f"no se pudo escribir {what} {rel}: {describe_os_error(exc)}"
+def _write_error(what: Text, rel: str, exc: OSError, task: FileTask) -> str:
+    """``no se pudo escribir el PDF a.pdf: no queda espacio en el disco`` (in the batch's language)."""
+    return task.say(Text.of("batch.write_failed", what=what, path=rel, reason=describe_os_error(exc)))
 
 
 def remove_stale_outputs(task: FileTask) -> None:
@@ -273,12 +291,7 @@ def remove_stale_outputs(task: FileTask) -> None:
 
 def crashed_result(task: FileTask) -> FileResult:
     """The result of a file whose worker process died each time it was tried (it has no outputs)."""
-    english = task.config.get("lang") == "en"
-    error = ("the process validating the file ended unexpectedly (killed, or out of memory), again when retried; "
-             "the file was not processed" if english else
-             "el proceso que validaba el archivo terminó inesperadamente (terminado por el sistema o sin memoria), "
-             "también al reintentarlo; el archivo no se procesó")
-    return _unprocessed_result(task, error)
+    return _unprocessed_result(task, task.say(Text("batch.worker_crashed")))
 
 
 def _unprocessed_result(task: FileTask, error: str) -> FileResult:
@@ -288,8 +301,8 @@ def _unprocessed_result(task: FileTask, error: str) -> FileResult:
     except (OSError, InputTooLarge):
         digest = None
     return FileResult(rel=task.rel, sha256=digest, tipo=None, numero_autorizacion=None, valid=False, complete=False,
-                      counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None, pdf_note="no procesado",
-                      error=error)
+                      counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None,
+                      pdf_note=PdfNote.NOT_PROCESSED, error=error)
 
 
 def write_output(path: Path, data: bytes, roots: tuple[Path, ...], owned) -> str:
@@ -324,9 +337,9 @@ def render_task(task: FileTask) -> tuple[str, str | None, str | None]:
         with time_limit(task.time_limit):
             digest = render_pdf(task)
     except FileTimeLimit:
-        return task.rel, None, time_limit_error(task.time_limit, task.config.get("lang"))
+        return task.rel, None, time_limit_error(task.time_limit, task.config.get("lang", "es"))
     except OSError as exc:
-        return task.rel, None, _write_error("el PDF", "the PDF", output_paths(task.rel)[1], exc, task)
+        return task.rel, None, _write_error(Text("batch.the_pdf"), output_paths(task.rel)[1], exc, task)
     except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
         return task.rel, None, render_failure(exc).localized(task.config.get("lang", "es"))
     return task.rel, digest, None

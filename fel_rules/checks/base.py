@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from ..core.config import Config
 from ..document.facts import Anulacion, Documento, extract_facts
 from ..expressions.language import Evaluator
+from ..findings.model import Finding
 from .places import PlaceError, expand_places
 
 __all__ = ["CheckError", "CheckInput", "CheckKind", "Finding", "KindParams", "RuleEnv", "Unreadable"]
@@ -93,21 +94,6 @@ class CheckInput:
 
 
 @dataclass(frozen=True)
-class Finding:
-    """A rule violation found by a check; the engine turns it into an issue."""
-
-    xpath: str | None = None
-    line: int | None = None
-    item: int | None = None
-    field: str | None = None
-    values: Mapping[str, str] = dataclass_field(default_factory=dict)
-    expected: str | None = None
-    actual: str | None = None
-    difference: str | None = None
-    sat_code: str | None = None  # the one SAT code this finding cites instead of the rule's ("": none)
-
-
-@dataclass(frozen=True)
 class Unreadable(Finding):
     """A value the rule needs is in the document but cannot be read as its type (``kind``).
 
@@ -116,7 +102,7 @@ class Unreadable(Finding):
     """
 
     raw: str = ""
-    kind: str = "decimal"
+    kind: str = "decimal"  # decimal, int or date
 
 
 class CheckError(Exception):

@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Literal
 
 from ..core.money import decimal_str
+from ..core.text import Text
 from ..document.facts import Anulacion, Documento
 
 __all__ = ["BatchDocuments", "BatchInput", "CrossFacts", "Doc", "Reference", "cross_facts", "iso_day"]
@@ -72,13 +73,12 @@ class BatchDocuments:
 
 @dataclass(frozen=True)
 class BatchInput:
-    """One document of the batch as a batch check sees it: its path, its cross facts, the batch, the
-    report's language and how many other documents one issue may name."""
+    """One document of the batch as a batch check sees it: its path, its cross facts, the batch, and how
+    many other documents one issue may name."""
 
     rel: str
     facts: CrossFacts
     batch: BatchDocuments
-    lang: str = "es"
     limit: int = 20
 
     def reference(self, which: Reference) -> str | None:
@@ -90,13 +90,11 @@ class BatchInput:
         uuid = self.reference(which)
         return self.batch.find(uuid) if uuid else None
 
-    def some(self, names: list[str], total: int) -> str:
-        """``a.xml, b.xml`` — the first of ``total`` names, and how many more there are."""
-        shown = ", ".join(names)
+    def some(self, names: list[str], total: int) -> list[str] | Text:
+        """``a.xml, b.xml`` — the first of ``total`` names, and how many more there are (said in the report's
+        language when the issue is)."""
         more = total - len(names)
-        if more <= 0:
-            return shown
-        return f"{shown} and {more} more" if self.lang == "en" else f"{shown} y {more} más"
+        return names if more <= 0 else Text.of("list.and_more", shown=names, more=more)
 
 
 def iso_day(text: str | None) -> date | None:

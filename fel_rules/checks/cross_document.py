@@ -49,7 +49,7 @@ class _BatchKind:
         """The values the kind names in its findings."""
         return set(self.names)
 
-    def finding(self, **values: str) -> Finding:
+    def finding(self, **values: object) -> Finding:
         """A finding pointing at the rule's element, citing its SAT code."""
         return Finding(xpath=self.params.at, values=values, sat_code=self.params.cites)
 

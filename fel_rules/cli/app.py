@@ -24,11 +24,13 @@ from decimal import Decimal, InvalidOperation
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from ..core.catalogue import render_text
 from ..core.config import DEFAULT_MAX_BYTES, DEFAULT_MAX_ITEMS, Config
 from ..core.errors import FelRulesError, InputError
 from ..core.inputs import readable_name
 from ..core.printable import escape_controls
 from ..core.report import Report, Severity
+from ..core.text import Text
 
 __all__ = ["main"]
 
@@ -221,13 +223,10 @@ def _raise_terminated(owner: int, _signum: int, _frame: object) -> None:
 
 def _interrupted(exc: BaseException, command: str, lang: str) -> int:
     """One line on stderr, and the status of a program ended by the signal (130 Ctrl-C, 143 SIGTERM)."""
-    english = lang == "en"
-    what = (("terminated (SIGTERM)" if english else "detenido (SIGTERM)") if isinstance(exc, Terminated)
-            else ("interrupted" if english else "interrumpido"))
+    what = Text("cli.terminated") if isinstance(exc, Terminated) else Text("cli.interrupted")
     if command == "batch":
-        what += ("; finished files are recorded: --resume continues where it stopped" if english
-                 else "; los archivos terminados quedan registrados: --resume continúa donde quedó")
-    print(f"fel-rules: {what}", file=sys.stderr)
+        what = Text.of("cli.batch_stopped", what=what)
+    print(f"fel-rules: {render_text(what, lang)}", file=sys.stderr)
     return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
 
 
@@ -270,9 +269,7 @@ def _render(args: argparse.Namespace) -> int:
         return EXIT_INVALID if refused_as_invalid else EXIT_ERROR
     print(readable_name(result.path))
     if not result.report.valid:
-        note = ("the document is not valid: rendered with the NO VÁLIDO watermark" if args.lang == "en"
-                else "el documento no es válido: se imprimió con la marca NO VÁLIDO")
-        print(f"fel-rules: {note}", file=sys.stderr)
+        print(f"fel-rules: {render_text(Text('cli.rendered_invalid'), args.lang)}", file=sys.stderr)
     return EXIT_VALID
 
 
@@ -294,20 +291,16 @@ def _batch(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(manifest.to_json() + "\n")
     else:
-        english = args.lang == "en"
         for entry in manifest.entries:
             if entry.error:
                 state, detail = "ERROR", entry.error
             else:
-                state = ("VALID" if english else "VÁLIDO") if entry.valid else ("INVALID" if english else "INVÁLIDO")
+                verdict = "report.verdict.valid" if entry.valid else "report.verdict.invalid"
+                state = render_text(Text(verdict), args.lang)
                 detail = entry.pdf or entry.pdf_note or ""
             print(escape_controls(f"{entry.path}: {state} {detail}".rstrip()))
-        s, where = manifest.summary, readable_name(result.path)
-        line = (f"{s.files} files: {s.valid} valid, {s.invalid} invalid, {s.errors} errors, {s.rendered} PDFs → {where}"
-                if english else
-                f"{s.files} archivos: {s.valid} válidos, {s.invalid} inválidos, {s.errors} con error, "
-                f"{s.rendered} PDFs → {where}")
-        print(line)
+        summary = manifest.summary.model_dump()
+        print(render_text(Text("batch.summary", {**summary, "where": readable_name(result.path)}), args.lang))
     return result.exit_code
 
 

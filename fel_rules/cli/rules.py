@@ -7,7 +7,9 @@ import json
 import sys
 from pathlib import Path
 
+from ..core.catalogue import render_text, rule_entry, say
 from ..core.resources import BUILTIN_RULES_DIR
+from ..core.text import Text
 
 __all__ = ["register"]
 
@@ -50,9 +52,9 @@ def _list(args: argparse.Namespace) -> int:
     catalog = _catalog(args, args.profile)
     for rule in catalog.rules:
         code = rule.spec.refs.sat_code_text or "—"
-        title = rule.spec.title_en if args.lang == "en" and rule.spec.title_en else rule.spec.title
+        title = say(rule_entry(rule.spec).title, args.lang)
         print(f"{rule.id:<12} {rule.severity.value:<8} {code:<24} {title}")
-    print(f"{len(catalog.rules)} {'rules' if args.lang == 'en' else 'reglas'}")
+    print(render_text(Text.of("cli.rule_count", count=len(catalog.rules)), args.lang))
     return 0
 
 
@@ -60,7 +62,7 @@ def _show(args: argparse.Namespace) -> int:
     catalog = _catalog(args)
     rule = catalog.get(args.rule_id)
     if rule is None:
-        message = f"unknown rule {args.rule_id}" if args.lang == "en" else f"no existe la regla {args.rule_id}"
+        message = render_text(Text.of("cli.unknown_rule", rule=args.rule_id), args.lang)
         print(f"fel-rules: error: {message}", file=sys.stderr)
         return 2
     data = rule.spec.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)

@@ -14,7 +14,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+from .catalogue import render_text
 from .confine import OutsideRoots, open_folder
+from .text import Text
 
 __all__ = ["Owned", "UnsafeTarget", "atomic_writer", "describe_os_error", "remove_own", "remove_own_temporaries",
            "write_atomic"]
@@ -30,21 +32,15 @@ _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 class UnsafeTarget(FileExistsError):
     """A write or removal refused: the file there is not a regular file, or not one this tool wrote."""
 
-    _REASONS = {
-        "special": ("no es un archivo regular (carpeta, dispositivo, enlace…); no se reemplaza",
-                    "is not a regular file (folder, device, link…); not replaced"),
-        "foreign": ("ya existe un archivo que fel-rules no creó; no se reemplaza",
-                    "a file fel-rules did not create is already there; not replaced"),
-        "input": ("es el documento de entrada; no se reemplaza", "is the input document; not replaced"),
-    }
-
     def __init__(self, path: Path, kind: str) -> None:
-        super().__init__(errno.EEXIST, self._REASONS[kind][0], str(path))
+        """``kind``: ``special`` (not a regular file), ``foreign`` (not written by fel-rules) or ``input``."""
+        super().__init__(errno.EEXIST, render_text(Text(f"os_error.unsafe_{kind}")), str(path))
         self.kind = kind
 
-    def reason(self, lang: str) -> str:
-        """Why, in Spanish or English."""
-        return self._REASONS[self.kind][1 if lang == "en" else 0]
+    @property
+    def reason(self) -> Text:
+        """Why the file was not replaced."""
+        return Text(f"os_error.unsafe_{self.kind}")
 
 
 @contextmanager
@@ -165,29 +161,29 @@ def _exists(folder: int, name: str) -> bool:
     return True
 
 
-_REASONS = {
-    errno.ENOSPC: ("no queda espacio en el disco", "no space left on device"),
-    errno.EDQUOT: ("se agotó la cuota de disco", "disk quota exceeded"),
-    errno.EROFS: ("el sistema de archivos es de solo lectura", "read-only file system"),
-    errno.EACCES: ("permiso denegado", "permission denied"),
-    errno.EPERM: ("operación no permitida", "operation not permitted"),
-    errno.ENOENT: ("no existe el archivo o la carpeta", "no such file or directory"),
-    errno.ENOTDIR: ("una parte de la ruta no es una carpeta", "a part of the path is not a folder"),
-    errno.EISDIR: ("es una carpeta", "is a folder"),
-    errno.ENAMETOOLONG: ("el nombre es demasiado largo", "file name too long"),
-    errno.EIO: ("error de entrada/salida del disco", "input/output error"),
-    errno.ELOOP: ("es un enlace simbólico; no se sigue", "is a symbolic link; not followed"),
+_REASONS = {  # errno → catalogue text
+    errno.ENOSPC: "os_error.no_space",
+    errno.EDQUOT: "os_error.quota",
+    errno.EROFS: "os_error.read_only",
+    errno.EACCES: "os_error.access",
+    errno.EPERM: "os_error.not_permitted",
+    errno.ENOENT: "os_error.not_found",
+    errno.ENOTDIR: "os_error.not_a_folder",
+    errno.EISDIR: "os_error.is_a_folder",
+    errno.ENAMETOOLONG: "os_error.name_too_long",
+    errno.EIO: "os_error.io",
+    errno.ELOOP: "os_error.symlink",
 }
 
 
-def describe_os_error(exc: OSError, lang: str = "es") -> str:
-    """A short reason for a failed file operation, in Spanish (``lang="en"``: English), e.g. for ENOSPC
-    ``no queda espacio en el disco``; unknown errors keep the system's text."""
+def describe_os_error(exc: OSError) -> Text | str:
+    """A short reason for a failed file operation (for ENOSPC ``no queda espacio en el disco``); unknown errors
+    keep the system's text."""
     if isinstance(exc, UnsafeTarget):
-        return exc.reason(lang)
+        return exc.reason
     if isinstance(exc, OutsideRoots):
-        return "is outside the allowed folders" if lang == "en" else "queda fuera de las carpetas permitidas"
+        return Text("os_error.outside_roots")
     reason = _REASONS.get(exc.errno) if exc.errno is not None else None
     if reason is not None:
-        return reason[1] if lang == "en" else reason[0]
+        return Text(reason)
     return exc.strerror or str(exc) or type(exc).__name__

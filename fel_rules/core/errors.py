@@ -13,6 +13,8 @@ Exceptions are reserved for things the caller must fix before validation can run
 
 from __future__ import annotations
 
+from .catalogue import say
+
 __all__ = ["CheckKindError", "FelRulesError", "InputError", "RenderError", "RuleFileError", "SchemaSetError"]
 
 
@@ -29,7 +31,7 @@ class FelRulesError(Exception):
 
     def localized(self, lang: str = "es") -> str:
         """The message in ``lang`` (``es`` or ``en``)."""
-        return self.message_en if lang == "en" else self.message
+        return say({"es": self.message, "en": self.message_en}, lang)
 
 
 class RuleFileError(FelRulesError):

@@ -14,17 +14,20 @@ import hashlib
 import os
 import stat
 
+from .catalogue import render_text
+from .text import Text
+
 __all__ = ["InputTooLarge", "NotRegularFile", "describe_read_error", "input_sha256", "read_input", "readable_name"]
 
 _CHUNK = 1024 * 1024
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
 
-_KINDS = {  # S_IFMT → (Spanish, English)
-    stat.S_IFIFO: ("una tubería con nombre (FIFO)", "a named pipe (FIFO)"),
-    stat.S_IFCHR: ("un dispositivo de caracteres", "a character device"),
-    stat.S_IFBLK: ("un dispositivo de bloques", "a block device"),
-    stat.S_IFDIR: ("una carpeta", "a directory"),
-    stat.S_IFSOCK: ("un socket", "a socket"),
+_KINDS = {  # S_IFMT → what the file is
+    stat.S_IFIFO: "fifo",
+    stat.S_IFCHR: "character_device",
+    stat.S_IFBLK: "block_device",
+    stat.S_IFDIR: "directory",
+    stat.S_IFSOCK: "socket",
 }
 
 
@@ -32,9 +35,13 @@ class NotRegularFile(OSError):
     """The path names something other than a regular file (FIFO, device, socket, folder)."""
 
     def __init__(self, path: str | os.PathLike, mode: int | None) -> None:
-        spanish, english = _KINDS.get(stat.S_IFMT(mode or 0), ("un archivo especial", "a special file"))
-        super().__init__(errno.EINVAL, f"not a regular file: it is {english}", os.fspath(path))
-        self.spanish = f"no es un archivo regular: es {spanish}"
+        self.kind = _KINDS.get(stat.S_IFMT(mode or 0), "special")
+        super().__init__(errno.EINVAL, render_text(self.reason, "en"), os.fspath(path))  # as the system says it
+
+    @property
+    def reason(self) -> Text:
+        """``no es un archivo regular: es una carpeta``, said in the reader's language."""
+        return Text.of("file.not_regular", kind=Text(f"file_kind.{self.kind}"))
 
 
 class InputTooLarge(Exception):
@@ -102,10 +109,10 @@ def _mode(path: str | os.PathLike) -> int | None:
         return None
 
 
-def describe_read_error(exc: OSError, lang: str = "es") -> str:
+def describe_read_error(exc: OSError) -> Text | str:
     """Why a file could not be read: the system's reason, or what the file is when it is not a regular one."""
-    if isinstance(exc, NotRegularFile) and lang != "en":
-        return exc.spanish
+    if isinstance(exc, NotRegularFile):
+        return exc.reason
     return exc.strerror or str(exc) or type(exc).__name__
 
 

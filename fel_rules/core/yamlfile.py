@@ -7,6 +7,7 @@ from typing import Any
 
 import yaml
 
+from .catalogue import render_text
 from .errors import RuleFileError
 from .inputs import InputTooLarge, NotRegularFile, describe_read_error, read_input
 
@@ -84,8 +85,9 @@ def load_yaml(path: Path) -> Any:
                             message_en=f"it is {exc.size} bytes and the limit is {MAX_YAML_BYTES}",
                             path=str(path)) from None
     except NotRegularFile as exc:
-        raise RuleFileError(f"no se pudo leer: {describe_read_error(exc)}",
-                            message_en=f"cannot read: {describe_read_error(exc, 'en')}", path=str(path)) from None
+        reason = describe_read_error(exc)
+        raise RuleFileError(f"no se pudo leer: {render_text(reason)}",
+                            message_en=f"cannot read: {render_text(reason, 'en')}", path=str(path)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleFileError(f"no se pudo leer: {exc}", message_en=f"cannot read: {exc}", path=str(path)) from exc
     try:

@@ -1,7 +1,7 @@
 """Safe parsing of untrusted XML: no DTD, no entities, no network, a size limit.
 
-:func:`parse_xml` never raises for bad input; it returns a :class:`ParseResult` whose issues
-explain in Spanish (or English) why a document was refused.
+:func:`parse_xml` never raises for bad input; it returns a :class:`ParseResult` whose findings
+say why a document was refused.
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from typing import Literal
 from lxml import etree
 
 from ..core.namespaces import DTE, DTE_ANULACION
-from ..core.report import Issue, Location, StageStatus
-from ..findings.messages import engine_issue
+from ..core.report import StageStatus
+from ..core.text import Text
+from ..findings.model import Finding
 
 __all__ = ["DocumentKind", "ParseResult", "parse_xml"]
 
@@ -42,66 +43,60 @@ def _parser() -> etree.XMLParser:
 
 @dataclass
 class ParseResult:
-    """Outcome of the XML stage: a usable tree (or ``None``) and the issues found."""
+    """Outcome of the XML stage: a usable tree (or ``None``) and what was found."""
 
     status: StageStatus
     root: etree._Element | None = None
     kind: DocumentKind | None = None
-    issues: list[Issue] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
 
 
-def parse_xml(data: bytes, *, max_bytes: int, lang: str = "es") -> ParseResult:
+def parse_xml(data: bytes, *, max_bytes: int) -> ParseResult:
     """Parse ``data`` as a FEL document, refusing anything unsafe or unexpected."""
     if len(data) > max_bytes:
-        return ParseResult("error", issues=[engine_issue("FEL-XML-02", lang, size=len(data), limit=max_bytes)])
+        return _refused("error", "FEL-XML-02", size=len(data), limit=max_bytes)
     if not data.strip(b" \t\r\n\x00\xef\xbb\xbf\xff\xfe"):
-        return ParseResult("failed", issues=[engine_issue("FEL-XML-01", lang)])
+        return _refused("failed", "FEL-XML-01")
     try:
         root = etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as exc:
         line = exc.lineno if exc.lineno and exc.lineno > 0 else None
-        detail = _syntax_detail(exc, lang) + _looks_like(data, lang)
+        detail = Text.of("xml.syntax", reason=_syntax_detail(exc), aside=_looks_like(data))
         rule = "FEL-XML-04" if _declares_doctype(data) else "FEL-XML-03"  # DTD tricks: say so, not "malformed"
-        return ParseResult("failed", issues=[engine_issue(rule, lang, location=Location(line=line), detail=detail)])
+        return _refused("failed", rule, line=line, detail=detail)
     except ValueError as exc:  # e.g. unsupported encoding declarations
-        return ParseResult("failed", issues=[engine_issue("FEL-XML-03", lang, detail=str(exc))])
-    checked = _check_root(root, lang)
+        return _refused("failed", "FEL-XML-03", detail=str(exc))
+    checked = _check_root(root)
     doctype = root.getroottree().docinfo.doctype
     if doctype and checked.root is not None:  # a FEL root with a DTD: refuse it (XXE, entity bombs)
-        return ParseResult(
-            "failed", issues=[engine_issue("FEL-XML-04", lang, location=Location(line=1), detail=doctype)]
-        )
+        return _refused("failed", "FEL-XML-04", line=1, detail=doctype)
     return checked
 
 
-def _check_root(root: etree._Element, lang: str) -> ParseResult:
+def _refused(status: StageStatus, id: str, *, xpath: str | None = None, line: int | None = None,
+             **values: object) -> ParseResult:
+    return ParseResult(status, findings=[Finding(id=id, xpath=xpath, line=line, values=values)])
+
+
+def _check_root(root: etree._Element) -> ParseResult:
     qname = etree.QName(root)
     expected = _ROOTS.get(qname.localname)
-    location = Location(xpath=f"/{qname.localname}", line=root.sourceline)
+    xpath, line = f"/{qname.localname}", root.sourceline
     if expected is None:
         found = f"{{{qname.namespace}}}{qname.localname}" if qname.namespace else qname.localname
-        return ParseResult("failed", issues=[engine_issue("FEL-XML-05", lang, location=location, found=found)])
+        return _refused("failed", "FEL-XML-05", xpath=xpath, line=line, found=found)
     namespace, kind = expected
     if qname.namespace != namespace:
-        issue = engine_issue(
-            "FEL-XML-06",
-            lang,
-            location=location,
-            root=qname.localname,
-            found=qname.namespace or "",
-            expected=namespace,
-        )
-        return ParseResult("failed", issues=[issue])
+        return _refused("failed", "FEL-XML-06", xpath=xpath, line=line, root=qname.localname,
+                        found=qname.namespace or "", expected=namespace)
     return ParseResult("passed", root=root, kind=kind)
 
 
-_LIMITS = {  # libxml2's safety limits, explained (Spanish, English)
-    "Excessive depth in document": ("el anidamiento supera 256 niveles", "nesting deeper than 256 levels"),
-    "Buffer size limit exceeded": ("un texto o atributo supera 10 MB", "a text or attribute larger than 10 MB"),
-    "Maximum entity amplification": ("las entidades se expandirían de forma desmedida",
-                                     "entities would expand out of proportion"),
-    "Attempt to load network entity": ("se intentó cargar un recurso de red (bloqueado)",
-                                       "an attempt to load a network resource (blocked)"),
+_LIMITS = {  # libxml2's safety limits, explained
+    "Excessive depth in document": "xml.limit.depth",
+    "Buffer size limit exceeded": "xml.limit.buffer",
+    "Maximum entity amplification": "xml.limit.amplification",
+    "Attempt to load network entity": "xml.limit.network",
 }
 
 
@@ -110,25 +105,24 @@ def _declares_doctype(data: bytes) -> bool:
     return b"<!DOCTYPE" in head.upper() or "<!DOCTYPE".encode("utf-16-le") in head
 
 
-def _syntax_detail(exc: etree.XMLSyntaxError, lang: str) -> str:
+def _syntax_detail(exc: etree.XMLSyntaxError) -> Text | str:
     message = (exc.msg or str(exc)).strip()
-    for marker, (spanish, english) in _LIMITS.items():
+    for marker, limit in _LIMITS.items():
         if marker in message:
-            return english if lang == "en" else spanish
+            return Text(limit)
     # libxml2 appends ", line N, column M"; the report carries the line on its own.
     message = message.split(", line ")[0]
     column = getattr(exc, "position", (None, None))[1]
     if not column:
         return message
-    return f"{message} (column {column})" if lang == "en" else f"{message} (columna {column})"
+    return Text.of("xml.syntax_at_column", message=message, column=column)
 
 
-def _looks_like(data: bytes, lang: str) -> str:
+def _looks_like(data: bytes) -> Text | str:
     """A hint when the bytes are obviously another format."""
-    english = lang == "en"
     head = data.lstrip(b" \t\r\n\xef\xbb\xbf")[:1]
     if head in (b"{", b"["):
-        return " — the file looks like JSON, not XML" if english else " — el archivo parece JSON, no XML"
+        return Text("xml.looks_like.json")
     if data[:5] == b"%PDF-":
-        return " — the file is a PDF, not the DTE's XML" if english else " — el archivo es un PDF, no el XML del DTE"
+        return Text("xml.looks_like.pdf")
     return ""

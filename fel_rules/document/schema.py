@@ -17,13 +17,15 @@ from xml.etree import ElementTree
 
 from lxml import etree
 
+from ..core.catalogue import MESSAGES
 from ..core.config import DEFAULT_MAX_SCHEMA_ERRORS
 from ..core.errors import SchemaSetError
 from ..core.namespaces import DS, DTE, DTE_ANULACION
-from ..core.report import Issue, Location, SchemaInfo, StageStatus
+from ..core.report import SchemaInfo, Severity, StageStatus
 from ..core.resources import BUILTIN_XSD_DIR, tree_digest
+from ..core.text import Text
 from ..core.xmlpath import element_xpath
-from ..findings.messages import engine_issue
+from ..findings.model import Finding
 from .schema_lexical import lexical_errors
 from .schema_messages import describe_error
 from .xsdfix import XMLDSIG, XS, FixLog, fix_schema_document
@@ -200,15 +202,15 @@ class SchemaCheck:
     """Outcome of the schema stage."""
 
     status: StageStatus
-    issues: list[Issue]
+    findings: list[Finding]
 
 
 def check_schema(
-    schema_set: SchemaSet, root: etree._Element, lang: str = "es", *, source: bytes | None = None,
+    schema_set: SchemaSet, root: etree._Element, *, source: bytes | None = None,
     max_errors: int = DEFAULT_MAX_SCHEMA_ERRORS,
 ) -> SchemaCheck:
     """Validate ``root`` (a missing signature tolerated) and describe each error, at most ``max_errors``
-    of them (then an information issue says the list was cut, and validation stops there).
+    of them (then an information finding says the list was cut, and validation stops there).
 
     ``root`` must already be free of ``dte:Adenda`` (see :func:`strip_adendas`).
 
@@ -218,31 +220,29 @@ def check_schema(
     """
     presignature = _is_presignature(root)
     if source is not None and _quick_pass(schema_set, source, presignature):
-        return SchemaCheck(
-            "passed", [engine_issue("FEL-XSD-02", lang, location=_root_location(root))] if presignature else []
-        )
-    issues: list[Issue] = []
+        return SchemaCheck("passed", [_at_root("FEL-XSD-02", root)] if presignature else [])
+    findings: list[Finding] = []
     try:
         errors = schema_set.schema.iter_errors(root, extra_validator=lexical_errors)  # type: ignore[attr-defined]
         if presignature:
             errors = (error for error in errors if not _is_missing_signature(error, root))
         errors = list(islice(errors, max_errors + 1))
     except KeyError as exc:  # xmlschema raises XMLSchemaKeyError for an xsi:type it cannot resolve
-        issue = engine_issue("FEL-XSD-04", lang, location=_root_location(root), detail=str(exc).strip("'\""))
-        return SchemaCheck("failed", [issue])
-    except Exception as exc:  # noqa: BLE001 - a validator crash must become an issue, never a traceback
-        return SchemaCheck("error", [engine_issue("FEL-XSD-03", lang, detail=f"{type(exc).__name__}: {exc}")])
+        return SchemaCheck("failed", [_at_root("FEL-XSD-04", root, detail=str(exc).strip("'\""))])
+    except Exception as exc:  # noqa: BLE001 - a validator crash must become a finding, never a traceback
+        return SchemaCheck("error", [Finding(id="FEL-XSD-03", values={"detail": f"{type(exc).__name__}: {exc}"})])
     for error in errors[:max_errors]:
         try:
-            issues.append(describe_error(error, lang))
-        except Exception as exc:  # noqa: BLE001 - an odd error object still becomes an issue
-            issues.append(engine_issue("FEL-XSD-01", lang, detail=f"{getattr(error, 'reason', error)} ({exc})"))
+            findings.append(describe_error(error))
+        except Exception as exc:  # noqa: BLE001 - an odd error object still becomes a finding
+            reason = Text.of("xsd.unreadable_error", reason=str(getattr(error, "reason", error)), error=str(exc))
+            findings.append(Finding(id="FEL-XSD-01", values={"detail": reason}))
     if len(errors) > max_errors:
-        issues.append(engine_issue("FEL-XSD-05", lang, shown=max_errors))
+        findings.append(Finding(id="FEL-XSD-05", values={"shown": max_errors}))
     if presignature:
-        issues.append(engine_issue("FEL-XSD-02", lang, location=_root_location(root)))
-    failed = any(issue.severity == "error" for issue in issues)
-    return SchemaCheck("failed" if failed else "passed", issues)
+        findings.append(_at_root("FEL-XSD-02", root))
+    failed = any(MESSAGES.entry(finding.id).severity == Severity.ERROR for finding in findings)
+    return SchemaCheck("failed" if failed else "passed", findings)
 
 
 def _is_presignature(root: etree._Element) -> bool:
@@ -272,8 +272,8 @@ def _quick_pass(schema_set: SchemaSet, source: bytes, presignature: bool) -> boo
     return True
 
 
-def _root_location(root: etree._Element) -> Location:
-    return Location(xpath=element_xpath(root), line=root.sourceline)
+def _at_root(id: str, root: etree._Element, **values: object) -> Finding:
+    return Finding(id=id, xpath=element_xpath(root), line=root.sourceline, values=values)
 
 
 def strip_adendas(root: etree._Element) -> int:

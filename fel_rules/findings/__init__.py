@@ -1,1 +1,1 @@
-"""Findings and their texts: the bilingual message catalogue and how a finding becomes a report issue."""
+"""Findings: what checks and stages yield, how a finding becomes a report issue, and the verdict."""

@@ -9,9 +9,9 @@ from pydantic import ValidationError
 
 from ..checks import CheckKind, RuleEnv, get_check_kind
 from ..core.errors import CheckKindError, RuleFileError
+from ..core.templates import template_fields
 from ..core.yamlfile import load_yaml, position, value_position
 from ..expressions.catalogues import load_catalogues
-from ..findings.templates import template_fields
 from .loaded import LoadedRule, RuleCatalog, Ruleset
 from .model import EXPRESSION_KEYS, Override, ProfileFile, RuleFile, RuleSpec
 from .places import DOCUMENT_NAMESPACES, Places, load_places

@@ -14,6 +14,7 @@ from pathlib import Path
 from PIL import Image as PILImage
 
 from ...core.atomic import UnsafeTarget, describe_os_error, write_atomic
+from ...core.catalogue import render_text
 from ...core.config import Config
 from ...core.errors import RenderError
 from ...core.inputs import InputTooLarge, describe_read_error, read_input, readable_name
@@ -58,7 +59,6 @@ def render_document(report: Report, facts: Documento | Anulacion | None, *,
     """Lay out a validated document as a PDF: ``report`` and ``facts`` are what validation produced, ``frases``
     the catalogue of the rules in force. What must not be printed (no readable document, an annulment, an
     invalid document without ``force``) raises :class:`RenderError`; nothing is validated or read here."""
-    english = settings.lang == "en"
     if facts is None:
         raise RenderError(
             "No se puede imprimir: el archivo no es un documento FEL legible. " + _errors(report),
@@ -82,7 +82,7 @@ def render_document(report: Report, facts: Documento | Anulacion | None, *,
         )
     logo = load_logo(settings.logo, settings)
     try:
-        view = build_view(facts, report, frases=frases, lang="en" if english else "es", invalid=invalid)
+        view = build_view(facts, report, frases=frases, lang=settings.lang, invalid=invalid)
         pdf = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
                           header_mm=settings.header_mm)
     except Exception as exc:  # noqa: BLE001 - a layout failure is one clear line, and the verdict stands
@@ -117,8 +117,8 @@ def render_file(source: str | Path, out: str | Path | None = None, *, settings: 
         write_atomic(target, result.pdf, roots=roots, owned=own_pdf)
     except OSError as exc:
         raise RenderError(  # nothing is left behind: the temporary file was removed
-            f"No se pudo escribir {target}: {describe_os_error(exc)}",
-            message_en=f"Could not write {target}: {describe_os_error(exc, 'en')}",
+            f"No se pudo escribir {target}: {render_text(describe_os_error(exc))}",
+            message_en=f"Could not write {target}: {render_text(describe_os_error(exc), 'en')}",
         ) from exc
     return RenderResult(pdf=result.pdf, view=result.view, report=result.report, path=target)
 
@@ -144,8 +144,8 @@ def _read_source(source: Path, limit: int) -> bytes:
     except FileNotFoundError:
         raise RenderError(f"No existe el archivo: {source}", message_en=f"No such file: {source}") from None
     except OSError as exc:
-        raise RenderError(f"No se pudo leer {source}: {describe_read_error(exc)}",
-                          message_en=f"Could not read {source}: {describe_read_error(exc, 'en')}") from exc
+        raise RenderError(f"No se pudo leer {source}: {render_text(describe_read_error(exc))}",
+                          message_en=f"Could not read {source}: {render_text(describe_read_error(exc), 'en')}") from exc
 
 
 def load_logo(path: Path | None, limits: RenderSettings | None = None) -> bytes | None:
@@ -163,8 +163,9 @@ def load_logo(path: Path | None, limits: RenderSettings | None = None) -> bytes 
                           message_en=f"The logo {path} is {exc.size} bytes and the limit is {max_bytes} "
                                      "(FEL_RULES_LOGO_BYTES)") from None
     except OSError as exc:
-        raise RenderError(f"No se pudo leer el logo {path}: {describe_read_error(exc)}",
-                          message_en=f"Could not read the logo {path}: {describe_read_error(exc, 'en')}") from exc
+        raise RenderError(f"No se pudo leer el logo {path}: {render_text(describe_read_error(exc))}",
+                          message_en=f"Could not read the logo {path}: "
+                                     f"{render_text(describe_read_error(exc), 'en')}") from exc
     _check_logo(str(path), data, max_pixels)
     return data
 

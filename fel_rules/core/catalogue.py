@@ -1,0 +1,144 @@
+"""The bilingual message catalogue: every title, message, hint and phrase a user reads, by id.
+
+``messages.yaml`` (next to this module) holds the engine's own issues (``issues:``) and the phrases the
+program says around them (``texts:``: kinds, counts, reasons, batch notes), each in Spanish and English.
+It is validated when the package loads. Rules bring their own texts from their rule files;
+:meth:`Catalogue.with_rules` gives one lookup over both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .report import Refs, Severity, StageName
+from .resources import package_file
+from .templates import render_template, template_fields
+from .text import Text
+
+__all__ = [
+    "LANGUAGES", "MESSAGES", "Catalogue", "Entry", "Wording", "load_catalogue", "render_text", "render_values",
+    "rule_entry", "say",
+]
+
+#: Languages of the catalogue; the first is the one every text must have and the fallback.
+LANGUAGES = ("es", "en")
+
+Wording = Mapping[str, str]
+"""One text in each language (``{"es": …, "en": …}``); a rule's English may be missing."""
+
+
+def say(wording: Wording, lang: str) -> str:
+    """``wording`` in ``lang``, falling back to Spanish."""
+    return wording.get(lang) or wording[LANGUAGES[0]]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What an issue of one id says and how it counts: stage, default severity, texts and references."""
+
+    stage: StageName
+    severity: Severity
+    title: Wording
+    message: Wording
+    hint: Wording | None = None
+    refs: Refs = Refs()
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Wording(_Strict):
+    es: str = Field(min_length=1)
+    en: str = Field(min_length=1)
+
+    @field_validator("es", "en")
+    @classmethod
+    def _template(cls, text: str) -> str:
+        template_fields(text)  # ValueError for anything but {name}
+        return text
+
+
+class _IssueEntry(_Strict):
+    stage: StageName
+    severity: Severity
+    title: _Wording
+    message: _Wording
+    hint: _Wording | None = None
+
+
+class _File(_Strict):
+    issues: dict[str, _IssueEntry]
+    texts: dict[str, _Wording]
+
+
+class Catalogue:
+    """Issue entries and phrases by id."""
+
+    def __init__(self, issues: Mapping[str, Entry], texts: Mapping[str, Wording]) -> None:
+        self.issues = MappingProxyType(dict(issues))
+        self.texts = MappingProxyType(dict(texts))
+
+    def entry(self, id: str) -> Entry:
+        """The issue entry ``id`` (``KeyError`` when unknown)."""
+        return self.issues[id]
+
+    def text(self, id: str) -> Wording:
+        """The phrase ``id`` (``KeyError`` when unknown)."""
+        return self.texts[id]
+
+    def with_rules(self, specs: Iterable[object]) -> Catalogue:
+        """This catalogue and the entries of the rules ``specs`` (:class:`~fel_rules.ruleset.model.RuleSpec`)."""
+        return self.with_entries({spec.id: rule_entry(spec) for spec in specs})
+
+    def with_entries(self, entries: Mapping[str, Entry]) -> Catalogue:
+        """This catalogue and ``entries`` (which win over entries of the same id)."""
+        return Catalogue({**self.issues, **entries}, self.texts)
+
+
+def rule_entry(spec: object) -> Entry:
+    """The entry of a rule written in a rule file: its own titles, messages, hints, severity and references."""
+    refs = spec.refs
+    return Entry(
+        stage="rules",
+        severity=spec.severity or Severity.ERROR,
+        title={"es": spec.title, "en": spec.title_en or spec.title},
+        message={"es": spec.message, "en": spec.message_en or spec.message},
+        hint={"es": spec.hint, "en": spec.hint_en or spec.hint} if spec.hint else None,
+        refs=Refs(sat_code=refs.sat_code_text, law=refs.law),
+    )
+
+
+def load_catalogue(text: str) -> Catalogue:
+    """The catalogue in ``text`` (YAML), validated: both languages of every text, ``{name}`` placeholders only."""
+    data = _File.model_validate(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+    issues = {
+        id: Entry(stage=entry.stage, severity=entry.severity, title=entry.title.model_dump(),
+                  message=entry.message.model_dump(), hint=entry.hint.model_dump() if entry.hint else None)
+        for id, entry in data.issues.items()
+    }
+    return Catalogue(issues, {id: wording.model_dump() for id, wording in data.texts.items()})
+
+
+#: The package's catalogue.
+MESSAGES: Catalogue = load_catalogue(package_file(__package__, "messages.yaml").read_text(encoding="utf-8"))
+
+
+def render_text(value: object, lang: str = "es", catalogue: Catalogue = MESSAGES) -> str:
+    """``value`` in words: a :class:`Text` from the catalogue in ``lang`` (its values rendered first), a list as
+    its items separated by commas, anything else as ``str``."""
+    if isinstance(value, Text):
+        return render_template(say(catalogue.text(value.id), lang), render_values(value.values, lang, catalogue))
+    if isinstance(value, (list, tuple)):
+        return ", ".join(render_text(item, lang, catalogue) for item in value)
+    return str(value)
+
+
+def render_values(values: Mapping[str, object], lang: str, catalogue: Catalogue = MESSAGES) -> dict[str, str]:
+    """Each of ``values`` in words (see :func:`render_text`)."""
+    return {name: render_text(value, lang, catalogue) for name, value in values.items()}

@@ -1,0 +1,58 @@
+"""The one way a finding becomes an issue: the catalogue entry of its id, said in the report's language."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..core.catalogue import MESSAGES, Catalogue, render_values, say
+from ..core.report import Issue, Location, Refs, Severity
+from ..core.templates import render_template
+from .model import Finding
+
+__all__ = ["render_issue", "rule_issue"]
+
+
+def render_issue(
+    finding: Finding,
+    lang: str = "es",
+    catalogue: Catalogue = MESSAGES,
+    *,
+    severity: Severity | None = None,
+    refs: Refs | None = None,
+    rule_id: str | None = None,
+) -> Issue:
+    """The issue that says ``finding`` in ``lang``, with the texts of the catalogue entry ``finding.id``.
+
+    ``severity`` and ``refs`` replace the entry's (a profile's severity, the SAT code a check names; a
+    finding's own ``sat_code`` has the last word);
+    ``rule_id`` reports the issue under another id (a notice about rule X given in X's name). ``{item}`` is
+    always available to templates: the finding's item number, or nothing.
+    """
+    entry = catalogue.entry(finding.id)
+    refs = entry.refs if refs is None else refs
+    if finding.sat_code is not None:  # the one code this finding cites instead of the entry's ("": none)
+        refs = refs.model_copy(update={"sat_code": finding.sat_code or None})
+    values = {"item": "" if finding.item is None else str(finding.item),
+              **render_values(finding.values, lang, catalogue)}
+    return Issue(
+        rule_id=rule_id or finding.id,
+        severity=severity or entry.severity,
+        stage=entry.stage,
+        title=say(entry.title, lang),
+        message=render_template(say(entry.message, lang), values),
+        hint=render_template(say(entry.hint, lang), values) if entry.hint else None,
+        refs=refs,
+        location=Location(xpath=finding.xpath, line=finding.line, item=finding.item, field=finding.field),
+        expected=finding.expected,
+        actual=finding.actual,
+        difference=finding.difference,
+    )
+
+
+def rule_issue(
+    rule_id: str, finding: Finding, lang: str = "es", catalogue: Catalogue = MESSAGES, *,
+    severity: Severity | None = None,
+) -> Issue:
+    """The issue of rule ``rule_id`` for a finding its check yielded (``catalogue`` must hold the rule: see
+    :meth:`Catalogue.with_rules`); ``severity`` is the rule's resolved one (a profile may change it)."""
+    return render_issue(replace(finding, id=rule_id), lang, catalogue, severity=severity)

@@ -1,0 +1,369 @@
+"""Verifying the signatures of a document: reference digests, the signature value, the signer's certificate
+and its validity at the XAdES signing time. Nothing in a document makes verification raise."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from cryptography import x509
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from lxml import etree
+
+from ..core.namespaces import DS, DTE, DTE_ANULACION
+from .canonical import (
+    C14N_METHODS,
+    DIGESTS,
+    ENVELOPED,
+    canonical_reference,
+    canonical_signed_info,
+    decode_base64,
+    inclusive_prefixes,
+    matches_without_indentation,
+)
+from .results import MAX_REFERENCES, MAX_SIGNATURES, Problem, ProblemCode
+from .xades import (
+    XADES,
+    load_certificate,
+    named_by,
+    parse_signing_time,
+    signed_properties,
+    signing_certificate_digests,
+)
+
+__all__ = ["SignedDocument", "role_uris", "verify_signature"]
+
+_SIGNATURE = f"{{{DS}}}Signature"
+_ADENDAS = {f"{{{DTE}}}Adenda", f"{{{DTE_ANULACION}}}Adenda"}
+
+#: Signature algorithms (RSA PKCS#1 v1.5): URI → hash.
+_SIGNATURE_METHODS: dict[str, type[hashes.HashAlgorithm]] = {
+    "http://www.w3.org/2000/09/xmldsig#rsa-sha1": hashes.SHA1,
+    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha224": hashes.SHA224,
+    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256": hashes.SHA256,
+    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha384": hashes.SHA384,
+    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha512": hashes.SHA512,
+}
+
+_SIGNED_PROPERTIES_TYPES = {"http://uri.etsi.org/01903#SignedProperties", f"{XADES}SignedProperties"}
+_ID_ATTRIBUTES = ("ID", "Id", "id")
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def _ds(name: str) -> str:
+    return f"{{{DS}}}{name}"
+
+
+def _source_parser() -> etree.XMLParser:
+    # A safe parser (no DTD, no entities, no network) that keeps comments and processing instructions:
+    # canonical XML includes PIs, and a #WithComments SignedInfo comments.
+    return etree.XMLParser(
+        resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False, huge_tree=False,
+        remove_comments=False, remove_pis=False, collect_ids=False,
+    )
+
+
+@dataclass
+class SignedDocument:
+    """A document as signed: its tree, its signatures, an index of its IDs and the certificates read."""
+
+    root: etree._Element
+    signatures: list[etree._Element]
+    _ids: dict[str, list[etree._Element]] | None = None
+    certificates: dict[bytes, x509.Certificate] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, source: bytes | None, fallback: etree._Element) -> SignedDocument:
+        """The document from its bytes as received (comments and PIs kept); ``fallback`` (an already parsed
+        tree) when there are no bytes or they do not parse."""
+        root = fallback
+        if source is not None:
+            try:
+                root = etree.fromstring(source, _source_parser())
+            except (etree.XMLSyntaxError, ValueError):
+                root = fallback
+        return cls(root=root, signatures=[child for child in root if child.tag == _SIGNATURE])
+
+    def by_id(self, value: str) -> list[etree._Element]:
+        """Elements whose ``ID``, ``Id`` or ``id`` attribute is ``value``."""
+        if self._ids is None:
+            ids: dict[str, list[etree._Element]] = {}
+            for element in self.root.iter(etree.Element):
+                for name in _ID_ATTRIBUTES:
+                    found = element.get(name)
+                    if found is not None:
+                        ids.setdefault(found, []).append(element)
+            self._ids = ids
+        return self._ids.get(value, [])
+
+    def certificate(self, der: bytes) -> x509.Certificate | None:
+        """The certificate in ``der``, read once per document."""
+        certificate = self.certificates.get(der)
+        if certificate is None:
+            certificate = load_certificate(der)
+            if certificate is not None:
+                self.certificates[der] = certificate
+        return certificate
+
+    def verify_role(self, uri: str) -> Iterator[Problem]:
+        """Problems of every signature whose references point at ``uri`` (at most :data:`MAX_SIGNATURES`)."""
+        judged = 0
+        for signature in self.signatures:
+            if uri not in role_uris(signature):
+                continue
+            judged += 1
+            if judged > MAX_SIGNATURES:
+                yield Problem(ProblemCode.TOO_MANY_SIGNATURES, signature, "Signature",
+                              {"limit": MAX_SIGNATURES, "role": uri})
+                return
+            yield from verify_signature(signature, self, uri)
+
+
+def role_uris(signature: etree._Element) -> set[str]:
+    """URIs of the signature's references other than its XAdES properties."""
+    return {
+        ref.get("URI", "")
+        for ref in signature.iterfind(f"{_ds('SignedInfo')}/{_ds('Reference')}")
+        if ref.get("Type") not in _SIGNED_PROPERTIES_TYPES
+    }
+
+
+def verify_signature(signature: etree._Element, document: SignedDocument, role_uri: str) -> Iterator[Problem]:
+    """Every problem of one ``ds:Signature`` whose role is the reference ``role_uri``."""
+    signed_info = signature.find(_ds("SignedInfo"))
+    if signed_info is None:
+        yield Problem(ProblemCode.NO_SIGNED_INFO, signature, "SignedInfo")
+        return
+    references = signed_info.findall(_ds("Reference"))
+    if len(references) > MAX_REFERENCES:
+        yield Problem(ProblemCode.TOO_MANY_REFERENCES, signed_info, "Reference",
+                      {"count": len(references), "limit": MAX_REFERENCES})
+        return
+    covered: set[etree._Element] = set()  # elements whose digest matched
+    for reference in references:
+        yield from _check_reference(reference, signature, document, role_uri, covered)
+    certificate, problems = _signer_certificate(signature, document)
+    yield from problems
+    yield from _check_signature_value(signature, signed_info, certificate)
+    yield from _check_xades(signature, certificate, covered)
+
+
+# ---- references -----------------------------------------------------------------------------
+
+
+def _check_reference(
+    reference: etree._Element, signature: etree._Element, document: SignedDocument, role_uri: str, covered: set
+) -> Iterator[Problem]:
+    uri = reference.get("URI")
+    named = {"uri": uri}
+    target = _reference_target(reference, document, role_uri)
+    if isinstance(target, Problem):
+        yield target
+        return
+    transforms = _transforms(reference, uri)
+    if isinstance(transforms, Problem):
+        yield transforms
+        return
+    enveloped, exclusive, prefixes = transforms
+
+    method = reference.find(_ds("DigestMethod"))
+    algorithm = method.get("Algorithm", "") if method is not None else ""
+    if algorithm not in DIGESTS:
+        yield _unsupported(ProblemCode.UNSUPPORTED_DIGEST, method if method is not None else reference,
+                           "DigestMethod", algorithm, uri=uri)
+        return
+    value_element = reference.find(_ds("DigestValue"))
+    stated = decode_base64(value_element.text if value_element is not None else None)
+    if stated is None:
+        yield Problem(ProblemCode.DIGEST_VALUE_INVALID, value_element if value_element is not None else reference,
+                      "DigestValue", named)
+        return
+    enveloping = signature if enveloped else None
+    try:
+        octets = canonical_reference(target, enveloping, exclusive, prefixes)
+    except etree.C14NError as exc:
+        yield Problem(ProblemCode.REFERENCE_C14N_FAILED, reference, "Reference", {**named, "error": str(exc)})
+        return
+    computed = hashlib.new(DIGESTS[algorithm], octets).digest()
+    if computed == stated:
+        if isinstance(target, etree._Element):
+            covered.add(target)
+        return
+    reindented = isinstance(target, etree._Element) and matches_without_indentation(
+        target, enveloping, exclusive, prefixes, algorithm, stated)
+    code = ProblemCode.DIGEST_MISMATCH_REINDENTED if reindented else ProblemCode.DIGEST_MISMATCH
+    yield Problem(code, value_element, "DigestValue", named,
+                  expected=base64.b64encode(stated).decode(), actual=base64.b64encode(computed).decode())
+
+
+def _reference_target(
+    reference: etree._Element, document: SignedDocument, role_uri: str
+) -> etree._Element | etree._ElementTree | Problem:
+    """What a reference's URI points to: the whole document (``""``) or the one element of that Id."""
+    uri = reference.get("URI")
+    named = {"uri": uri}
+    if uri == "":
+        return document.root.getroottree()
+    if uri is None or not uri.startswith("#") or "(" in uri or len(uri) == 1:
+        return Problem(ProblemCode.REFERENCE_URI_UNSUPPORTED, reference, "Reference", named)
+    found = document.by_id(uri[1:])
+    if not found:
+        return Problem(ProblemCode.REFERENCE_NOT_FOUND, reference, "Reference", named)
+    if len(found) > 1:
+        return Problem(ProblemCode.REFERENCE_AMBIGUOUS, reference, "Reference", {**named, "count": len(found)})
+    if uri == role_uri and _outside_content(found[0]):
+        return Problem(ProblemCode.REFERENCE_OUTSIDE_CONTENT, reference, "Reference", named)
+    return found[0]
+
+
+def _transforms(reference: etree._Element, uri: str | None) -> tuple[bool, bool, list[str] | None] | Problem:
+    """``(enveloped, exclusive, inclusive prefixes)`` from a reference's transforms."""
+    enveloped, exclusive, prefixes = False, False, None
+    transforms = reference.find(_ds("Transforms"))
+    for transform in transforms if transforms is not None else ():
+        if not isinstance(transform.tag, str):
+            continue
+        algorithm = transform.get("Algorithm", "")
+        if algorithm == ENVELOPED:
+            enveloped = True
+        elif algorithm in C14N_METHODS:
+            exclusive = C14N_METHODS[algorithm][0]
+            prefixes = inclusive_prefixes(transform) if exclusive else None
+        else:
+            return _unsupported(ProblemCode.UNSUPPORTED_TRANSFORM, transform, "Transform", algorithm, uri=uri)
+    return enveloped, exclusive, prefixes
+
+
+def _outside_content(element: etree._Element) -> bool:
+    node = element
+    while node is not None:
+        if node.tag in _ADENDAS or node.tag == _SIGNATURE:
+            return True
+        node = node.getparent()
+    return False
+
+
+# ---- certificate and signature value -----------------------------------------------------------
+
+
+def _signer_certificate(
+    signature: etree._Element, document: SignedDocument
+) -> tuple[x509.Certificate | None, list[Problem]]:
+    elements = list(signature.iterfind(f"{_ds('KeyInfo')}/{_ds('X509Data')}/{_ds('X509Certificate')}"))
+    if not elements:
+        key_info = signature.find(_ds("KeyInfo"))
+        return None, [Problem(ProblemCode.NO_CERTIFICATE, key_info if key_info is not None else signature,
+                              "X509Certificate")]
+    certificates: list[x509.Certificate] = []
+    problems: list[Problem] = []
+    for element in elements:
+        der = decode_base64(element.text)
+        certificate = document.certificate(der) if der else None
+        if certificate is None:
+            problems.append(Problem(ProblemCode.CERTIFICATE_UNREADABLE, element, "X509Certificate"))
+        else:
+            certificates.append(certificate)
+    if not certificates:
+        return None, problems
+    named = signing_certificate_digests(signature)
+    for certificate in certificates:  # with a chain embedded, the signer is the one XAdES names
+        if named and named_by(certificate, named):
+            return certificate, problems
+    return certificates[0], problems
+
+
+def _check_signature_value(
+    signature: etree._Element, signed_info: etree._Element, certificate: x509.Certificate | None
+) -> Iterator[Problem]:
+    c14n_method = signed_info.find(_ds("CanonicalizationMethod"))
+    c14n = c14n_method.get("Algorithm", "") if c14n_method is not None else ""
+    if c14n not in C14N_METHODS:
+        yield _unsupported(ProblemCode.UNSUPPORTED_C14N, c14n_method if c14n_method is not None else signed_info,
+                           "CanonicalizationMethod", c14n)
+        return
+    method = signed_info.find(_ds("SignatureMethod"))
+    algorithm = method.get("Algorithm", "") if method is not None else ""
+    if algorithm not in _SIGNATURE_METHODS:
+        yield _unsupported(ProblemCode.UNSUPPORTED_SIGNATURE_METHOD, method if method is not None else signed_info,
+                           "SignatureMethod", algorithm)
+        return
+    value_element = signature.find(_ds("SignatureValue"))
+    if value_element is None:
+        yield Problem(ProblemCode.NO_SIGNATURE_VALUE, signature, "SignatureValue")
+        return
+    value = decode_base64(value_element.text)
+    if value is None:
+        yield Problem(ProblemCode.SIGNATURE_VALUE_INVALID, value_element, "SignatureValue")
+        return
+    if certificate is None:
+        return  # already reported: nothing to verify with
+    key = certificate.public_key()
+    if not isinstance(key, rsa.RSAPublicKey):
+        yield Problem(ProblemCode.KEY_NOT_RSA, value_element, "SignatureValue",
+                      {"key_type": type(key).__name__.removeprefix("_")})
+        return
+    try:
+        octets = canonical_signed_info(signed_info, c14n_method, c14n)
+    except etree.C14NError as exc:
+        yield Problem(ProblemCode.SIGNED_INFO_C14N_FAILED, signed_info, "SignedInfo", {"error": str(exc)})
+        return
+    try:
+        key.verify(value, octets, padding.PKCS1v15(), _SIGNATURE_METHODS[algorithm]())
+    except InvalidSignature:
+        yield Problem(ProblemCode.SIGNATURE_MISMATCH, value_element, "SignatureValue")
+
+
+# ---- XAdES: signing certificate and signing time ------------------------------------------------
+
+
+def _check_xades(signature: etree._Element, certificate: x509.Certificate | None, covered: set) -> Iterator[Problem]:
+    properties = signed_properties(signature)
+    if properties is None:
+        yield Problem(ProblemCode.NO_XADES_PROPERTIES, signature, "SigningTime")
+        return
+    if properties not in covered and not _referenced(signature, properties):
+        yield Problem(ProblemCode.SIGNED_PROPERTIES_UNREFERENCED, properties, "SignedProperties")
+    named = signing_certificate_digests(signature)
+    if certificate is not None and named:
+        unknown = [element for element, name, _ in named if not name]
+        if len(unknown) == len(named):
+            yield Problem(ProblemCode.SIGNING_CERTIFICATE_UNSUPPORTED_DIGEST, unknown[0], "DigestMethod")
+        elif not named_by(certificate, named):
+            yield Problem(ProblemCode.SIGNING_CERTIFICATE_MISMATCH, named[0][0], "SigningCertificate")
+    time_element = properties.find(f"{{{XADES}}}SignedSignatureProperties/{{{XADES}}}SigningTime")
+    if time_element is None:
+        yield Problem(ProblemCode.NO_SIGNING_TIME, properties, "SigningTime")
+        return
+    text = (time_element.text or "").strip()
+    signed_at = parse_signing_time(text)
+    if signed_at is None:
+        yield Problem(ProblemCode.SIGNING_TIME_INVALID, time_element, "SigningTime", {"time": text}, actual=text)
+        return
+    if certificate is None:
+        return
+    start, end = certificate.not_valid_before_utc, certificate.not_valid_after_utc
+    window = {"time": text, "not_before": f"{start:{_TIME_FORMAT}}", "not_after": f"{end:{_TIME_FORMAT}}"}
+    expected = f"{window['not_before']} – {window['not_after']}"
+    if signed_at < start:
+        yield Problem(ProblemCode.SIGNED_BEFORE_VALIDITY, time_element, "SigningTime", window,
+                      expected=expected, actual=text)
+    elif signed_at > end:
+        yield Problem(ProblemCode.SIGNED_AFTER_VALIDITY, time_element, "SigningTime", window,
+                      expected=expected, actual=text)
+
+
+def _referenced(signature: etree._Element, properties: etree._Element) -> bool:
+    """Whether a reference of the signature names the properties (its digest is judged separately)."""
+    identifier = properties.get("Id") or properties.get("ID") or properties.get("id")
+    if not identifier:
+        return False
+    return any(ref.get("URI") == f"#{identifier}"
+               for ref in signature.iterfind(f"{_ds('SignedInfo')}/{_ds('Reference')}"))
+
+
+def _unsupported(code: ProblemCode, element: etree._Element, field_name: str, algorithm: str, **values) -> Problem:
+    return Problem(code, element, field_name, {**values, "algorithm": algorithm}, actual=algorithm or None)

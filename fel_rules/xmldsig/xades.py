@@ -1,0 +1,95 @@
+"""The signer's certificate and the XAdES signed properties: which certificate ``xades:SigningCertificate``
+names, and when ``xades:SigningTime`` says the signature was made."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import UTC, datetime, timedelta, timezone
+from functools import lru_cache
+
+from cryptography import x509
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives.serialization import Encoding
+from lxml import etree
+
+from ..core.namespaces import DS
+from .canonical import DIGESTS, decode_base64
+
+__all__ = [
+    "XADES", "load_certificate", "named_by", "parse_signing_time", "signed_properties", "signing_certificate_digests",
+]
+
+XADES = "http://uri.etsi.org/01903/v1.3.2#"
+
+_GUATEMALA = timezone(timedelta(hours=-6))  # an xs:dateTime without zone is Guatemala time (as elsewhere in FEL)
+_DATETIME = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)?$")
+
+#: (DigestValue element, hashlib name or '' when the algorithm is unsupported, digest or None).
+NamedCertificate = tuple[etree._Element, str, bytes | None]
+
+
+def _ds(name: str) -> str:
+    return f"{{{DS}}}{name}"
+
+
+def _xades(name: str) -> str:
+    return f"{{{XADES}}}{name}"
+
+
+@lru_cache(maxsize=256)  # documents of one issuer share its certificate
+def load_certificate(der: bytes) -> x509.Certificate | None:
+    """The X.509 certificate in ``der``; ``None`` when it cannot be read."""
+    try:
+        return x509.load_der_x509_certificate(der)
+    except (ValueError, UnsupportedAlgorithm):
+        return None
+
+
+def signed_properties(signature: etree._Element) -> etree._Element | None:
+    """The signature's ``xades:SignedProperties``, if it has them."""
+    return signature.find(f"{_ds('Object')}/{_xades('QualifyingProperties')}/{_xades('SignedProperties')}")
+
+
+def signing_certificate_digests(signature: etree._Element) -> list[NamedCertificate]:
+    """Each ``xades:Cert`` the signed properties name (``SigningCertificate`` and ``SigningCertificateV2``)."""
+    properties = signed_properties(signature)
+    if properties is None:
+        return []
+    named = []
+    for holder in ("SigningCertificate", "SigningCertificateV2"):
+        path = f"{_xades('SignedSignatureProperties')}/{_xades(holder)}/{_xades('Cert')}/{_xades('CertDigest')}"
+        for digest in properties.iterfind(path):
+            method = digest.find(_ds("DigestMethod"))
+            value = digest.find(_ds("DigestValue"))
+            algorithm = method.get("Algorithm", "") if method is not None else ""
+            named.append((value if value is not None else digest, DIGESTS.get(algorithm, ""),
+                          decode_base64(value.text if value is not None else None)))
+    return named
+
+
+def named_by(certificate: x509.Certificate, named: list[NamedCertificate]) -> bool:
+    """Whether one of ``named`` is the digest of ``certificate``."""
+    der = certificate.public_bytes(Encoding.DER)
+    return any(name and digest == hashlib.new(name, der).digest() for _, name, digest in named)
+
+
+def parse_signing_time(text: str) -> datetime | None:
+    """An ``xs:dateTime`` as an aware datetime (Guatemala time when it has no zone); ``None`` if invalid."""
+    match = _DATETIME.match(text)
+    if match is None:
+        return None
+    base, fraction, zone = match.groups()
+    try:
+        moment = datetime.fromisoformat(base + (f".{(fraction + '000000')[:6]}" if fraction else ""))
+    except ValueError:
+        return None
+    if zone is None:
+        return moment.replace(tzinfo=_GUATEMALA)
+    if zone == "Z":
+        return moment.replace(tzinfo=UTC)
+    sign = 1 if zone[0] == "+" else -1
+    hours, minutes = int(zone[1:3]), int(zone[4:6])
+    if hours > 14 or minutes > 59:
+        return None
+    return moment.replace(tzinfo=timezone(sign * timedelta(hours=hours, minutes=minutes)))
