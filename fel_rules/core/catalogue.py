@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from importlib.resources import files
 from types import MappingProxyType
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .report import Refs, Severity, StageName
-from .resources import package_file
 from .templates import render_template, template_fields
 from .text import Text
 
@@ -126,7 +126,7 @@ def load_catalogue(text: str) -> Catalogue:
 
 
 #: The package's catalogue.
-MESSAGES: Catalogue = load_catalogue(package_file(__package__, "messages.yaml").read_text(encoding="utf-8"))
+MESSAGES: Catalogue = load_catalogue(files(__package__).joinpath("messages.yaml").read_text(encoding="utf-8"))
 
 
 def render_text(value: object, lang: str = "es", catalogue: Catalogue = MESSAGES) -> str:
