@@ -24,6 +24,8 @@ PUBLIC = [
     # the report
     "Counts", "DocumentSummary", "Issue", "Location", "Refs", "Report", "RulesetRef", "RunInfo", "SchemaInfo",
     "Severity", "Stage", "Totals",
+    # texts of the message catalogue (a summary line in the caller's language)
+    "Text", "render_text",
     # errors
     "BatchError", "CheckKindError", "FelRulesError", "InputError", "RenderError", "RuleFileError", "SchemaSetError",
     "__version__",
