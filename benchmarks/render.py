@@ -1,23 +1,23 @@
 """Benchmark of PDF rendering: medians for a 1-page invoice and a 100-line invoice.
 
-Run: ``python benchmarks/render.py [--repeat N]``. Each figure covers what ``render_bytes`` does
-(validate, build the view, lay out with reportlab, QR) and is printed next to a reference measured in
-the same process — validation alone — so machine noise affects both alike. Nothing asserts timings.
+Run from the repository root: ``python -m benchmarks.render [--repeat N]``. Each figure covers what
+``render_bytes`` does (validate, build the view, lay out with reportlab, QR) and is printed next to a
+reference measured in the same process — validation alone — so machine noise affects both alike. Nothing
+asserts timings.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.timing import median_ms
 
-from fel_rules import Validator  # noqa: E402
-from fel_rules.render import RenderSettings, render_bytes  # noqa: E402
-from benchmarks.timing import median_ms  # noqa: E402
-from tests.support.builder import Invoice, Item  # noqa: E402
+from fel_rules import Validator
+from fel_rules.render import RenderSettings, render_bytes
+from fel_rules.testing.builder import Invoice, Item
+
+ROOT = Path(__file__).resolve().parent.parent
 
 UUID = "5D8A3F21-9C4B-4E7A-B2D6-0F1E8C7A4B93"
 

@@ -19,7 +19,7 @@ from fel_rules.render import RenderSettings
 
 from .batch_folder import ORIGIN_UUID, TWIN_UUID, fill
 from .conftest import EXAMPLES, ROOT
-from .support.builder import Invoice, Item
+from fel_rules.testing.builder import Invoice, Item
 
 SETTINGS = RenderSettings.from_env({}, logo=EXAMPLES / "logo.png")
 

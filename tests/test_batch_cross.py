@@ -16,7 +16,7 @@ from fel_rules.batch import CROSS_RULES, BatchOptions, cross_rule_codes, run_bat
 from fel_rules.batch.business_days import nth_business_day
 
 from .conftest import FEL_REFERENCE, requires_shared
-from .support.builder import (
+from fel_rules.testing.builder import (
     Anulacion, Exportacion, Invoice, Item, RawComplemento, ReferenciasNota, nit_with_check_digit,
 )
 

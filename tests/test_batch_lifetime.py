@@ -18,7 +18,7 @@ from fel_rules.batch import BatchCancelled, BatchOptions, run_batch, worker
 from fel_rules.render import RenderSettings
 
 from .conftest import EXAMPLES, ROOT
-from .support.builder import Invoice, Item
+from fel_rules.testing.builder import Invoice, Item
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process groups from /proc")
 

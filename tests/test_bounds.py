@@ -18,7 +18,7 @@ from fel_rules.cli import main
 from fel_rules.render import RenderSettings, render_bytes
 
 from .conftest import EXAMPLES
-from .support.builder import Invoice, Item
+from fel_rules.testing.builder import Invoice, Item
 
 FACT = (EXAMPLES / "factura-fact.xml").read_bytes()
 

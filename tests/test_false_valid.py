@@ -24,9 +24,9 @@ from fel_rules.render.view import verifier_url
 from fel_rules.schema import SchemaSet, check_schema
 
 from .conftest import EXAMPLES
-from .support.builder import Invoice, Item
-from .support.anulacion import Anulacion
-from .support.xmltools import NS_DS
+from fel_rules.testing.builder import Invoice, Item
+from fel_rules.testing.anulacion import Anulacion
+from fel_rules.testing.xmltools import NS_DS
 
 CERTIFIED = (EXAMPLES / "factura-certificada.xml").read_bytes()
 PRESIGNATURE = (EXAMPLES / "factura-fact.xml").read_bytes()

@@ -26,7 +26,7 @@ from fel_rules.render import RenderSettings
 from . import fault_injection
 from .batch_folder import fill
 from .conftest import EXAMPLES, ROOT
-from .support.builder import Invoice, Item
+from fel_rules.testing.builder import Invoice, Item
 
 LOGO = EXAMPLES / "logo.png"
 SETTINGS = RenderSettings.from_env({}, logo=LOGO)

@@ -20,7 +20,7 @@ from fel_rules.cli import main
 from fel_rules.render import RenderSettings
 
 from .conftest import EXAMPLES, ROOT
-from .support.builder import Invoice, Item
+from fel_rules.testing.builder import Invoice, Item
 
 SETTINGS = RenderSettings.from_env({}, logo=EXAMPLES / "logo.png")
 FACTURA = EXAMPLES / "factura-fact.xml"

@@ -46,7 +46,7 @@ from fel_rules import Config, Report, Validator
 
 from .conftest import EXAMPLES, RULES
 from .mcp.harness import INIT, MODERN_META, Session
-from .support.builder import SAMPLE_KINDS, Anulacion, Impuesto, Invoice, Item, sample_invoice
+from fel_rules.testing.builder import SAMPLE_KINDS, Anulacion, Impuesto, Invoice, Item, sample_invoice
 
 # --- settings -----------------------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from fel_rules.render import RenderSettings, render_bytes, render_file
 from fel_rules.render.words import amount_in_words
 
 from .conftest import EXAMPLES
-from .support.builder import Invoice, Item
+from fel_rules.testing.builder import Invoice, Item
 
 LOGO = EXAMPLES / "logo.png"
 SETTINGS = RenderSettings.from_env({}, logo=LOGO)

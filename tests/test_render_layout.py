@@ -17,7 +17,7 @@ from fel_rules.render import RenderSettings, render_bytes
 from fel_rules.render import api as render_api
 
 from .conftest import EXAMPLES
-from .support.builder import Invoice, Item
+from fel_rules.testing.builder import Invoice, Item
 from .test_render import pdf_pages
 
 UUID = "5D8A3F21-9C4B-4E7A-B2D6-0F1E8C7A4B93"

@@ -18,7 +18,7 @@ from fel_rules.cli import main
 from fel_rules.render import RenderSettings
 
 from .conftest import EXAMPLES, RULES
-from .support.builder import Invoice, Item
+from fel_rules.testing.builder import Invoice, Item
 from .test_batch import tree
 
 

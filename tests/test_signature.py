@@ -1,6 +1,6 @@
 """The ``signature`` check kind and the FEL-FIR-* rules (XMLDSig + XAdES signatures).
 
-Signed fixtures are made at test time (tests/support/signing.py): a self-signed RSA test certificate built with
+Signed fixtures are made at test time (fel_rules/testing/signing.py): a self-signed RSA test certificate built with
 ``cryptography`` and fixed signing times, so the tests do not depend on SAT's sample alone. The
 SAT-certified sample (../shared) is used when present: as stored it was re-indented after
 certification (its digests no longer match), and restored to its signed form it verifies.
@@ -24,7 +24,7 @@ from fel_rules.checks.signature import SignatureCheck, SignatureParams
 from fel_rules.namespaces import DS, DTE
 
 from .conftest import EXAMPLES, FEL_REFERENCE, requires_shared
-from .support.signing import (
+from fel_rules.testing.signing import (
     C14N, ENVELOPED, EXC_C14N, SHA256, XADES, Signer, canonicalize, fill, make_certificate, sign, signature_element, utc,
 )
 

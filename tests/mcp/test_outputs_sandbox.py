@@ -13,7 +13,7 @@ import pytest
 import fel_rules.render.api as render_api
 from fel_rules.batch import runner
 
-from ..support.builder import Invoice, Item
+from fel_rules.testing.builder import Invoice, Item
 from .harness import Session
 
 _IDS = itertools.count(1)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import ROOT
-from ..support.builder import Invoice, Item
+from fel_rules.testing.builder import Invoice, Item
 
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}

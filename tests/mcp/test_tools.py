@@ -9,7 +9,7 @@ import pytest
 
 from ..batch_folder import fill
 from ..conftest import EXAMPLES
-from ..support.builder import Invoice, Item
+from fel_rules.testing.builder import Invoice, Item
 from .harness import Session
 
 

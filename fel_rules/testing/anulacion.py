@@ -27,6 +27,8 @@ from .xmltools import (
     sub,
 )
 
+__all__ = ["Anulacion", "CertificacionAnulacion"]
+
 if TYPE_CHECKING:
     from .builder import Invoice
 

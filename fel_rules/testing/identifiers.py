@@ -17,6 +17,11 @@ MUNICIPIOS_POR_DEPARTAMENTO: tuple[int, ...] = (
     17, 8, 16, 16, 14, 14, 19, 8, 24, 21, 9, 30, 32, 21, 8, 17, 14, 5, 11, 11, 7, 17,
 )
 
+__all__ = [
+    "cui_check_digit", "cui_is_valid", "cui_with_check_digit", "nit_check_digit", "nit_is_valid",
+    "nit_with_check_digit", "uuid_serie_numero"
+]
+
 _UUID_RE = re.compile(r"^[0-9A-Fa-f]{8}-([0-9A-Fa-f]{4}-){3}[0-9A-Fa-f]{12}$")
 
 

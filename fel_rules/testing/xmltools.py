@@ -7,6 +7,12 @@ from collections.abc import Collection, Mapping
 
 from lxml import etree
 
+__all__ = [
+    "Element", "NS_ANULACION", "NS_CEX", "NS_CFC", "NS_CFE", "NS_CNO", "NS_DS", "NS_DTE", "XML_DECLARATION",
+    "add_placeholder_signature", "apply_attributes", "document_bytes", "etree", "local_name", "prune",
+    "serialize", "set_attrs", "sub"
+]
+
 NS_DTE = "http://www.sat.gob.gt/dte/fel/0.2.0"
 NS_ANULACION = "http://www.sat.gob.gt/dte/fel/0.1.0"
 NS_DS = "http://www.w3.org/2000/09/xmldsig#"

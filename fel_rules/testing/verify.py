@@ -1,7 +1,8 @@
 """Verification helpers for tests and the examples generator.
 
-* XSD validation against SAT's patched offline bundle, tolerating only the missing emisor
-  ``ds:Signature`` (unsigned documents never validate against the official schema).
+* XSD validation against SAT's patched offline bundle (a path the caller gives: it is reference
+  data outside the package), tolerating only the missing emisor ``ds:Signature`` (unsigned
+  documents never validate against the official schema).
 * Independent arithmetic checks of a DTE read back from its XML (not from the builder).
 """
 
@@ -17,14 +18,17 @@ from lxml import etree
 
 from .xmltools import NS_CEX, NS_CFC, NS_CFE, NS_DS, NS_DTE
 
-BUNDLE_PATH = (Path(__file__).resolve().parents[3]
-               / "shared/fel-reference/xsd/patched-offline/fel-bundle.xsd")
+__all__ = [
+    "IVA_TOLERANCE", "NS", "SIGNATURE_TAG", "arithmetic_problems", "is_missing_signature", "load_bundle",
+    "xsd_errors", "xsd_errors_except_signature"
+]
+
 SIGNATURE_TAG = f"{{{NS_DS}}}Signature"
 IVA_TOLERANCE = Decimal("0.01")
 
 
 @lru_cache(maxsize=4)
-def load_bundle(path: Path = BUNDLE_PATH) -> xmlschema.XMLSchema:
+def load_bundle(path: Path) -> xmlschema.XMLSchema:
     """Compile SAT's bundle (GT_Documento, GT_AnulacionDocumento and every complement)."""
     return xmlschema.XMLSchema(str(path))
 

@@ -10,6 +10,8 @@ from typing import Literal
 from .amounts import Amount, LineAmounts, Number, TaxAmounts, pick, quantize, split_iva
 from .xmltools import NS_DTE, Element, prune, sub
 
+__all__ = ["Impuesto", "Item", "IvaMode"]
+
 IvaMode = Literal["gravado", "exento", "ninguno"]
 """IVA of a line: code 1 computed from the price, code 2 exempt, or no dte:Impuestos."""
 

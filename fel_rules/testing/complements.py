@@ -3,7 +3,7 @@
 Each complement writes its root element (in its own namespace) into a dte:Complemento and
 may compute amounts from the document (e.g. Cambiaria abonos, Factura Especial retentions).
 Every computed value can be overridden, and ``omit`` removes elements/attributes (same keys
-as :func:`tests.support.xmltools.prune`, e.g. ``{"@SerieDocumentoOrigen"}``).
+as :func:`fel_rules.testing.xmltools.prune`, e.g. ``{"@SerieDocumentoOrigen"}``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,11 @@ from typing import TYPE_CHECKING, ClassVar
 from .amounts import DocumentAmounts, Number, format_decimal, pick, quantize, to_decimal
 from .identifiers import uuid_serie_numero
 from .xmltools import NS_CEX, NS_CFC, NS_CFE, NS_CNO, Element, etree, sub
+
+__all__ = [
+    "Abono", "Cambiaria", "Complemento", "Exportacion", "RawComplemento", "ReferenciasNota",
+    "RetencionesFacturaEspecial"
+]
 
 if TYPE_CHECKING:
     from .builder import Invoice
