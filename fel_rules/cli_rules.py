@@ -82,9 +82,11 @@ def _test(args: argparse.Namespace) -> int:
         result, case = outcome.result, outcome.result.case
         ok = result.passed
         failures += not ok
-        expected = "pass" if case.expect == "pass" else ", ".join(case.expect)
+        expected = "pass" if case.expect == "pass" else ", ".join(case.expected_ids)
         fired = ", ".join(sorted(result.fired_ids)) or "—"
-        print(f"{'ok  ' if ok else 'FAIL'} {outcome.case_file.rule}/{case.name}: esperado {expected}; obtenido {fired}")
+        missing = "".join(f"; sin el hallazgo {wanted.describe()}" for wanted in result.unmatched)
+        print(f"{'ok  ' if ok else 'FAIL'} {outcome.case_file.rule}/{case.name}: esperado {expected}; obtenido {fired}"
+              f"{missing}")
     print(f"{len(outcomes)} casos, {failures} fallidos")
     return 1 if failures else 0
 

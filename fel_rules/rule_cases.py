@@ -14,9 +14,20 @@ A case file (``rules/tests/FEL-IVA-01.yaml``)::
         expect: [FEL-IVA-01]
 
 ``expect: pass`` means the rule reports nothing; a list is exactly the set of rule ids the rules
-stage reports (the rule under test among them). Either way no check may crash. Patches: ``set`` (element text or attribute value), ``remove``, and
-``append`` (an XML fragment added as the last child of the matched element; prefixes of the
-fragment are those of :data:`fel_rules.namespaces.PREFIXES`).
+stage reports (the rule under test among them). Either way no check may crash. Patches: ``set``
+(element text or attribute value), ``remove``, and ``append`` (an XML fragment added as the last
+child of the matched element; prefixes of the fragment are those of
+:data:`fel_rules.namespaces.PREFIXES`).
+
+An entry of the list may also pin down one finding: where it points (``at``: the end of its XPath,
+whole steps) and the values it reports (``values``: any of ``expected``, ``actual``, ``difference``,
+quoted, exactly as the report writes them). Some finding of that rule must match::
+
+    expect:
+      - FEL-IVA-03
+      - id: FEL-IVA-01
+        at: "dte:Item[1]/dte:Impuestos/dte:Impuesto/dte:MontoImpuesto"
+        values: {expected: "91.07", actual: "99.00", difference: "7.93"}
 """
 
 from __future__ import annotations
@@ -30,10 +41,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .errors import RuleFileError
 from .namespaces import DS, DTE, PREFIXES
-from .report import Report
+from .report import Issue, Report
 from .ruleset.yamlfile import load_yaml, position
 
-__all__ = ["CaseFile", "CaseResult", "RuleCase", "apply_patches", "load_case_file", "run_case"]
+__all__ = [
+    "CaseFile", "CaseResult", "ExpectedFinding", "FindingValues", "RuleCase", "apply_patches", "load_case_file",
+    "run_case",
+]
 
 _NAMESPACES = {"dte": DTE, "ds": DS, **{prefix: uri for uri, prefix in PREFIXES.items() if prefix != "dte"}}
 
@@ -61,6 +75,43 @@ class Patch(BaseModel):
         return self
 
 
+class FindingValues(BaseModel):
+    """Values an expected finding reports (only those given are compared, as text)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    expected: str | None = None
+    actual: str | None = None
+    difference: str | None = None
+
+
+class ExpectedFinding(BaseModel):
+    """A finding the case requires: its rule id and, optionally, where it points and what it reports."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    at: str | None = Field(default=None, description="the end of the finding's XPath, in whole steps")
+    values: FindingValues | None = None
+
+    def matches(self, issue: Issue) -> bool:
+        """True when ``issue`` is this finding."""
+        if issue.rule_id != self.id:
+            return False
+        xpath = issue.location.xpath or ""
+        if self.at is not None and xpath != self.at and not xpath.endswith("/" + self.at):
+            return False
+        wanted = self.values.model_dump(exclude_none=True) if self.values else {}
+        return all(getattr(issue, name) == value for name, value in wanted.items())
+
+    def describe(self) -> str:
+        """The expectation in one line, for a failure message."""
+        parts = [self.id] + ([f"en {self.at}"] if self.at else [])
+        if self.values:
+            parts += [f"{name}={value}" for name, value in self.values.model_dump(exclude_none=True).items()]
+        return " ".join(parts)
+
+
 class RuleCase(BaseModel):
     """One case: patches to apply and what the rule must say."""
 
@@ -70,7 +121,20 @@ class RuleCase(BaseModel):
     description: str | None = None
     base: str | None = None
     patch: list[Patch] = []
-    expect: Literal["pass"] | list[str]
+    expect: Literal["pass"] | list[str | ExpectedFinding]
+
+    @property
+    def expected_ids(self) -> list[str]:
+        """Rule ids the rules stage must report, in the order the case lists them (none for ``pass``)."""
+        if self.expect == "pass":
+            return []
+        ids = [entry if isinstance(entry, str) else entry.id for entry in self.expect]
+        return list(dict.fromkeys(ids))
+
+    @property
+    def expected_findings(self) -> list[ExpectedFinding]:
+        """The entries that pin down a finding's location or values."""
+        return [] if self.expect == "pass" else [e for e in self.expect if isinstance(e, ExpectedFinding)]
 
 
 class CaseFile(BaseModel):
@@ -97,13 +161,20 @@ def load_case_file(path: Path) -> CaseFile:
     try:
         return CaseFile.model_validate(data)
     except ValidationError as exc:
-        error = exc.errors(include_url=False)[0]
-        line, column = position(data, tuple(error["loc"]))
+        # ``expect`` is a union: report the error of the branch that got furthest into the data.
+        error = max(exc.errors(include_url=False), key=lambda e: len(_data_path(e["loc"])))
+        loc = _data_path(error["loc"])
+        line, column = position(data, loc)
         raise RuleFileError(
-            f"caso de prueba inválido en '{'.'.join(map(str, error['loc']))}': {error['msg']}",
-            message_en=f"invalid test case at '{'.'.join(map(str, error['loc']))}': {error['msg']}",
+            f"caso de prueba inválido en '{'.'.join(map(str, loc))}': {error['msg']}",
+            message_en=f"invalid test case at '{'.'.join(map(str, loc))}': {error['msg']}",
             path=str(path), line=line, column=column,
         ) from None
+
+
+def _data_path(loc: tuple) -> tuple:
+    """An error location without pydantic's union branch labels (``str``, ``ExpectedFinding``, ``list[...]``)."""
+    return tuple(key for key in loc if isinstance(key, int) or not ("[" in key or key[:1].isupper() or key == "str"))
 
 
 def apply_patches(document: bytes, patches: list[Patch]) -> bytes:
@@ -152,9 +223,19 @@ class CaseResult:
     rule: str
 
     @property
+    def findings(self) -> list[Issue]:
+        """Issues reported by the rules stage."""
+        return [issue for issue in self.report.issues if issue.stage == "rules"]
+
+    @property
     def fired_ids(self) -> set[str]:
         """Rule ids reported by the rules stage."""
-        return {issue.rule_id for issue in self.report.issues if issue.stage == "rules"}
+        return {issue.rule_id for issue in self.findings}
+
+    @property
+    def unmatched(self) -> list[ExpectedFinding]:
+        """Expected findings that no reported finding matches."""
+        return [wanted for wanted in self.case.expected_findings if not any(map(wanted.matches, self.findings))]
 
     @property
     def crashed(self) -> bool:
@@ -168,7 +249,8 @@ class CaseResult:
             return False
         if self.case.expect == "pass":
             return self.rule not in self.fired_ids
-        return self.rule in self.case.expect and self.fired_ids == set(self.case.expect)
+        expected = set(self.case.expected_ids)
+        return self.rule in expected and self.fired_ids == expected and not self.unmatched
 
 
 def run_case(validator: Any, case_file: CaseFile, case: RuleCase, folder: Path) -> CaseResult:
