@@ -109,6 +109,7 @@ def test_resume_reuses_unchanged_files(mixed, tmp_path):
     assert tree(out) and again.manifest.entries == first.manifest.entries
 
 
+@pytest.mark.slow
 def test_resume_after_sigkill_matches_a_clean_run(tmp_path):
     folder = tmp_path / "entrada"
     folder.mkdir()
@@ -181,6 +182,7 @@ sys.exit(code)
 """
 
 
+@pytest.mark.slow
 def test_dask_cluster_gives_the_same_manifest(mixed, mixed_run, tmp_path):
     """In a child process: a Dask client leaves threads behind, and a process with threads starts its local
     batch workers the slow way (spawn, not fork) for the rest of its life."""

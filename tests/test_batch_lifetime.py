@@ -20,7 +20,8 @@ from fel_rules.render import RenderSettings
 from .conftest import EXAMPLES, ROOT
 from fel_rules.testing.builder import Invoice, Item
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process groups from /proc")
+pytestmark = [pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process groups from /proc"),
+              pytest.mark.slow]  # real batch processes stopped by signals
 
 DEADLINE_S = 60  # far above what stopping takes; only leftovers reach it
 

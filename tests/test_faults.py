@@ -256,6 +256,7 @@ def run_killing_batch(start: str, folder: Path, out: Path, *extra: str) -> subpr
     return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
+@pytest.mark.slow  # a real batch process whose worker is killed
 @pytest.mark.parametrize("start", ["fork", "spawn"])
 def test_a_file_that_kills_its_worker_gets_an_error_entry(start, mixed, clean_run, tmp_path):
     folder = tmp_path / "entrada"
@@ -279,6 +280,7 @@ def test_a_file_that_kills_its_worker_gets_an_error_entry(start, mixed, clean_ru
     assert manifest.summary.errors == clean_run[0].manifest.summary.errors + 1
 
 
+@pytest.mark.slow
 def test_a_worker_killed_once_is_retried(tmp_path):
     names = ["a.xml", f"b-{fault_injection.KILL_ONCE_MARK}.xml", "c.xml", "d.xml", "e.xml"]
     folder = valid_folder(tmp_path / "entrada", names)
@@ -380,6 +382,7 @@ def line(message: dict) -> bytes:
     return json.dumps(message).encode() + b"\n"
 
 
+@pytest.mark.slow
 def test_mcp_server_exits_cleanly_when_the_client_closes_stdout(tmp_path):
     """stdout closed while a long fel_batch runs: the batch is cancelled, later requests are dropped, and
     at stdin EOF the server exits 0 without finishing the batch, with one log line about it and no
@@ -420,6 +423,7 @@ def test_mcp_server_exits_cleanly_when_the_client_closes_stdout(tmp_path):
     assert len(list((tmp_path / "salida" / ".fel-rules" / "journal").glob("*.json"))) < 150
 
 
+@pytest.mark.slow
 def test_cli_stops_quietly_when_stdout_is_closed():
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader is gone before the first byte
@@ -429,6 +433,7 @@ def test_cli_stops_quietly_when_stdout_is_closed():
     assert result.returncode == 141 and result.stderr == b""
 
 
+@pytest.mark.slow
 def test_cli_piped_into_head():
     """``fel-rules validate … | head -1`` with more output than a pipe holds: the first line, no traceback."""
     command = (f"{sys.executable} -m fel_rules validate {' '.join([str(EXAMPLES)] * 12)} --format json | head -1; "

@@ -156,6 +156,7 @@ run_batch(BatchOptions(input_dir=Path(sys.argv[1]), out_dir=Path(sys.argv[2]), w
 """
 
 
+@pytest.mark.slow
 def test_output_folder_is_held_by_one_batch_at_a_time(tmp_path, capsys):
     """A second batch into a folder another batch is writing fails at once (exit 2, one line); once the first
     is gone (even killed), the folder is free again."""

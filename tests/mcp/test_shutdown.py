@@ -16,6 +16,8 @@ import pytest
 from ..conftest import ROOT
 from fel_rules.testing.builder import Invoice, Item
 
+pytestmark = pytest.mark.slow  # real server processes stopped by signals
+
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
 BROKEN = r"""

@@ -11,6 +11,8 @@ import pytest
 
 from ..conftest import ROOT
 
+pytestmark = pytest.mark.slow  # the server and the SDK client in real processes
+
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
 NOISY = r"""
