@@ -32,7 +32,7 @@ def load_catalog(directory: Path, profile: str | None = None) -> RuleCatalog:
     """
     try:
         contents = tuple((path.resolve(), path.read_bytes()) for path in catalog_files(directory, profile))
-    except OSError:  # a missing folder or profile: the loader says so precisely
+    except (OSError, ValueError):  # a missing folder or profile, an unencodable name: the loader says so precisely
         return _load_catalog(directory, profile)
     kinds = tuple((name, id(kind)) for name, kind in registered_kinds().items())
     return _cached_catalog(directory, profile, Path.cwd(), contents, kinds)
