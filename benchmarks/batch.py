@@ -1,9 +1,9 @@
 """Benchmark of batch processing: throughput with 1 and 2 workers (validate + render), and peak memory
 for 1,000 vs 10,000 files without rendering.
 
-Run: ``python benchmarks/batch.py [--files 1000] [--many 10000]``. Invoices are generated into a
-temporary folder first (not timed). Each measurement runs in a fresh process so peak memory
-(ru_maxrss of the coordinator and of its largest worker) is per run. Nothing asserts figures.
+Run from the repository root: ``python -m benchmarks.batch [--files 1000] [--many 10000]``. Invoices are
+generated into a temporary folder first (not timed). Each measurement runs in a fresh process so peak
+memory (ru_maxrss of the coordinator and of its largest worker) is per run. Nothing asserts figures.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 _MEASURE = r"""
 import json, resource, sys, time
@@ -38,7 +37,7 @@ print(json.dumps({"seconds": elapsed, "files": result.summary.files,
 
 
 def generate(folder: Path, count: int) -> None:
-    from tests.support.builder import Invoice, Item
+    from fel_rules.testing.builder import Invoice, Item
 
     folder.mkdir(parents=True, exist_ok=True)
     for n in range(count):

@@ -1,8 +1,8 @@
 """Time and peak memory of fel-rules on every hostile input (the table in SECURITY.md).
 
-Run: ``python benchmarks/hostile.py``. Each case is validated in a fresh process (so peak RSS is
-that case's), after the schema was compiled in the same process, and timed around
-``validate_path`` only. "growth" is the peak RSS above the process's size once warmed up (imports
+Run from the repository root: ``python -m benchmarks.hostile``. Each case is validated in a fresh
+process (so peak RSS is that case's), after the schema was compiled in the same process, and timed
+around ``validate_path`` only. "growth" is the peak RSS above the process's size once warmed up (imports
 and the compiled schema). The first row is a normal invoice, the reference.
 """
 
@@ -14,10 +14,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from tests.hostile_corpus import CASES
 
-from tests.hostile_corpus import CASES  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 _MEASURE = r"""
 import json, resource, sys, time

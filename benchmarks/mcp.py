@@ -1,9 +1,9 @@
 """Benchmark of the MCP server against the official SDK server, side by side in one run.
 
-Run: ``python benchmarks/mcp.py [--starts 10] [--calls 400]``. For each server (a fresh process per
-cold start, one connection for the call series) it prints: cold start to the ``initialize`` response,
-``tools/list`` round-trip p50, and ``fel_validate`` round-trip p50 minus the in-process validation time
-of the same document measured in this process. Nothing asserts figures.
+Run from the repository root: ``python -m benchmarks.mcp [--starts 10] [--calls 400]``. For each server
+(a fresh process per cold start, one connection for the call series) it prints: cold start to the
+``initialize`` response, ``tools/list`` round-trip p50, and ``fel_validate`` round-trip p50 minus the
+in-process validation time of the same document measured in this process. Nothing asserts figures.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 DOCUMENT = "examples/factura-fact.xml"
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",

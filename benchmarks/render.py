@@ -1,23 +1,22 @@
 """Benchmark of PDF rendering: medians for a 1-page invoice and a 100-line invoice.
 
-Run: ``python benchmarks/render.py [--repeat N]``. Each figure covers what ``render_bytes`` does
-(validate, build the view, lay out with reportlab, QR) and is printed next to a reference measured in
-the same process — validation alone — so machine noise affects both alike. Nothing asserts timings.
+Run from the repository root: ``python -m benchmarks.render [--repeat N]``. Each figure covers what
+``render_bytes`` does (validate, build the view, lay out with reportlab, QR) and is printed next to a
+reference measured in the same process — validation alone — so machine noise affects both alike. Nothing
+asserts timings.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.timing import median_ms
+from fel_rules import Validator
+from fel_rules.outputs.render import RenderSettings, render_bytes
+from fel_rules.testing.builder import Invoice, Item
 
-from benchmarks.timing import median_ms  # noqa: E402
-from fel_rules import Validator  # noqa: E402
-from fel_rules.outputs.render import RenderSettings, render_bytes  # noqa: E402
-from tests.support.builder import Invoice, Item  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 UUID = "5D8A3F21-9C4B-4E7A-B2D6-0F1E8C7A4B93"
 
@@ -40,18 +39,13 @@ def main() -> None:
     print(f"{'invoice':>22} {'pages':>5} {'render':>9} {'PDFs/s':>7} {'validate ref':>13} {'ratio':>6}")
     for label, data in (("3 lines (examples)", (ROOT / "examples" / "factura-certificada.xml").read_bytes()),
                         ("1 page, 10 lines", invoice(10)), ("100 lines", invoice(100))):
-        print(_row(label, data, settings, validator, args.repeat))
+        result = render_bytes(data, settings=settings, validator=validator)  # warm-up (logo, schema)
+        pages = result.pdf.count(b"/Type /Page\n")
+        render = median_ms(lambda: render_bytes(data, settings=settings, validator=validator), args.repeat)
+        reference = median_ms(lambda: validator.validate_bytes(data), args.repeat)
+        print(f"{label:>22} {pages:>5} {render:>7.2f}ms {1000 / render:>7.0f} {reference:>11.2f}ms "
+              f"{render / reference:>6.1f}")
     print("\nrender = validate + view + reportlab layout + QR, one core; ratio = render / validation alone.")
-
-
-def _row(label: str, data: bytes, settings: RenderSettings, validator: Validator, repeat: int) -> str:
-    """One line of the table: pages, median render time and its ratio to validation alone."""
-    result = render_bytes(data, settings=settings, validator=validator)  # warm-up (logo, schema)
-    pages = result.pdf.count(b"/Type /Page\n")
-    render = median_ms(lambda: render_bytes(data, settings=settings, validator=validator), repeat)
-    reference = median_ms(lambda: validator.validate_bytes(data), repeat)
-    return (f"{label:>22} {pages:>5} {render:>7.2f}ms {1000 / render:>7.0f} {reference:>11.2f}ms "
-            f"{render / reference:>6.1f}")
 
 
 if __name__ == "__main__":

@@ -1,28 +1,23 @@
 """Benchmark of the validation pipeline: schema compile time, full-pipeline medians, share in rules.
 
-Run: ``python benchmarks/validate.py [--repeat N]``. Prints medians (ms) for a FACT invoice with
-1, 10 and 100 lines, the time split per stage, and ratios against a reference measured in the
-same process (bare xmlschema validation of the same document), so noise on a shared machine
+Run from the repository root: ``python -m benchmarks.validate [--repeat N]``. Prints medians (ms) for a
+FACT invoice with 1, 10 and 100 lines, the time split per stage, and ratios against a reference measured
+in the same process (bare xmlschema validation of the same document), so noise on a shared machine
 affects both sides alike. Nothing here asserts timings.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.timing import median_ms  # noqa: E402
-from fel_rules import Config, Validator  # noqa: E402
-from fel_rules.checks import CheckInput  # noqa: E402
-from fel_rules.document.facts import extract_facts  # noqa: E402
-from fel_rules.document.parse import parse_xml  # noqa: E402
-from fel_rules.document.schema import builtin_schema_set, check_schema  # noqa: E402
-from tests.support.builder import Invoice, Item  # noqa: E402
+from benchmarks.timing import median_ms
+from fel_rules import Config, Validator
+from fel_rules.checks import CheckInput
+from fel_rules.document.facts import extract_facts
+from fel_rules.document.parse import parse_xml
+from fel_rules.document.schema import builtin_schema_set, check_schema
+from fel_rules.testing.builder import Invoice, Item
 
 
 def invoice(lines: int) -> bytes:
@@ -49,36 +44,31 @@ def main() -> None:
 
     validator = Validator(Config())
     print(f"rules loaded: {len(validator.catalog.rules)} (those in force for a FACT run; facts = header facts)\n")
-    header = (f"{'lines':>5} {'pipeline':>9} {'parse':>7} {'schema':>7} {'facts':>7} {'rules':>7} {'rules %':>8} "
-              f"{'xmlschema ref':>14} {'ratio':>6}")
+    header = f"{'lines':>5} {'pipeline':>9} {'parse':>7} {'schema':>7} {'facts':>7} {'rules':>7} {'rules %':>8} {'xmlschema ref':>14} {'ratio':>6}"
     print(header)
     print("-" * len(header))
     for lines in (1, 10, 100):
-        print(_row(validator, schema_set, invoice(lines), lines, args.repeat))
+        data = invoice(lines)
+        report = validator.validate_bytes(data)
+        assert report.valid, [i.message for i in report.issues]
+        root = parse_xml(data, max_bytes=validator.config.max_bytes).root
+        header = extract_facts(root, lines=False)  # what validation reads; the lines' facts are lazy
+        plan = validator._plan(header.kind, "FACT", validator._as_of(header))
+
+        def run_rules():
+            doc = CheckInput(root=root, header=header, config=validator.config, evaluator=validator._evaluator)
+            for _rule, _severity, check in plan:
+                list(check.check(doc))
+
+        pipeline = median_ms(lambda: validator.validate_bytes(data), args.repeat)
+        parse = median_ms(lambda: parse_xml(data, max_bytes=validator.config.max_bytes), args.repeat)
+        schema = median_ms(lambda: check_schema(schema_set, root, source=data), args.repeat)
+        extract = median_ms(lambda: extract_facts(root, lines=False), args.repeat)
+        rules = median_ms(run_rules, args.repeat)
+        reference = median_ms(lambda: list(schema_set.schema.iter_errors(root)), args.repeat)
+        print(f"{lines:>5} {pipeline:>8.2f}ms {parse:>6.2f}ms {schema:>6.2f}ms {extract:>6.2f}ms {rules:>6.2f}ms "
+              f"{rules / pipeline * 100:>7.1f}% {reference:>12.2f}ms {pipeline / reference:>6.2f}")
     print("\nratio = full pipeline / bare xmlschema validation of the same tree, measured side by side.")
-
-
-def _row(validator: Validator, schema_set, data: bytes, lines: int, repeat: int) -> str:
-    """One line of the table: the median of each stage for an invoice of ``lines`` lines."""
-    report = validator.validate_bytes(data)
-    assert report.valid, [i.message for i in report.issues]
-    root = parse_xml(data, max_bytes=validator.config.max_bytes).root
-    header = extract_facts(root, lines=False)  # what validation reads; the lines' facts are lazy
-    plan = validator._plan(header.kind, "FACT", validator._as_of(header))
-
-    def run_rules():
-        doc = CheckInput(root=root, header=header, config=validator.config, evaluator=validator._evaluator)
-        for _rule, _severity, check in plan:
-            list(check.check(doc))
-
-    pipeline = median_ms(lambda: validator.validate_bytes(data), repeat)
-    parse = median_ms(lambda: parse_xml(data, max_bytes=validator.config.max_bytes), repeat)
-    schema = median_ms(lambda: check_schema(schema_set, root, source=data), repeat)
-    extract = median_ms(lambda: extract_facts(root, lines=False), repeat)
-    rules = median_ms(run_rules, repeat)
-    reference = median_ms(lambda: list(schema_set.schema.iter_errors(root)), repeat)
-    return (f"{lines:>5} {pipeline:>8.2f}ms {parse:>6.2f}ms {schema:>6.2f}ms {extract:>6.2f}ms {rules:>6.2f}ms "
-            f"{rules / pipeline * 100:>7.1f}% {reference:>12.2f}ms {pipeline / reference:>6.2f}")
 
 
 if __name__ == "__main__":

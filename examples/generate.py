@@ -2,10 +2,10 @@
 
 All content is invented (companies, people, NITs, CUI, UUIDs) but consistent: every NIT and
 the CUI carry a correct check digit, Serie/Numero derive from the UUID, and amounts follow
-SAT's IVA-inclusive arithmetic (see ``tests/support/builder.py``). The documents are
+SAT's IVA-inclusive arithmetic (see ``fel_rules/testing/builder.py``). The documents are
 unsigned (pre-signature): SAT's XSD requires the emisor's ds:Signature, so they validate except
 for it. The certified one carries the issuer's and the certifier's signatures, as a certified
-document always does, made with the tests' self-signed certificate (``tests/support/signing.py``,
+document always does, made with the tests' self-signed certificate (``fel_rules/testing/signing.py``,
 not SAT's).
 
 The output is deterministic: running the script again rewrites identical bytes.
@@ -23,12 +23,7 @@ import io
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from tests.support.builder import (  # noqa: E402
+from fel_rules.testing.builder import (
     Anulacion,
     Cambiaria,
     Direccion,
@@ -41,6 +36,10 @@ from tests.support.builder import (  # noqa: E402
     cui_with_check_digit,
     nit_with_check_digit,
 )
+
+HERE = Path(__file__).resolve().parent
+#: SAT's XSD bundle patched for offline use, in the reference data beside the checkout (``--check`` only).
+SAT_BUNDLE = HERE.parent.parent / "shared/fel-reference/xsd/patched-offline/fel-bundle.xsd"
 
 # -- parties ----------------------------------------------------------------------------
 
@@ -334,19 +333,18 @@ def _font(name: str, size: int):
 
 def check(examples: dict[str, bytes]) -> int:
     """Validate every example (XSD except the missing signature, arithmetic); print a report."""
-    from tests.support.verify import (
-        BUNDLE_PATH,
+    from fel_rules.testing.verify import (
         arithmetic_problems,
         load_bundle,
         xsd_errors,
         xsd_errors_except_signature,
     )
 
-    if not BUNDLE_PATH.exists():
-        print(f"XSD bundle not found at {BUNDLE_PATH}: schema check skipped")
+    if not SAT_BUNDLE.exists():
+        print(f"XSD bundle not found at {SAT_BUNDLE}: schema check skipped")
         schema = None
     else:
-        schema = load_bundle()
+        schema = load_bundle(SAT_BUNDLE)
     failures = 0
     for name, xml in examples.items():
         problems = [] if name.startswith("anulacion") else arithmetic_problems(xml)

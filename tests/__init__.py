@@ -1,1 +1,1 @@
-"""Test suite of fel-rules (a package so that ``tests.support`` is importable)."""
+"""Test suite of fel-rules (a package, so that its modules import shared helpers relatively)."""

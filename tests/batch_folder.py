@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .support.builder import Invoice, Item, ReferenciasNota
+from fel_rules.testing.builder import Invoice, Item, ReferenciasNota
 
 ORIGIN_UUID = "7B21C6A4-3D5E-4F60-9A81-B2C3D4E5F607"
 TWIN_UUID = "1A2B3C4D-5E6F-4A7B-8C9D-0E1F2A3B4C5D"

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .support.builder import Invoice, Item
+from fel_rules.testing.builder import Invoice, Item
 
 ROOT = Path(__file__).resolve().parent.parent
 FACT = (ROOT / "examples" / "factura-fact.xml").read_bytes()

@@ -30,9 +30,21 @@ def test_every_rule_file_matches_the_published_schema():
         jsonschema.validate(bad, schema)
 
 
-def test_rules_test_list_show_and_lint(capsys):
-    assert main(["rules", "test"]) == 0
-    assert capsys.readouterr().out.strip().endswith("0 fallidos")
+def _rules_with_cases(folder, *case_files: str):
+    """A copy of rules/ beside examples/, as in a checkout, keeping only the given case files."""
+    keep = lambda where, names: [n for n in names if where.endswith("tests") and n.endswith(".yaml") and n not in case_files]  # noqa: E731
+    shutil.copytree(RULES, folder / "rules", ignore=keep)
+    (folder / "examples").symlink_to(EXAMPLES)
+    return folder / "rules"
+
+
+def test_rules_test_list_show_and_lint(tmp_path, capsys):
+    """``rules test`` runs the folder's case files (every case is also run by tests/test_rule_cases.py)."""
+    rules = _rules_with_cases(tmp_path, "FEL-IVA-01.yaml", "FEL-TOT-03.yaml")
+    assert main(["rules", "--rules-dir", str(rules), "test"]) == 0
+    out = capsys.readouterr().out
+    assert "ok   FEL-TOT-03/gran_total_distinto: esperado FEL-TOT-03, FEL-TOT-04; obtenido FEL-TOT-03, FEL-TOT-04" in out
+    assert out.strip().endswith("casos, 0 fallidos") and "FEL-IVA-01/iva_alterado" in out
     assert main(["rules", "list"]) == 0
     assert "FEL-IVA-01" in capsys.readouterr().out
     assert main(["rules", "show", "FEL-IVA-01"]) == 0
@@ -78,8 +90,8 @@ def test_adding_a_rule_as_the_readme_says(tmp_path, capsys):
         "  - name: descripcion_corta\n    patch:\n      - set: \"//dte:Item[@NumeroLinea='1']/dte:Descripcion\"\n"
         "        value: Cemento\n    expect: [EMP-DESC-01]\n", encoding="utf-8")
     assert main(["rules", "--rules-dir", str(rules), "lint"]) == 0
-    assert main(["rules", "--rules-dir", str(rules), "test"]) == 0
-    capsys.readouterr()
+    assert main(["rules", "--rules-dir", str(rules), "test", str(rules / "tests" / "EMP-DESC-01.yaml")]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("2 casos, 0 fallidos")
     short = tmp_path / "corta.xml"
     short.write_bytes((EXAMPLES / "factura-fact.xml").read_bytes().replace(
         b"Cemento gris de uso general, bolsa 42.5 kg", b"Cemento"))

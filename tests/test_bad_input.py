@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from lxml import etree
 
@@ -65,14 +63,12 @@ def test_the_parser_itself_never_expands_entities():
 def test_a_billion_laughs_is_not_expanded_by_the_parser():
     levels = "".join(f'<!ENTITY l{n} "{("&l%d;" % (n - 1)) * 10}">' for n in range(1, 10))
     bomb = f'<?xml version="1.0"?><!DOCTYPE b [<!ENTITY l0 "lol">{levels}]><b>&l9;</b>'.encode()  # 10⁹ "lol"
-    start = time.perf_counter()
     try:
         root = etree.fromstring(bomb, _parser())
     except etree.XMLSyntaxError as exc:  # libxml2 may refuse the amplification outright: also safe
         assert "amplification" in str(exc)
     else:
         assert len(etree.tostring(root)) < 10_000  # expanded it would be 3 GB
-    assert time.perf_counter() - start < 5
 
 
 def test_entity_bomb_document_is_refused(validator):

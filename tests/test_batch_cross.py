@@ -14,9 +14,7 @@ from lxml import etree
 from fel_rules import Config, Report
 from fel_rules.batch import BatchOptions, run_batch
 from fel_rules.checks.business_days import nth_business_day
-
-from .conftest import FEL_REFERENCE, requires_shared
-from .support.builder import (
+from fel_rules.testing.builder import (
     Anulacion,
     Exportacion,
     Invoice,
@@ -25,6 +23,8 @@ from .support.builder import (
     ReferenciasNota,
     nit_with_check_digit,
 )
+
+from .conftest import FEL_REFERENCE, requires_shared
 
 NS_CRC = "http://www.sat.gob.gt/face2/ComplementoReferenciaConstancia/0.1.0"
 OTRO_CERTIFICADOR = nit_with_check_digit("2345678")

@@ -16,11 +16,12 @@ import pytest
 
 from fel_rules.batch import BatchCancelled, BatchOptions, run_batch, worker
 from fel_rules.outputs.render import RenderSettings
+from fel_rules.testing.builder import Invoice, Item
 
 from .conftest import EXAMPLES, ROOT
-from .support.builder import Invoice, Item
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process groups from /proc")
+pytestmark = [pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process groups from /proc"),
+              pytest.mark.slow]  # real batch processes stopped by signals
 
 DEADLINE_S = 60  # far above what stopping takes; only leftovers reach it
 

@@ -16,9 +16,9 @@ from fel_rules.batch.executors import default_workers
 from fel_rules.checks.batch_input import CrossFacts
 from fel_rules.cli.app import main
 from fel_rules.outputs.render import RenderSettings, render_bytes
+from fel_rules.testing.builder import Invoice, Item
 
 from .conftest import EXAMPLES
-from .support.builder import Invoice, Item
 
 FACT = (EXAMPLES / "factura-fact.xml").read_bytes()
 

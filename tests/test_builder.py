@@ -1,4 +1,4 @@
-"""Tests of the FEL document builder (tests/support) and of the shipped examples."""
+"""Tests of the FEL document builder (fel_rules.testing) and of the shipped examples."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from types import ModuleType
 import pytest
 from lxml import etree
 
-from tests.support.builder import (
+from fel_rules.testing.builder import (
     SAMPLE_KINDS,
     Abono,
     Anulacion,
@@ -26,13 +26,13 @@ from tests.support.builder import (
     sample_invoice,
     uuid_serie_numero,
 )
-from tests.support.verify import (
+from fel_rules.testing.verify import (
     arithmetic_problems,
     is_missing_signature,
     xsd_errors,
     xsd_errors_except_signature,
 )
-from tests.support.xmltools import NS_ANULACION, NS_CFC, NS_CNO, NS_DS, NS_DTE
+from fel_rules.testing.xmltools import NS_ANULACION, NS_CFC, NS_CNO, NS_DS, NS_DTE
 
 BUNDLE = Path(__file__).resolve().parents[2] / "shared/fel-reference/xsd/patched-offline/fel-bundle.xsd"
 EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"

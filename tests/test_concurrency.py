@@ -1,7 +1,6 @@
 """Validations sharing one :class:`Validator` across threads (as the MCP server does) are independent:
-whatever runs beside it, a document gets the report it gets when validated alone.
-
-About 30 s on a busy 2-core machine (2,200 validations on 4 threads)."""
+whatever runs beside it, a document gets the report it gets when validated alone (every document
+validated ten times on 4 threads, interleaved with the others)."""
 
 from __future__ import annotations
 
@@ -14,14 +13,17 @@ from .conftest import EXAMPLES, report_data
 from .hostile_corpus import CASES
 
 THREADS = 4
-VALIDATIONS = 2_200
-_LARGEST = 1_000_000  # bytes: the 9,999-item and 100 MB inputs would only make the test slow
+ROUNDS = 10
+_LARGE = {"100mb", "9999-items", "10000-items"}  # their size is not the point here, and would only make it slow
+_LARGEST = 1_000_000  # bytes
 
 
 def _documents(folder) -> list[tuple[str, bytes]]:
     """The examples and every file of the hostile corpus small enough to validate many times."""
     documents = [(path.name, path.read_bytes()) for path in sorted(EXAMPLES.glob("*.xml"))]
     for case in CASES:
+        if case.name in _LARGE:
+            continue
         path = case.make(folder)
         if path.is_file() and not path.is_symlink() and path.stat().st_size <= _LARGEST:
             documents.append((case.name, path.read_bytes()))
@@ -31,7 +33,7 @@ def _documents(folder) -> list[tuple[str, bytes]]:
 def test_concurrent_validations_are_independent(validator: Validator, tmp_path):
     documents = _documents(tmp_path)
     alone = {name: report_data(validator.validate_bytes(data, path=name)) for name, data in documents}
-    work = [documents[n % len(documents)] for n in range(VALIDATIONS)]
+    work = documents * ROUNDS
     random.Random(12).shuffle(work)  # hostile documents interleaved with ordinary ones
 
     def validate(document: tuple[str, bytes]) -> tuple[str, dict]:

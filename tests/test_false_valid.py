@@ -22,11 +22,11 @@ from fel_rules.document.schema import SchemaSet, check_schema
 from fel_rules.expressions.language import Evaluator
 from fel_rules.outputs.render import RenderSettings, render_bytes
 from fel_rules.outputs.render.view import verifier_url
+from fel_rules.testing.anulacion import Anulacion
+from fel_rules.testing.builder import Invoice, Item
+from fel_rules.testing.xmltools import NS_DS
 
 from .conftest import EXAMPLES
-from .support.anulacion import Anulacion
-from .support.builder import Invoice, Item
-from .support.xmltools import NS_DS
 
 CERTIFIED = (EXAMPLES / "factura-certificada.xml").read_bytes()
 PRESIGNATURE = (EXAMPLES / "factura-fact.xml").read_bytes()

@@ -1,9 +1,7 @@
-"""Every hostile input: a precise issue or error, bounded time, and never a green verdict for
-something a stage could not check. (Time and memory figures: benchmarks/hostile.py → SECURITY.md.)"""
+"""Every hostile input: a precise issue or error, and never a green verdict for something a stage
+could not check. (Time and memory figures, not asserted here: benchmarks/hostile.py → SECURITY.md.)"""
 
 from __future__ import annotations
-
-import time
 
 import pytest
 
@@ -13,16 +11,15 @@ from fel_rules.cli.app import main
 
 from .hostile_corpus import CASES
 
-_FILE_CASES = [case for case in CASES if case.name not in ("directory", "symlink-loop")]
+_SLOW = {"9999-items"}  # SAT's maximum, validated in full: the one case whose size is its point and costs seconds
+_FILE_CASES = [pytest.param(case, id=case.name, marks=[pytest.mark.slow] if case.name in _SLOW else [])
+               for case in CASES if case.name not in ("directory", "symlink-loop")]
 
 
-@pytest.mark.parametrize("case", _FILE_CASES, ids=lambda case: case.name)
+@pytest.mark.parametrize("case", _FILE_CASES)
 def test_hostile_file(validator: Validator, tmp_path, case):
     path = case.make(tmp_path)
-    start = time.perf_counter()
     report = validator.validate_path(path)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 60, "bounded time"  # generous on a busy CI machine; figures are in SECURITY.md
     ids = {issue.rule_id for issue in report.issues}
     if case.rule is None:
         assert report.valid, [i.message for i in report.issues]

@@ -75,6 +75,7 @@ def odd_folder(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_odd_files_never_hang_or_crash_a_batch(tmp_path):
     folder, out = odd_folder(tmp_path / "entrada"), tmp_path / "salida"
     done = run_cli("batch", str(folder), "--out", str(out), "--workers", "2", "--logo", str(EXAMPLES / "logo.png"))
@@ -94,6 +95,7 @@ def test_odd_files_never_hang_or_crash_a_batch(tmp_path):
     assert f"{latin1}: VÁLIDO" in done.stdout and "tuberia.xml: ERROR FEL-XML-07" in done.stdout
 
 
+@pytest.mark.slow
 def test_odd_files_never_hang_or_crash_a_resumed_batch(tmp_path):
     folder, out = odd_folder(tmp_path / "entrada"), tmp_path / "salida"
     first = run_cli("batch", str(folder), "--out", str(out), "--workers", "1", "--no-render")
@@ -103,6 +105,7 @@ def test_odd_files_never_hang_or_crash_a_resumed_batch(tmp_path):
     assert json.loads(again.stdout)["run"]["reused"] == 2  # the two regular files; the odd ones are tried again
 
 
+@pytest.mark.slow
 def test_odd_files_never_hang_or_crash_validate(tmp_path):
     folder = odd_folder(tmp_path / "entrada")
     done = run_cli("validate", str(folder), "--format", "json")
@@ -117,6 +120,7 @@ def test_odd_files_never_hang_or_crash_validate(tmp_path):
     assert text.returncode == 2 and "factura-a\\xf1o.xml: VÁLIDO" in text.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("odd", ["tuberia.xml", "ceros.xml"])
 def test_odd_files_never_hang_render(tmp_path, odd):
     folder = odd_folder(tmp_path / "entrada")
@@ -125,6 +129,7 @@ def test_odd_files_never_hang_render(tmp_path, odd):
     assert "no es un archivo regular" in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("logo", ["tuberia.xml", "ceros.xml"])
 def test_odd_logos_never_hang_or_exhaust_memory(tmp_path, logo):
     folder = odd_folder(tmp_path / "entrada")
@@ -136,6 +141,7 @@ def test_odd_logos_never_hang_or_exhaust_memory(tmp_path, logo):
     assert not (tmp_path / "salida").exists()  # the batch stopped before any work
 
 
+@pytest.mark.slow
 def test_render_names_its_pdf_readably(tmp_path):
     source = tmp_path / os.fsdecode(LATIN1_NAME)
     source.write_bytes((EXAMPLES / "factura-fact.xml").read_bytes())

@@ -18,9 +18,9 @@ from fel_rules import Report
 from fel_rules.batch import BatchError, BatchOptions, Manifest, run_batch
 from fel_rules.cli.app import main
 from fel_rules.outputs.render import RenderSettings
+from fel_rules.testing.builder import Invoice, Item
 
 from .conftest import EXAMPLES, ROOT
-from .support.builder import Invoice, Item
 
 SETTINGS = RenderSettings.from_env({}, logo=EXAMPLES / "logo.png")
 FACTURA = EXAMPLES / "factura-fact.xml"
@@ -156,6 +156,7 @@ run_batch(BatchOptions(input_dir=Path(sys.argv[1]), out_dir=Path(sys.argv[2]), w
 """
 
 
+@pytest.mark.slow
 def test_output_folder_is_held_by_one_batch_at_a_time(tmp_path, capsys):
     """A second batch into a folder another batch is writing fails at once (exit 2, one line); once the first
     is gone (even killed), the folder is free again."""

@@ -76,6 +76,7 @@ def test_every_product_package_is_declared():
     assert set(declared) == _python_packages() | set(SOURCES)
 
 
+@pytest.mark.slow
 def test_wheel_holds_every_runtime_file(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = set()
@@ -89,6 +90,7 @@ def test_wheel_holds_every_runtime_file(wheel):
     assert not any(name.endswith(".py") and name.startswith("fel_rules/rules/tests/") for name in names)
 
 
+@pytest.mark.slow
 def test_installed_wheel_finds_its_data_through_importlib_resources(wheel, tmp_path):
     """Unpacked alone (no checkout on the path), the package lists the same data files the checkout has."""
     target = tmp_path / "site"
@@ -102,6 +104,7 @@ def test_installed_wheel_finds_its_data_through_importlib_resources(wheel, tmp_p
         assert set(found[package]) == in_checkout, package
 
 
+@pytest.mark.slow
 def test_wheel_version_is_the_package_version(wheel):
     assert wheel.name.startswith(f"fel_rules-{__version__}-")
 

@@ -13,7 +13,8 @@
 
 The ``test_regression_*`` tests at the end pin the bugs these properties found.
 
-Example counts are small for CI. ``FEL_HYPOTHESIS_EXAMPLES`` changes them: ``20x`` multiplies every
+Example counts are small, so the whole suite stays quick (``3x`` gives the counts of the longer runs this
+suite used to make every time). ``FEL_HYPOTHESIS_EXAMPLES`` changes them: ``20x`` multiplies every
 property's count by 20, a plain number (``500``) sets every property to that count::
 
     FEL_HYPOTHESIS_EXAMPLES=20x .venv/bin/python -m pytest -q tests/test_properties.py
@@ -43,17 +44,10 @@ from hypothesis.errors import InvalidArgument
 from lxml import etree
 
 from fel_rules import Config, Report, Validator
+from fel_rules.testing.builder import SAMPLE_KINDS, Anulacion, Impuesto, Invoice, Item, sample_invoice
 
 from .conftest import EXAMPLES, RULES
 from .mcp.harness import INIT, MODERN_META, Session
-from .support.builder import (
-    SAMPLE_KINDS,
-    Anulacion,
-    Impuesto,
-    Invoice,
-    Item,
-    sample_invoice,
-)
 
 # --- settings -----------------------------------------------------------------------------------------
 
@@ -331,7 +325,7 @@ def mutated_documents(draw) -> bytes:
     return out
 
 
-@fel_settings(300)
+@fel_settings(100)
 @given(data=mutated_documents(), lang=st.sampled_from(["es", "en"]))
 def test_mutated_invoices_always_give_a_consistent_report(data, lang):
     report = validator(lang).validate_bytes(data, path="mutated.xml")
@@ -341,7 +335,7 @@ def test_mutated_invoices_always_give_a_consistent_report(data, lang):
     event("stages: " + " ".join(stage.status for stage in report.stages))
 
 
-@fel_settings(100)
+@fel_settings(35)
 @given(data=st.binary(max_size=400))
 def test_random_bytes_give_a_consistent_report(data):
     check_report(validator().validate_bytes(data))
@@ -426,7 +420,7 @@ def verdict(report: Report) -> tuple:
     return data["valid"], data["complete"], data["stages"], data["counts"], data["totals"], document, issues
 
 
-@fel_settings(150)
+@fel_settings(50)
 @given(seed=st.sampled_from(NEUTRAL_SEEDS), data=st.data())
 def test_neutral_rewrites_keep_the_verdict(seed, data):
     name, original = seed
@@ -617,7 +611,7 @@ deltas = st.one_of(
 ).filter(lambda d: d != 0)
 
 
-@fel_settings(150)
+@fel_settings(50)
 @given(invoice=arithmetic_invoices())
 def test_correct_invoices_fire_no_arithmetic_rule(invoice):
     data = invoice.to_xml()
@@ -628,7 +622,7 @@ def test_correct_invoices_fire_no_arithmetic_rule(invoice):
     assert report.stages[2].status == "passed", [i.message for i in report.issues if i.severity.value == "error"]
 
 
-@fel_settings(300)
+@fel_settings(100)
 @given(invoice=arithmetic_invoices(), data=st.data())
 def test_one_perturbed_amount_fires_exactly_the_broken_relations(invoice, data):
     root = invoice.to_element()
@@ -1095,7 +1089,7 @@ def raw_lines(draw) -> bytes:
 def test_mcp_random_bytes(mcp_root):
     fuzzer = Fuzzer(mcp_root, line_limit=LINE_LIMIT)
 
-    @fel_settings(200)
+    @fel_settings(70)
     @given(data=raw_lines())
     def fuzz(data):
         _send_lines(fuzzer, data)
@@ -1110,7 +1104,7 @@ def test_mcp_random_bytes(mcp_root):
 def test_mcp_random_json_values(mcp_root):
     fuzzer = Fuzzer(mcp_root)
 
-    @fel_settings(200)
+    @fel_settings(70)
     @given(value=json_values, ascii_only=st.booleans())
     def fuzz(value, ascii_only):
         _send_lines(fuzzer, encode(value, ascii_only))
@@ -1126,7 +1120,7 @@ def test_mcp_random_json_values(mcp_root):
 def test_mcp_random_json_rpc_messages(mcp_root, era, version):
     fuzzer = Fuzzer(mcp_root, era=era, version=version)
 
-    @fel_settings(200)
+    @fel_settings(70)
     @given(messages=st.lists(rpc_messages(modern=era == "modern"), min_size=1, max_size=3), ascii_only=st.booleans(),
            as_batch=st.integers(0, 99))
     def fuzz(messages, ascii_only, as_batch):

@@ -15,9 +15,9 @@ import zxingcpp
 from fel_rules import RenderError
 from fel_rules.outputs.render import RenderSettings, render_bytes, render_file
 from fel_rules.outputs.render.words import amount_in_words
+from fel_rules.testing.builder import Invoice, Item
 
 from .conftest import EXAMPLES
-from .support.builder import Invoice, Item
 
 LOGO = EXAMPLES / "logo.png"
 SETTINGS = RenderSettings.from_env({}, logo=LOGO)

@@ -15,9 +15,9 @@ from fel_rules.batch.worker import FileTask, PdfNote, process_file
 from fel_rules.cli.app import main
 from fel_rules.outputs.render import RenderSettings, render_bytes
 from fel_rules.outputs.render import api as render_api
+from fel_rules.testing.builder import Invoice, Item
 
 from .conftest import EXAMPLES
-from .support.builder import Invoice, Item
 from .test_render import pdf_pages
 
 UUID = "5D8A3F21-9C4B-4E7A-B2D6-0F1E8C7A4B93"

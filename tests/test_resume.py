@@ -16,9 +16,9 @@ from fel_rules import Config
 from fel_rules.batch import BatchOptions, run_batch
 from fel_rules.cli.app import main
 from fel_rules.outputs.render import RenderSettings
+from fel_rules.testing.builder import Invoice, Item
 
 from .conftest import EXAMPLES, RULES
-from .support.builder import Invoice, Item
 from .test_batch import tree
 
 

@@ -9,6 +9,7 @@ import pytest
 from lxml import etree
 
 from fel_rules.core.namespaces import DS
+from fel_rules.testing.signing import TEST_SIGNER, XADES, sign
 from fel_rules.xmldsig import (
     MAX_SIGNATURES,
     PROBLEM_VALUES,
@@ -22,7 +23,6 @@ from fel_rules.xmldsig.canonical import decode_base64
 from fel_rules.xmldsig.xades import parse_signing_time
 
 from .conftest import EXAMPLES
-from .support.signing import TEST_SIGNER, XADES, sign
 
 NS = {"ds": DS, "xades": XADES}
 UNSIGNED = (EXAMPLES / "factura-certificada.xml").read_bytes()

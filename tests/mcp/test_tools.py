@@ -7,9 +7,10 @@ import time
 
 import pytest
 
+from fel_rules.testing.builder import Invoice, Item
+
 from ..batch_folder import fill
 from ..conftest import EXAMPLES
-from ..support.builder import Invoice, Item
 from .harness import Session
 
 

@@ -10,16 +10,10 @@ documents); the cases that need a ds:Signature append one.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from tests.support.builder import (  # noqa: E402
+from fel_rules.testing.builder import (
     Anulacion,
     Direccion,
     Invoice,
@@ -30,7 +24,9 @@ from tests.support.builder import (  # noqa: E402
     nit_with_check_digit,
     serialize,
 )
-from tests.support.xmltools import NS_DTE, Element, etree  # noqa: E402
+from fel_rules.testing.xmltools import NS_DTE, Element, etree
+
+HERE = Path(__file__).resolve().parent
 
 NS_CMDP = "http://www.sat.gob.gt/face2/ComplementoMediosDePago/0.1.0"
 NS_CRFE = "http://www.sat.gob.gt/face2/ComplementoRetencionesFacturaEspecifica/0.1.0"

@@ -2,7 +2,7 @@
 
 Each file is a valid document of a DTE type, or with a field, that ``examples/`` does not cover
 (RDON, RANT, NEV, FEPE, FARP, FPEC; exports of FARP and FPEC; ClasificacionEmisor, AfiliacionOmiso,
-EmisionUbicacionTemporal, CodigoProducto), built with the test builder (``tests/support/builder.py``). All content is
+EmisionUbicacionTemporal, CodigoProducto), built with the test builder (``fel_rules/testing/builder.py``). All content is
 invented; NITs carry a correct check digit. The output is deterministic.
 
 Usage::
@@ -12,15 +12,9 @@ Usage::
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from tests.support.builder import (  # noqa: E402
+from fel_rules.testing.builder import (
     Direccion,
     Exportacion,
     Impuesto,
@@ -29,9 +23,11 @@ from tests.support.builder import (  # noqa: E402
     RawComplemento,
     nit_with_check_digit,
 )
-from tests.support.xmltools import etree  # noqa: E402
+from fel_rules.testing.xmltools import etree
 
-NS_CRFE = "http://www.sat.gob.gt/face2/ComplementoRetencionesFacturaEspecifica/0.1.0"  # noqa: E402
+HERE = Path(__file__).resolve().parent
+
+NS_CRFE = "http://www.sat.gob.gt/face2/ComplementoRetencionesFacturaEspecifica/0.1.0"
 
 RECEPTOR = dict(
     receptor_id=nit_with_check_digit("6193047"),

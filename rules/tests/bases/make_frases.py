@@ -3,7 +3,7 @@
 Each file is a valid document that ``examples/`` does not provide: a DTE type with its own frase
 (FARP, FPEC, FEPE, RANT, FACP, RECI, RDON, and export FARP and FPEC), an invoice issued in a temporary location (frase 9-14),
 and a fuel invoice with the social-support product codes (frase 9-19). Built with the test builder
-(``tests/support/builder.py``); all content is invented and every NIT carries a correct check
+(``fel_rules/testing/builder.py``); all content is invented and every NIT carries a correct check
 digit. The output is deterministic.
 
 Usage::
@@ -13,17 +13,11 @@ Usage::
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from lxml import etree
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from tests.support.builder import (  # noqa: E402
+from fel_rules.testing.builder import (
     Direccion,
     Exportacion,
     Frase,
@@ -33,6 +27,8 @@ from tests.support.builder import (  # noqa: E402
     RawComplemento,
     nit_with_check_digit,
 )
+
+HERE = Path(__file__).resolve().parent
 
 NS_CRFE = "http://www.sat.gob.gt/face2/ComplementoRetencionesFacturaEspecifica/0.1.0"
 

@@ -6,21 +6,11 @@ built with the test builder, so every amount follows the catalogue rates in rule
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from fel_rules.testing.builder import Direccion, Impuesto, Invoice, Item, nit_with_check_digit
 
-from tests.support.builder import (  # noqa: E402
-    Direccion,
-    Impuesto,
-    Invoice,
-    Item,
-    nit_with_check_digit,
-)
+HERE = Path(__file__).resolve().parent
 
 HOTEL = dict(
     emisor_nit=nit_with_check_digit("6183547"),

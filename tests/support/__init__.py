@@ -1,1 +1,0 @@
-"""Helpers for the test suite: an FEL document builder and verification utilities."""
