@@ -39,13 +39,18 @@ def main() -> None:
     print(f"{'invoice':>22} {'pages':>5} {'render':>9} {'PDFs/s':>7} {'validate ref':>13} {'ratio':>6}")
     for label, data in (("3 lines (examples)", (ROOT / "examples" / "factura-certificada.xml").read_bytes()),
                         ("1 page, 10 lines", invoice(10)), ("100 lines", invoice(100))):
-        result = render_bytes(data, settings=settings, validator=validator)  # warm-up (logo, schema)
-        pages = result.pdf.count(b"/Type /Page\n")
-        render = median_ms(lambda: render_bytes(data, settings=settings, validator=validator), args.repeat)
-        reference = median_ms(lambda: validator.validate_bytes(data), args.repeat)
-        print(f"{label:>22} {pages:>5} {render:>7.2f}ms {1000 / render:>7.0f} {reference:>11.2f}ms "
-              f"{render / reference:>6.1f}")
+        print(_row(label, data, validator, settings, args.repeat))
     print("\nrender = validate + view + reportlab layout + QR, one core; ratio = render / validation alone.")
+
+
+def _row(label: str, data: bytes, validator: Validator, settings: RenderSettings, repeat: int) -> str:
+    """One line of the table: rendering ``data`` against validating it alone, side by side."""
+    result = render_bytes(data, settings=settings, validator=validator)  # warm-up (logo, schema)
+    pages = result.pdf.count(b"/Type /Page\n")
+    render = median_ms(lambda: render_bytes(data, settings=settings, validator=validator), repeat)
+    reference = median_ms(lambda: validator.validate_bytes(data), repeat)
+    return (f"{label:>22} {pages:>5} {render:>7.2f}ms {1000 / render:>7.0f} {reference:>11.2f}ms "
+            f"{render / reference:>6.1f}")
 
 
 if __name__ == "__main__":

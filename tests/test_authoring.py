@@ -32,8 +32,10 @@ def test_every_rule_file_matches_the_published_schema():
 
 def _rules_with_cases(folder, *case_files: str):
     """A copy of rules/ beside examples/, as in a checkout, keeping only the given case files."""
-    keep = lambda where, names: [n for n in names if where.endswith("tests") and n.endswith(".yaml") and n not in case_files]  # noqa: E731
-    shutil.copytree(RULES, folder / "rules", ignore=keep)
+    def left_out(where, names):
+        return [n for n in names if where.endswith("tests") and n.endswith(".yaml") and n not in case_files]
+
+    shutil.copytree(RULES, folder / "rules", ignore=left_out)
     (folder / "examples").symlink_to(EXAMPLES)
     return folder / "rules"
 
@@ -43,7 +45,8 @@ def test_rules_test_list_show_and_lint(tmp_path, capsys):
     rules = _rules_with_cases(tmp_path, "FEL-IVA-01.yaml", "FEL-TOT-03.yaml")
     assert main(["rules", "--rules-dir", str(rules), "test"]) == 0
     out = capsys.readouterr().out
-    assert "ok   FEL-TOT-03/gran_total_distinto: esperado FEL-TOT-03, FEL-TOT-04; obtenido FEL-TOT-03, FEL-TOT-04" in out
+    assert ("ok   FEL-TOT-03/gran_total_distinto: esperado FEL-TOT-03, FEL-TOT-04; "
+            "obtenido FEL-TOT-03, FEL-TOT-04") in out
     assert out.strip().endswith("casos, 0 fallidos") and "FEL-IVA-01/iva_alterado" in out
     assert main(["rules", "list"]) == 0
     assert "FEL-IVA-01" in capsys.readouterr().out

@@ -2,8 +2,8 @@
 
 Each file is a valid document of a DTE type, or with a field, that ``examples/`` does not cover
 (RDON, RANT, NEV, FEPE, FARP, FPEC; exports of FARP and FPEC; ClasificacionEmisor, AfiliacionOmiso,
-EmisionUbicacionTemporal, CodigoProducto), built with the test builder (``fel_rules/testing/builder.py``). All content is
-invented; NITs carry a correct check digit. The output is deterministic.
+EmisionUbicacionTemporal, CodigoProducto), built with the test builder (``fel_rules.testing``). All
+content is invented; NITs carry a correct check digit. The output is deterministic.
 
 Usage::
 

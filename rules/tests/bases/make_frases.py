@@ -1,10 +1,10 @@
 """Generate the base documents of the test cases of the FEL-FRA rules (frases).
 
 Each file is a valid document that ``examples/`` does not provide: a DTE type with its own frase
-(FARP, FPEC, FEPE, RANT, FACP, RECI, RDON, and export FARP and FPEC), an invoice issued in a temporary location (frase 9-14),
-and a fuel invoice with the social-support product codes (frase 9-19). Built with the test builder
-(``fel_rules/testing/builder.py``); all content is invented and every NIT carries a correct check
-digit. The output is deterministic.
+(FARP, FPEC, FEPE, RANT, FACP, RECI, RDON, and export FARP and FPEC), an invoice issued in a
+temporary location (frase 9-14), and a fuel invoice with the social-support product codes (frase
+9-19). Built with the test builder (``fel_rules.testing``); all content is invented and every NIT
+carries a correct check digit. The output is deterministic.
 
 Usage::
 
