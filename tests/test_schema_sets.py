@@ -86,5 +86,5 @@ def test_project_and_official_sets_agree(document):
     assert ours.status == theirs.status
     # SAT's set states some facets twice (base and derived type), so one bad value can give two
     # identical errors there: the places must agree, not how many times each is reported
-    locations = lambda stage: sorted({(i.location.xpath, i.location.field) for i in stage.issues})  # noqa: E731
+    locations = lambda stage: sorted({(f.xpath, f.field) for f in stage.findings})  # noqa: E731
     assert locations(ours) == locations(theirs)

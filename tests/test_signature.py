@@ -18,7 +18,6 @@ from cryptography.hazmat.primitives.serialization import Encoding
 from lxml import etree
 
 from fel_rules.checks import CheckInput, get_check_kind
-from fel_rules.checks import signature as signature_kind
 from fel_rules.checks.signature import SignatureCheck, SignatureParams
 from fel_rules.core.namespaces import DS, DTE
 from fel_rules.testing.signing import (
@@ -35,6 +34,8 @@ from fel_rules.testing.signing import (
     signature_element,
     utc,
 )
+from fel_rules.xmldsig import verify as xmldsig_verify
+from fel_rules.xmldsig import xades as xmldsig_xades
 
 from .conftest import EXAMPLES, FEL_REFERENCE, requires_shared
 
@@ -426,8 +427,9 @@ def test_fir_whole_document_reference_with_enveloped_signature(validator, signer
 def test_fir_work_is_bounded(validator, signed, monkeypatch):
     """A SignedInfo with hundreds of references is refused before any of them is digested."""
     digested = []
-    canonical = signature_kind._canonical
-    monkeypatch.setattr(signature_kind, "_canonical", lambda *args: digested.append(args) or canonical(*args))
+    canonical = xmldsig_verify.canonical_reference
+    monkeypatch.setattr(xmldsig_verify, "canonical_reference",
+                        lambda *args: digested.append(args) or canonical(*args))
     validator.validate_bytes(signed)
     normal = len(digested)  # both signatures, every reference
     root = etree.fromstring(signed)
@@ -467,10 +469,10 @@ def test_fir_reads_the_document_once_and_each_certificate_once(validator, signed
     """What keeps verification cheap: the FIR rules share one re-read of the received bytes per document,
     and an issuer's certificate is parsed once, not once per document."""
     reads = []
-    parser = signature_kind._source_parser
-    monkeypatch.setattr(signature_kind, "_source_parser", lambda: reads.append(1) or parser())
+    parser = xmldsig_verify._source_parser
+    monkeypatch.setattr(xmldsig_verify, "_source_parser", lambda: reads.append(1) or parser())
     validator.validate_bytes(signed)
     assert len(reads) == 1
-    parsed = signature_kind._load_certificate.cache_info().misses
+    parsed = xmldsig_xades.load_certificate.cache_info().misses
     assert fir(validator.validate_bytes(signed)) == []
-    assert len(reads) == 2 and signature_kind._load_certificate.cache_info().misses == parsed
+    assert len(reads) == 2 and xmldsig_xades.load_certificate.cache_info().misses == parsed

@@ -10,14 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
-from typing import Union
 
 __all__ = [
     "Amount", "DocumentAmounts", "IVA_DIVISOR", "IVA_RATE", "LineAmounts", "Number", "TaxAmounts",
     "format_decimal", "pick", "quantize", "split_iva", "to_decimal"
 ]
 
-Number = Union[Decimal, int, str]
+Number = Decimal | int | str
 """Accepted input for amounts: Decimal, int or a decimal string (floats are refused)."""
 
 IVA_RATE = Decimal("0.12")

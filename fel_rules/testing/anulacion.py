@@ -15,13 +15,13 @@ from .defaults import (
     SAT_CERTIFICADOR_NIT,
     SAT_CERTIFICADOR_NOMBRE,
 )
+from .signing import document_bytes
 from .xmltools import (
     NS_ANULACION,
     NS_DS,
     Element,
     add_placeholder_signature,
     apply_attributes,
-    document_bytes,
     etree,
     prune,
     sub,

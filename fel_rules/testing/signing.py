@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.serialization import Encoding
 from cryptography.x509.oid import NameOID
 from lxml import etree
 
-from .xmltools import NS_DS, XML_DECLARATION
+from .xmltools import NS_DS, XML_DECLARATION, Element, serialize
 
 __all__ = [
     "C14N", "ENVELOPED", "EXC_C14N", "SHA256", "SIGNING_TIME", "TEST_SIGNER", "XADES", "Signer", "canonicalize",
@@ -150,3 +150,12 @@ def sign_certified(document: bytes, signer: Signer = TEST_SIGNER) -> bytes:
         root.append(signature)
         fill(root, signature, signer)
     return XML_DECLARATION + etree.tostring(root, encoding="UTF-8")
+
+
+def document_bytes(root: Element, *, certified: bool, sign: bool) -> bytes:
+    """A built document as its certifier sends it: serialized and, when ``certified`` and ``sign``, signed by
+    its issuer and its certifier with the test signer."""
+    data = serialize(root)
+    if not (certified and sign):
+        return data
+    return sign_certified(data)

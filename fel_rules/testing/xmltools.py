@@ -9,7 +9,7 @@ from lxml import etree
 
 __all__ = [
     "Element", "NS_ANULACION", "NS_CEX", "NS_CFC", "NS_CFE", "NS_CNO", "NS_DS", "NS_DTE", "XML_DECLARATION",
-    "add_placeholder_signature", "apply_attributes", "document_bytes", "etree", "local_name", "prune",
+    "add_placeholder_signature", "apply_attributes", "etree", "local_name", "prune",
     "serialize", "set_attrs", "sub"
 ]
 
@@ -125,14 +125,3 @@ def serialize(root: Element) -> bytes:
     """UTF-8 bytes with a double-quoted XML declaration, pretty-printed with 2-space indent."""
     etree.indent(root, space="  ")
     return XML_DECLARATION + etree.tostring(root, encoding="UTF-8", pretty_print=True)
-
-
-def document_bytes(root: Element, *, certified: bool, sign: bool) -> bytes:
-    """A built document as its certifier sends it: serialized and, when ``certified`` and ``sign``, signed by
-    its issuer and its certifier with the test signer of :mod:`.signing`."""
-    data = serialize(root)
-    if not (certified and sign):
-        return data
-    from .signing import sign_certified  # the builder itself needs no cryptography
-
-    return sign_certified(data)
