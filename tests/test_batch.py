@@ -18,7 +18,7 @@ from fel_rules.batch import BatchOptions, manifest_json_schema, run_batch
 from fel_rules.cli.app import main
 from fel_rules.outputs.render import RenderSettings
 
-from .batch_folder import ORIGIN_UUID, TWIN_UUID, fill
+from .batch_folder import TWIN_UUID, fill
 from .conftest import EXAMPLES, ROOT
 from .support.builder import Invoice, Item
 

@@ -7,11 +7,11 @@ non-numeric text). Values derived from an amount call :meth:`Amount.require`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
-from typing import Callable, Union
 
-Number = Union[Decimal, int, str]
+Number = Decimal | int | str
 """Accepted input for amounts: Decimal, int or a decimal string (floats are refused)."""
 
 IVA_RATE = Decimal("0.12")

@@ -37,7 +37,6 @@ import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Union
 
 from .amounts import Amount, DocumentAmounts, Number, pick
 from .anulacion import Anulacion, CertificacionAnulacion
@@ -122,7 +121,7 @@ class Frase:
     fecha_resolucion: str | None = None
 
 
-FraseLike = Union[Frase, tuple[int, int]]
+FraseLike = Frase | tuple[int, int]
 
 
 @dataclass
@@ -271,7 +270,7 @@ class Invoice:
         self._write_receptor(emision)
         self._write_frases(emision)
         items = sub(emision, NS_DTE, "Items")
-        for index, (item, line) in enumerate(zip(self.items, amounts.lines), 1):
+        for index, (item, line) in enumerate(zip(self.items, amounts.lines, strict=True), 1):
             item.write(items, index, line)
         self._write_totales(emision, amounts)
         self._write_complementos(emision, amounts)

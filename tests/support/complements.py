@@ -93,7 +93,7 @@ class Cambiaria(Complemento):
     def write(self, parent: Element, amounts: DocumentAmounts, decimals: int) -> None:
         root = sub(parent, NS_CFC, "AbonosFacturaCambiaria", attrs={"Version": self.version})
         gran_total = amounts.gran_total.require("GranTotal")
-        for abono, monto in zip(self.abonos, self.montos(gran_total, decimals)):
+        for abono, monto in zip(self.abonos, self.montos(gran_total, decimals), strict=True):
             item = sub(root, NS_CFC, "Abono")
             sub(item, NS_CFC, "NumeroAbono", str(abono.numero))
             sub(item, NS_CFC, "FechaVencimiento", abono.fecha_vencimiento)

@@ -25,7 +25,7 @@ def nit_check_digit(body: str) -> str:
     if not body.isdigit():
         raise ValueError(f"NIT body must contain digits only: {body!r}")
     weights = range(len(body) + 1, 1, -1)
-    total = sum(int(digit) * weight for digit, weight in zip(body, weights))
+    total = sum(int(digit) * weight for digit, weight in zip(body, weights, strict=True))
     remainder = (11 - total % 11) % 11
     return "K" if remainder == 10 else str(remainder)
 
