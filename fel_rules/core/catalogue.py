@@ -22,8 +22,8 @@ from .templates import render_template, template_fields
 from .text import Text
 
 __all__ = [
-    "LANGUAGES", "MESSAGES", "Catalogue", "Entry", "RuleTexts", "Wording", "load_catalogue", "render_text",
-    "render_values", "rule_entry", "say",
+    "LANGUAGES", "MESSAGES", "Catalogue", "Entry", "RuleSources", "RuleTexts", "Wording", "load_catalogue",
+    "render_text", "render_values", "rule_entry", "say",
 ]
 
 #: Languages of the catalogue; the first is the one every text must have and the fallback.
