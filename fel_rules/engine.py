@@ -11,7 +11,7 @@ import decimal
 import hashlib
 import os
 import time
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
@@ -274,7 +274,8 @@ class Validator:
     def _finish(self, path, sha256, issues, statuses, facts, started, root=None) -> Outcome:
         as_of = self._as_of(facts) if facts is not None else self.config.as_of
         names: tuple[StageName, ...] = ("xml", "schema", "rules")
-        stages = [Stage(name=name, status=statuses[i] if i < len(statuses) else "skipped") for i, name in enumerate(names)]
+        stages = [Stage(name=name, status=statuses[i] if i < len(statuses) else "skipped")
+                  for i, name in enumerate(names)]
         issues = sorted(issues, key=Issue.sort_key)
         counts = tally(issues)
         valid, complete = decide(stages, counts)
@@ -293,7 +294,7 @@ class Validator:
             issues=issues,
             run=RunInfo(
                 engine_version=__version__,
-                started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                started_at=datetime.now(UTC).isoformat(timespec="seconds"),
                 duration_ms=round((time.perf_counter() - started) * 1000, 3),
                 lang=self.config.lang,
                 profile=self.catalog.profile,

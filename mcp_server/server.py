@@ -206,7 +206,8 @@ class Server:
             return self._stateless(request, version)
         method = _HANDSHAKE_METHODS.get(request.method, _UNKNOWN)
         if method.after_initialize and self.era != "legacy":
-            raise RpcError(INVALID_REQUEST, "Invalid Request: send initialize first (or use the 2026-07-28 _meta envelope)")
+            raise RpcError(INVALID_REQUEST,
+                           "Invalid Request: send initialize first (or use the 2026-07-28 _meta envelope)")
         return method.handler(self, request, self.version)
 
     def _initialize(self, request: _Request) -> dict:
@@ -369,7 +370,8 @@ def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None, *, root
                                           "llamadas en curso y se detienen sus procesos de trabajo")
         except Stopped as stopped:
             name = signal.Signals(stopped.signum).name
-            log_event("signal", f"señal {name}: se cancelan las llamadas en curso y se detienen sus procesos de trabajo")
+            log_event("signal",
+                      f"señal {name}: se cancelan las llamadas en curso y se detienen sus procesos de trabajo")
             server.stop()
             status = 128 + stopped.signum
     return status

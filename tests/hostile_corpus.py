@@ -42,6 +42,10 @@ def _replace(old: bytes, new: bytes) -> bytes:
     return FACT.replace(old, new, 1)
 
 
+#: The example invoice's emission time, which the date and time-zone cases replace.
+_EMITTED = b'FechaHoraEmision="2026-03-02T09:15:00-06:00"'
+
+
 def _sparse(name: str, size: int) -> Callable[[Path], Path]:
     def make(folder: Path) -> Path:
         path = folder / name
@@ -168,27 +172,29 @@ CASES: list[Case] = [
     Case("10000-items", "A FEL document with 10,000 items", _many_items(10000), "FEL-XML-08", 2,
          "refused before the schema (limit 9,999, --max-items)"),
     Case("22-digits", "Amounts with 22 digits, 10 of them decimals",
-         _write("digitos.xml", _replace(b"<dte:PrecioUnitario>85.00<", b"<dte:PrecioUnitario>123456789012.1234567890<")),
+         _write("digitos.xml",
+                _replace(b"<dte:PrecioUnitario>85.00<", b"<dte:PrecioUnitario>123456789012.1234567890<")),
          "FEL-LIN-01", 1, "schema-valid number; arithmetic rules report the inconsistency"),
     Case("23-digits", "An amount with 23 digits",
          _write("digitos23.xml", _replace(b"<dte:GranTotal>1911.50<", b"<dte:GranTotal>1234567890123.1234567891<")),
          "FEL-XSD-01", 1, "schema error: more than 22 digits"),
-    Case("negative", "A negative amount", _write("negativo.xml", _replace(b"<dte:GranTotal>1911.50<", b"<dte:GranTotal>-1911.50<")),
+    Case("negative", "A negative amount",
+         _write("negativo.xml", _replace(b"<dte:GranTotal>1911.50<", b"<dte:GranTotal>-1911.50<")),
          "FEL-XSD-01", 1, "schema error: must be ≥ 0"),
     Case("exponent", "Exponent notation (1.9115E3)",
          _write("exponente.xml", _replace(b"<dte:GranTotal>1911.50<", b"<dte:GranTotal>1.9115E3<")),
          "FEL-XSD-01", 1, "schema error: not an xs:decimal; rules never read it as a number"),
     Case("invalid-date", "Invalid date 2025-02-30",
-         _write("fecha.xml", _replace(b'FechaHoraEmision="2026-03-02T09:15:00-06:00"', b'FechaHoraEmision="2025-02-30T09:15:00-06:00"')),
+         _write("fecha.xml", _replace(_EMITTED, b'FechaHoraEmision="2025-02-30T09:15:00-06:00"')),
          "FEL-XSD-01", 1, "schema error: not a date"),
     Case("tz-none", "Emission time without a time zone",
-         _write("sin-zona.xml", _replace(b'FechaHoraEmision="2026-03-02T09:15:00-06:00"', b'FechaHoraEmision="2026-03-02T09:15:00"')),
+         _write("sin-zona.xml", _replace(_EMITTED, b'FechaHoraEmision="2026-03-02T09:15:00"')),
          None, 0, "valid (SAT reads it as Guatemala time)"),
     Case("tz-utc", "Emission time in UTC (Z)",
-         _write("utc.xml", _replace(b'FechaHoraEmision="2026-03-02T09:15:00-06:00"', b'FechaHoraEmision="2026-03-02T15:15:00Z"')),
+         _write("utc.xml", _replace(_EMITTED, b'FechaHoraEmision="2026-03-02T15:15:00Z"')),
          None, 0, "valid"),
     Case("tz-bad", "Emission time with an impossible offset (+25:00)",
-         _write("zona-mala.xml", _replace(b'FechaHoraEmision="2026-03-02T09:15:00-06:00"', b'FechaHoraEmision="2026-03-02T09:15:00+25:00"')),
+         _write("zona-mala.xml", _replace(_EMITTED, b'FechaHoraEmision="2026-03-02T09:15:00+25:00"')),
          "FEL-XSD-01", 1, "schema error"),
     # concurrency: an element under a schema wildcard, in a namespace the schema set does not import
     Case("xslt-transform", "A signature asking for an XSLT transform",

@@ -19,7 +19,7 @@ from fel_rules.cli.app import main
 from fel_rules.outputs.render import RenderSettings
 from fel_rules.testing.builder import Invoice, Item
 
-from .batch_folder import ORIGIN_UUID, TWIN_UUID, fill
+from .batch_folder import TWIN_UUID, fill
 from .conftest import EXAMPLES, ROOT
 
 SETTINGS = RenderSettings.from_env({}, logo=EXAMPLES / "logo.png")

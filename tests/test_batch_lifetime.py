@@ -122,7 +122,8 @@ def test_a_cancelled_batch_stops_while_a_file_is_still_running(folder, tmp_path,
     with pytest.raises(BatchCancelled):
         run_batch(BatchOptions(input_dir=folder, out_dir=tmp_path / "salida", workers=2, render=False,
                                progress=False, cancel=cancel))
-    assert not list((tmp_path / "salida").glob("terminado-*")), "the batch waited for the files in progress instead of stopping"
+    assert not list((tmp_path / "salida").glob("terminado-*")), \
+        "the batch waited for the files in progress instead of stopping"
 
 
 def test_a_sigterm_handler_inherited_by_a_forked_worker_ends_it_quietly():

@@ -157,7 +157,7 @@ def test_three_line_invoice_arithmetic_is_exact():
     assert totals == [Decimal("850.00"), Decimal("731.50"), Decimal("75.00")]
     assert dec(root, ".//dte:GranTotal") == sum(totals) == Decimal("1656.50")
     iva_sum = Decimal(0)
-    for item, total in zip(items, totals):
+    for item, total in zip(items, totals, strict=True):
         gravable = dec(item, ".//dte:MontoGravable")
         impuesto = dec(item, ".//dte:MontoImpuesto")
         assert gravable + impuesto == total

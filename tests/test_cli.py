@@ -89,8 +89,8 @@ def test_malformed_rule_file_exits_2_naming_file_and_line(capsys, tmp_path):
     rules = tmp_path / "rules"
     shutil.copytree(RULES, rules)
     bad = rules / "lineas.yaml"
-    bad.write_text(bad.read_text(encoding="utf-8").replace("    at: precio\n", "    at: precio\n    severidad: alta\n", 1),
-                   encoding="utf-8")
+    text = bad.read_text(encoding="utf-8")
+    bad.write_text(text.replace("    at: precio\n", "    at: precio\n    severidad: alta\n", 1), encoding="utf-8")
     code, out, err = run(capsys, FACT, "--rules-dir", rules)
     assert code == 2 and out == ""
     assert f"{bad}:" in err and "[FEL-LIN-01]" in err and "clave desconocida 'severidad'" in err

@@ -56,7 +56,8 @@ def test_adenda_content_is_never_read_by_rules(validator):
 
 
 def test_unknown_xsi_type_is_a_schema_error(validator):
-    data = replace(b"<dte:GranTotal>", b'<dte:GranTotal xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="foo:Bar">')
+    data = replace(b"<dte:GranTotal>",
+                   b'<dte:GranTotal xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="foo:Bar">')
     report = validator.validate_bytes(data)
     assert not report.could_not_validate and report.stages[1].status == "failed"
     assert any(i.rule_id == "FEL-XSD-04" for i in report.issues)

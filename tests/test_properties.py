@@ -194,86 +194,120 @@ def _attribute_names(root) -> list[str]:
     return sorted({name for el in root.iter(etree.Element) for name in el.attrib})
 
 
+def _delete(draw, root, elements: list) -> str | None:
+    if len(elements) < 2:
+        return None
+    element = draw(st.sampled_from(elements[1:]))
+    element.getparent().remove(element)
+    return f"delete {element.tag}"
+
+
+def _duplicate(draw, root, elements: list) -> str | None:
+    if len(elements) < 2:
+        return None
+    element = draw(st.sampled_from(elements[1:]))
+    times = draw(st.integers(1, 3))
+    parent = element.getparent()
+    for _ in range(times):
+        parent.insert(parent.index(element) + 1, copy.deepcopy(element))
+    return f"duplicate {element.tag} ×{times}"
+
+
+def _reorder(draw, root, elements: list) -> str | None:
+    parents = [el for el in elements if len(el) >= 2]
+    if not parents:
+        return None
+    parent = draw(st.sampled_from(parents))
+    children = list(parent)
+    order = draw(st.permutations(range(len(children))))
+    for child in children:
+        parent.remove(child)
+    for index in order:
+        parent.append(children[index])
+    return f"reorder children of {parent.tag}: {order}"
+
+
+def _set_attr(draw, root, elements: list) -> str | None:
+    element = draw(st.sampled_from(elements))
+    name = draw(st.one_of(st.sampled_from(sorted(element.attrib) or ["ID"]),
+                          st.sampled_from(_attribute_names(root)), ncnames))
+    value = draw(values)
+    element.set(name, value)
+    return f"set {element.tag}@{name}={value!r}"
+
+
+def _del_attr(draw, root, elements: list) -> str | None:
+    with_attrs = [el for el in elements if el.attrib]
+    if not with_attrs:
+        return None
+    element = draw(st.sampled_from(with_attrs))
+    name = draw(st.sampled_from(sorted(element.attrib)))
+    del element.attrib[name]
+    return f"delete {element.tag}@{name}"
+
+
+def _set_text(draw, root, elements: list) -> str | None:
+    element = draw(st.sampled_from(elements))
+    value = draw(values)
+    element.text = value
+    return f"text {element.tag}={value!r}"
+
+
+def _insert(draw, root, elements: list) -> str | None:
+    parent = draw(st.sampled_from(elements))
+    namespace = draw(st.sampled_from(NAMESPACES))
+    local = draw(st.one_of(st.sampled_from(_local_names(root)), ncnames))
+    child = etree.Element(f"{{{namespace}}}{local}" if namespace else local)
+    if draw(st.booleans()):
+        child.text = draw(values)
+    if draw(st.booleans()):
+        child.set(draw(st.sampled_from(_attribute_names(root) or ["x"])), draw(values))
+    position = draw(st.integers(0, len(parent)))
+    parent.insert(position, child)
+    return f"insert {child.tag} into {parent.tag} at {position}"
+
+
+def _namespace(draw, root, elements: list) -> str | None:
+    element = draw(st.sampled_from(elements))
+    namespace = draw(st.sampled_from(NAMESPACES))
+    local = etree.QName(element).localname
+    element.tag = f"{{{namespace}}}{local}" if namespace else local
+    return f"namespace of {local} -> {namespace!r}"
+
+
+def _rename(draw, root, elements: list) -> str | None:
+    if len(elements) < 2:
+        return None
+    element = draw(st.sampled_from(elements[1:]))
+    namespace = etree.QName(element).namespace
+    local = draw(st.one_of(st.sampled_from(_local_names(root)), ncnames))
+    old = element.tag
+    element.tag = f"{{{namespace}}}{local}" if namespace else local
+    return f"rename {old} -> {element.tag}"
+
+
+def _move(draw, root, elements: list) -> str | None:
+    if len(elements) < 3:
+        return None
+    element = draw(st.sampled_from(elements[1:]))
+    targets = [el for el in elements if el is not element and element not in el.iterancestors()]
+    target = draw(st.sampled_from(targets))
+    target.append(element)
+    return f"move {element.tag} into {target.tag}"
+
+
+#: Structural and value mutations of a tree: each returns its description, or None when it has nothing to change.
+TREE_MUTATIONS = {"delete": _delete, "duplicate": _duplicate, "reorder": _reorder, "set_attr": _set_attr,
+                  "del_attr": _del_attr, "set_text": _set_text, "insert": _insert, "namespace": _namespace,
+                  "rename": _rename, "move": _move}
+
+
 @st.composite
 def tree_mutation(draw, root) -> str:
     """Apply one random structural or value mutation to ``root`` in place; returns a description."""
     elements = list(root.iter(etree.Element))
-    inner = elements[1:]
-    op = draw(st.sampled_from(["delete", "duplicate", "reorder", "set_attr", "del_attr", "set_text", "insert",
-                               "namespace", "rename", "move"]))
-    if op == "delete" and inner:
-        element = draw(st.sampled_from(inner))
-        element.getparent().remove(element)
-        return f"delete {element.tag}"
-    if op == "duplicate" and inner:
-        element = draw(st.sampled_from(inner))
-        times = draw(st.integers(1, 3))
-        parent = element.getparent()
-        for _ in range(times):
-            parent.insert(parent.index(element) + 1, copy.deepcopy(element))
-        return f"duplicate {element.tag} ×{times}"
-    if op == "reorder":
-        parents = [el for el in elements if len(el) >= 2]
-        if parents:
-            parent = draw(st.sampled_from(parents))
-            children = list(parent)
-            order = draw(st.permutations(range(len(children))))
-            for child in children:
-                parent.remove(child)
-            for index in order:
-                parent.append(children[index])
-            return f"reorder children of {parent.tag}: {order}"
-    if op == "set_attr":
-        element = draw(st.sampled_from(elements))
-        name = draw(st.one_of(st.sampled_from(sorted(element.attrib) or ["ID"]),
-                              st.sampled_from(_attribute_names(root)), ncnames))
-        value = draw(values)
-        element.set(name, value)
-        return f"set {element.tag}@{name}={value!r}"
-    if op == "del_attr":
-        with_attrs = [el for el in elements if el.attrib]
-        if with_attrs:
-            element = draw(st.sampled_from(with_attrs))
-            name = draw(st.sampled_from(sorted(element.attrib)))
-            del element.attrib[name]
-            return f"delete {element.tag}@{name}"
-    if op == "set_text":
-        element = draw(st.sampled_from(elements))
-        value = draw(values)
-        element.text = value
-        return f"text {element.tag}={value!r}"
-    if op == "insert":
-        parent = draw(st.sampled_from(elements))
-        namespace = draw(st.sampled_from(NAMESPACES))
-        local = draw(st.one_of(st.sampled_from(_local_names(root)), ncnames))
-        child = etree.Element(f"{{{namespace}}}{local}" if namespace else local)
-        if draw(st.booleans()):
-            child.text = draw(values)
-        if draw(st.booleans()):
-            child.set(draw(st.sampled_from(_attribute_names(root) or ["x"])), draw(values))
-        position = draw(st.integers(0, len(parent)))
-        parent.insert(position, child)
-        return f"insert {child.tag} into {parent.tag} at {position}"
-    if op == "namespace":
-        element = draw(st.sampled_from(elements))
-        namespace = draw(st.sampled_from(NAMESPACES))
-        local = etree.QName(element).localname
-        element.tag = f"{{{namespace}}}{local}" if namespace else local
-        return f"namespace of {local} -> {namespace!r}"
-    if op == "rename" and inner:
-        element = draw(st.sampled_from(inner))
-        namespace = etree.QName(element).namespace
-        local = draw(st.one_of(st.sampled_from(_local_names(root)), ncnames))
-        old = element.tag
-        element.tag = f"{{{namespace}}}{local}" if namespace else local
-        return f"rename {old} -> {element.tag}"
-    if op == "move" and len(inner) >= 2:
-        element = draw(st.sampled_from(inner))
-        targets = [el for el in elements if el is not element and element not in el.iterancestors()]
-        target = draw(st.sampled_from(targets))
-        target.append(element)
-        return f"move {element.tag} into {target.tag}"
-    return f"{op}: nothing to do"
+    op = draw(st.sampled_from(list(TREE_MUTATIONS)))
+    return TREE_MUTATIONS[op](draw, root, elements) or f"{op}: nothing to do"
 
 
 @st.composite
@@ -347,52 +381,70 @@ def _leaves(root) -> list:
     return [el for el in root.iter(etree.Element) if len(el) == 0 and el.text]
 
 
-@st.composite
-def neutral_rewrite(draw, data: bytes) -> bytes:
-    root = etree.fromstring(data, SAFE_PARSER)
-    order = ["indent", "strip", "attribute_order", "empty_tags", "cdata", "comments", "split"]
-    chosen = draw(st.lists(st.sampled_from(order), min_size=1, max_size=4))
-    for op in sorted(chosen, key=order.index):  # whitespace first: after a split, an element's text is content
-        note(f"rewrite: {op}")
-        elements = list(root.iter(etree.Element))
-        if op == "indent":
-            etree.indent(root, space=draw(st.sampled_from(["", " ", "\t", "        "])))
-        elif op == "strip":
-            for element in elements:
-                if len(element) and element.text is not None and not element.text.strip():
-                    element.text = None
-                if element.tail is not None and not element.tail.strip():
-                    element.tail = None
-        elif op == "comments":
-            for element in draw(st.lists(st.sampled_from(elements), max_size=6)):
-                node = etree.Comment(" nota ") if draw(st.booleans()) else etree.ProcessingInstruction("pi", "x")
-                element.addprevious(node) if element is not root else element.insert(0, node)
-        elif op == "split" and _leaves(root):
-            for element in draw(st.lists(st.sampled_from(_leaves(root)), max_size=4, unique_by=id)):
-                text = element.text
-                cut = draw(st.integers(0, len(text)))
-                node = etree.Comment(" c ") if draw(st.booleans()) else etree.ProcessingInstruction("pi")
-                element.text = text[:cut]
-                element.append(node)
-                node.tail = text[cut:]
-        elif op == "cdata" and _leaves(root):
-            for element in draw(st.lists(st.sampled_from(_leaves(root)), max_size=8, unique_by=id)):
-                # CDATA cannot escape characters the output encoding lacks (lxml would write "&#237;"
-                # as literal text inside it), so only ASCII texts become CDATA: the rewrite stays neutral
-                if "]]>" not in element.text and element.text.isascii():
-                    element.text = etree.CDATA(element.text)
-        elif op == "attribute_order":
-            for element in elements:
-                items = list(element.attrib.items())
-                if len(items) > 1:
-                    order = draw(st.permutations(items))
-                    element.attrib.clear()
-                    for name, value in order:
-                        element.set(name, value)
-        elif op == "empty_tags":
-            for element in elements:
-                if len(element) == 0 and not element.text:
-                    element.text = ""
+def _indent(draw, root, elements: list) -> None:
+    etree.indent(root, space=draw(st.sampled_from(["", " ", "\t", "        "])))
+
+
+def _strip(draw, root, elements: list) -> None:
+    for element in elements:
+        if len(element) and element.text is not None and not element.text.strip():
+            element.text = None
+        if element.tail is not None and not element.tail.strip():
+            element.tail = None
+
+
+def _comments(draw, root, elements: list) -> None:
+    for element in draw(st.lists(st.sampled_from(elements), max_size=6)):
+        node = etree.Comment(" nota ") if draw(st.booleans()) else etree.ProcessingInstruction("pi", "x")
+        element.addprevious(node) if element is not root else element.insert(0, node)
+
+
+def _split(draw, root, elements: list) -> None:
+    if not _leaves(root):
+        return
+    for element in draw(st.lists(st.sampled_from(_leaves(root)), max_size=4, unique_by=id)):
+        text = element.text
+        cut = draw(st.integers(0, len(text)))
+        node = etree.Comment(" c ") if draw(st.booleans()) else etree.ProcessingInstruction("pi")
+        element.text = text[:cut]
+        element.append(node)
+        node.tail = text[cut:]
+
+
+def _cdata(draw, root, elements: list) -> None:
+    if not _leaves(root):
+        return
+    for element in draw(st.lists(st.sampled_from(_leaves(root)), max_size=8, unique_by=id)):
+        # CDATA cannot escape characters the output encoding lacks (lxml would write "&#237;"
+        # as literal text inside it), so only ASCII texts become CDATA: the rewrite stays neutral
+        if "]]>" not in element.text and element.text.isascii():
+            element.text = etree.CDATA(element.text)
+
+
+def _attribute_order(draw, root, elements: list) -> None:
+    for element in elements:
+        items = list(element.attrib.items())
+        if len(items) > 1:
+            order = draw(st.permutations(items))
+            element.attrib.clear()
+            for name, value in order:
+                element.set(name, value)
+
+
+def _empty_tags(draw, root, elements: list) -> None:
+    for element in elements:
+        if len(element) == 0 and not element.text:
+            element.text = ""
+
+
+#: Rewrites that keep the XML information set, in the order they apply (whitespace first: after a split, an
+#: element's text is content).
+NEUTRAL_REWRITES = {"indent": _indent, "strip": _strip, "attribute_order": _attribute_order,
+                    "empty_tags": _empty_tags, "cdata": _cdata, "comments": _comments, "split": _split}
+
+
+def _serialized(draw, root) -> bytes:
+    """``root`` in a drawn encoding; in UTF-8, maybe with another prefix for dte and CRLF line ends."""
     encoding = draw(st.sampled_from(["UTF-8", "UTF-8", "UTF-16", "ISO-8859-1", "ASCII", "UTF-32"]))
     note(f"encoding: {encoding}")
     out = etree.tostring(root, xml_declaration=True, encoding=encoding)
@@ -405,6 +457,17 @@ def neutral_rewrite(draw, data: bytes) -> bytes:
         out = out.replace(b"\n", b"\r\n")
         note("CRLF line ends")
     return out
+
+
+@st.composite
+def neutral_rewrite(draw, data: bytes) -> bytes:
+    root = etree.fromstring(data, SAFE_PARSER)
+    order = list(NEUTRAL_REWRITES)
+    chosen = draw(st.lists(st.sampled_from(order), min_size=1, max_size=4))
+    for op in sorted(chosen, key=order.index):
+        note(f"rewrite: {op}")
+        NEUTRAL_REWRITES[op](draw, root, list(root.iter(etree.Element)))
+    return _serialized(draw, root)
 
 
 def verdict(report: Report) -> tuple:
@@ -433,10 +496,12 @@ def test_neutral_rewrites_keep_the_verdict(seed, data):
 # --- 2. arithmetic agreement ---------------------------------------------------------------------------------
 
 TOL = Decimal("0.01")
+DTE_NS = {"dte": NS_DTE}
 IVA_RATES = {"1": Decimal("0.12"), "2": Decimal("0")}
+TAX_CATALOGUE = yaml.safe_load((RULES / "data" / "impuestos.yaml").read_text(encoding="utf-8"))["impuestos"]
 TAX_UNITS = {  # (NombreCorto, code) → (factor, base field, currency of a fixed rate), from the project's catalogue
     (name, str(code)): (Decimal(str(unit["factor"])), unit["base"], unit.get("moneda"))
-    for name, tax in yaml.safe_load((RULES / "data" / "impuestos.yaml").read_text(encoding="utf-8"))["impuestos"].items()
+    for name, tax in TAX_CATALOGUE.items()
     for code, unit in tax["unidades"].items()
 }
 PETROLEO_RATES = {code: factor for (name, code), (factor, _, _) in TAX_UNITS.items() if name == "PETROLEO"}
@@ -510,87 +575,117 @@ def _places(value: Decimal) -> int:
     return max(0, -exponent)
 
 
+class _Sums:
+    """What the document's totals are compared with, added up over its lines."""
+
+    def __init__(self) -> None:
+        self.line_taxes: dict[str, list[Decimal]] = {}
+        self.totals: list[Decimal] = []
+        self.gravables = self.ivas = self.otros = self.sin_iva = Decimal(0)
+
+
 def expected_arithmetic_findings(root) -> Counter:
     """(rule_id, line number or None) of every arithmetic relation the document breaks, recomputed here."""
-    ns = {"dte": NS_DTE}
     found: Counter = Counter()
     with localcontext() as ctx:
         ctx.prec = 100
-        items = root.findall(".//dte:Items/dte:Item", ns)
-        line_taxes: dict[str, list[Decimal]] = {}
-        gravables = ivas = otros_total = sin_iva = Decimal(0)
-        totals = []
+        items = root.findall(".//dte:Items/dte:Item", DTE_NS)
+        sums = _Sums()
         for item in items:
-            line = int(item.get("NumeroLinea"))
-            cantidad, unitario = _dec(item, "dte:Cantidad"), _dec(item, "dte:PrecioUnitario")
-            precio, descuento, total = _dec(item, "dte:Precio"), _dec(item, "dte:Descuento"), _dec(item, "dte:Total")
-            totals.append(total)
-            taxes = item.findall("dte:Impuestos/dte:Impuesto", ns)
-            iva_taxes = [t for t in taxes if t.findtext("dte:NombreCorto", namespaces=ns) == "IVA"]
-            otros = sum((_dec(t, "dte:MontoImpuesto") for t in taxes if t not in iva_taxes), Decimal(0))
-            for tax in taxes:
-                line_taxes.setdefault(tax.findtext("dte:NombreCorto", namespaces=ns), []).append(
-                    _dec(tax, "dte:MontoImpuesto"))
-            if abs(precio - cantidad * unitario) > TOL:
-                found["FEL-LIN-01", line] += 1
-            if descuento is not None and descuento > precio:
-                found["FEL-LIN-02", line] += 1
-            if abs(total - (precio - (descuento or 0) + otros)) > TOL:
-                found["FEL-LIN-03", line] += 1
-            otros_descuentos = _dec(item, "dte:OtrosDescuento") or Decimal(0)
-            for tax in iva_taxes:
-                gravable, impuesto = _dec(tax, "dte:MontoGravable"), _dec(tax, "dte:MontoImpuesto")
-                code = tax.findtext("dte:CodigoUnidadGravable", namespaces=ns).strip()
-                rate = IVA_RATES[code]
-                if abs(impuesto - q(gravable * rate, _places(impuesto))) > TOL:
-                    found["FEL-IVA-01", line] += 1
-                neto = precio - (descuento or 0) - otros_descuentos
-                if code == "1" and abs(gravable - q(neto / (1 + rate), _places(gravable))) > TOL:
-                    found["FEL-IVA-05", line] += 1
-                gravables += gravable
-                ivas += impuesto
-            for tax in taxes:
-                name = tax.findtext("dte:NombreCorto", namespaces=ns)
-                tax_code = tax.findtext("dte:CodigoUnidadGravable", namespaces=ns).strip()
-                if name == "BOMBEROS" and iva_taxes:
-                    base = _dec(tax, "dte:MontoGravable")
-                    rate = IVA_RATES[iva_taxes[0].findtext("dte:CodigoUnidadGravable", namespaces=ns).strip()]
-                    if abs(base - q((precio - (descuento or 0)) / (1 + rate), _places(base))) > TOL:
-                        found["FEL-BOM-01", line] += 1
-                unidades = _dec(tax, "dte:CantidadUnidadesGravables")
-                if name == "PETROLEO" and unidades is not None and tax_code in PETROLEO_RATES:  # GTQ documents
-                    monto = _dec(tax, "dte:MontoImpuesto")
-                    if abs(monto - q(unidades * PETROLEO_RATES[tax_code], _places(monto))) > TOL:
-                        found["FEL-PET-01", line] += 1
-                unit = TAX_UNITS.get((name, tax_code))
-                if name not in ("IVA", "PETROLEO") and unit and unit[2] in (None, "GTQ"):  # the invoices are in GTQ
-                    factor, base_field, _ = unit
-                    wrong_field = "CantidadUnidadesGravables" if base_field == "MontoGravable" else "MontoGravable"
-                    base = _dec(tax, f"dte:{base_field}")
-                    if base is not None and tax.find(f"dte:{wrong_field}", ns) is None:
-                        monto = _dec(tax, "dte:MontoImpuesto")
-                        if abs(monto - q(base * factor, _places(monto))) > TOL:
-                            found["FEL-IMP-05", line] += 1
-            if iva_taxes:
-                gravable, impuesto = _dec(iva_taxes[0], "dte:MontoGravable"), _dec(iva_taxes[0], "dte:MontoImpuesto")
-                if abs(total - (gravable + impuesto + otros)) > TOL:
-                    found["FEL-IVA-03", line] += 1
-            else:
-                sin_iva += precio - (descuento or 0)
-            otros_total += otros
-        for total_impuesto in root.findall(".//dte:Totales/dte:TotalImpuestos/dte:TotalImpuesto", ns):
-            declared = Decimal(total_impuesto.get("TotalMontoImpuesto"))
-            if abs(declared - sum(line_taxes.get(total_impuesto.get("NombreCorto"), []), Decimal(0))) > TOL:
-                found["FEL-TOT-01", None] += 1
-        for name, amounts in line_taxes.items():
-            if name not in {t.get("NombreCorto") for t in root.iter(f"{{{NS_DTE}}}TotalImpuesto")}:
-                found.update((("FEL-TOT-02", None),) * sum(1 for a in amounts if a != 0))
-        gran_total = _dec(root, ".//dte:Totales/dte:GranTotal")
-        if abs(gran_total - sum(totals, Decimal(0))) > TOL:
-            found["FEL-TOT-03", None] += 1
-        if abs(gran_total - (gravables + ivas + otros_total + sin_iva)) > TOL * max(1, len(items)):
-            found["FEL-TOT-04", None] += 1
+            _item_findings(item, sums, found)
+        _total_findings(root, len(items), sums, found)
     return found
+
+
+def _item_findings(item, sums: _Sums, found: Counter) -> None:
+    """The relations of one line: amounts, IVA, other taxes."""
+    line = int(item.get("NumeroLinea"))
+    cantidad, unitario = _dec(item, "dte:Cantidad"), _dec(item, "dte:PrecioUnitario")
+    precio, descuento, total = _dec(item, "dte:Precio"), _dec(item, "dte:Descuento"), _dec(item, "dte:Total")
+    sums.totals.append(total)
+    taxes = item.findall("dte:Impuestos/dte:Impuesto", DTE_NS)
+    iva_taxes = [t for t in taxes if t.findtext("dte:NombreCorto", namespaces=DTE_NS) == "IVA"]
+    otros = sum((_dec(t, "dte:MontoImpuesto") for t in taxes if t not in iva_taxes), Decimal(0))
+    for tax in taxes:
+        sums.line_taxes.setdefault(tax.findtext("dte:NombreCorto", namespaces=DTE_NS), []).append(
+            _dec(tax, "dte:MontoImpuesto"))
+    if abs(precio - cantidad * unitario) > TOL:
+        found["FEL-LIN-01", line] += 1
+    if descuento is not None and descuento > precio:
+        found["FEL-LIN-02", line] += 1
+    if abs(total - (precio - (descuento or 0) + otros)) > TOL:
+        found["FEL-LIN-03", line] += 1
+    neto = precio - (descuento or 0) - (_dec(item, "dte:OtrosDescuento") or Decimal(0))
+    for tax in iva_taxes:
+        _iva_findings(tax, neto, line, sums, found)
+    for tax in taxes:
+        _tax_findings(tax, precio - (descuento or 0), iva_taxes, line, found)
+    if iva_taxes:
+        gravable, impuesto = _dec(iva_taxes[0], "dte:MontoGravable"), _dec(iva_taxes[0], "dte:MontoImpuesto")
+        if abs(total - (gravable + impuesto + otros)) > TOL:
+            found["FEL-IVA-03", line] += 1
+    else:
+        sums.sin_iva += precio - (descuento or 0)
+    sums.otros += otros
+
+
+def _iva_findings(tax, neto: Decimal, line: int, sums: _Sums, found: Counter) -> None:
+    """An IVA of a line: its amount from its base, its base from the line's net amount."""
+    gravable, impuesto = _dec(tax, "dte:MontoGravable"), _dec(tax, "dte:MontoImpuesto")
+    code = tax.findtext("dte:CodigoUnidadGravable", namespaces=DTE_NS).strip()
+    rate = IVA_RATES[code]
+    if abs(impuesto - q(gravable * rate, _places(impuesto))) > TOL:
+        found["FEL-IVA-01", line] += 1
+    if code == "1" and abs(gravable - q(neto / (1 + rate), _places(gravable))) > TOL:
+        found["FEL-IVA-05", line] += 1
+    sums.gravables += gravable
+    sums.ivas += impuesto
+
+
+def _tax_findings(tax, amount: Decimal, iva_taxes: list, line: int, found: Counter) -> None:
+    """A tax of a line (``amount``: its price less discount): BOMBEROS' base, PETROLEO's and fixed-rate amounts."""
+    name = tax.findtext("dte:NombreCorto", namespaces=DTE_NS)
+    tax_code = tax.findtext("dte:CodigoUnidadGravable", namespaces=DTE_NS).strip()
+    if name == "BOMBEROS" and iva_taxes:
+        base = _dec(tax, "dte:MontoGravable")
+        rate = IVA_RATES[iva_taxes[0].findtext("dte:CodigoUnidadGravable", namespaces=DTE_NS).strip()]
+        if abs(base - q(amount / (1 + rate), _places(base))) > TOL:
+            found["FEL-BOM-01", line] += 1
+    unidades = _dec(tax, "dte:CantidadUnidadesGravables")
+    if name == "PETROLEO" and unidades is not None and tax_code in PETROLEO_RATES:  # GTQ documents
+        monto = _dec(tax, "dte:MontoImpuesto")
+        if abs(monto - q(unidades * PETROLEO_RATES[tax_code], _places(monto))) > TOL:
+            found["FEL-PET-01", line] += 1
+    unit = TAX_UNITS.get((name, tax_code))
+    if name not in ("IVA", "PETROLEO") and unit and unit[2] in (None, "GTQ"):  # the invoices are in GTQ
+        _fixed_rate_findings(tax, unit, line, found)
+
+
+def _fixed_rate_findings(tax, unit: tuple, line: int, found: Counter) -> None:
+    """A tax with a fixed rate per unit or on a base: its amount, when it states only the base it is levied on."""
+    factor, base_field, _ = unit
+    wrong_field = "CantidadUnidadesGravables" if base_field == "MontoGravable" else "MontoGravable"
+    base = _dec(tax, f"dte:{base_field}")
+    if base is not None and tax.find(f"dte:{wrong_field}", DTE_NS) is None:
+        monto = _dec(tax, "dte:MontoImpuesto")
+        if abs(monto - q(base * factor, _places(monto))) > TOL:
+            found["FEL-IMP-05", line] += 1
+
+
+def _total_findings(root, items: int, sums: _Sums, found: Counter) -> None:
+    """The document's totals against what its lines add up to."""
+    for total_impuesto in root.findall(".//dte:Totales/dte:TotalImpuestos/dte:TotalImpuesto", DTE_NS):
+        declared = Decimal(total_impuesto.get("TotalMontoImpuesto"))
+        if abs(declared - sum(sums.line_taxes.get(total_impuesto.get("NombreCorto"), []), Decimal(0))) > TOL:
+            found["FEL-TOT-01", None] += 1
+    for name, amounts in sums.line_taxes.items():
+        if name not in {t.get("NombreCorto") for t in root.iter(f"{{{NS_DTE}}}TotalImpuesto")}:
+            found.update((("FEL-TOT-02", None),) * sum(1 for a in amounts if a != 0))
+    gran_total = _dec(root, ".//dte:Totales/dte:GranTotal")
+    if abs(gran_total - sum(sums.totals, Decimal(0))) > TOL:
+        found["FEL-TOT-03", None] += 1
+    if abs(gran_total - (sums.gravables + sums.ivas + sums.otros + sums.sin_iva)) > TOL * max(1, items):
+        found["FEL-TOT-04", None] += 1
 
 
 def engine_arithmetic_findings(report: Report) -> Counter:
@@ -814,9 +909,25 @@ class Fuzzer:
         self.session.send({"jsonrpc": "2.0", "id": sentinel, "method": "ping"})
         singles = [e for e in expected if e[0] == "one"]
         batches = [e for e in expected if e[0] == "batch"]
+        got_singles, got_batches = self._replies(line, sentinel, singles, len(batches))
+        self._check_singles(expected, singles, got_singles)
+        assert len(got_batches) == len(batches), (expected, got_batches)
+        for batch, (_, count) in zip(got_batches, batches, strict=True):
+            assert len(batch) == count, (expected, batch)
+            for reply in batch:
+                check_response(reply)
+            self.outcomes["batch reply"] += 1
+        if not expected:
+            self.outcomes["no reply"] += 1
+        for reply in got_singles:  # track the negotiated revision (batches need 2025-03-26)
+            if isinstance(reply.get("result"), dict) and "protocolVersion" in reply["result"]:
+                self.negotiated = reply["result"]["protocolVersion"]
+
+    def _replies(self, line: bytes, sentinel: str, singles: list, batches: int) -> tuple[list, list]:
+        """The single replies and batch replies received until the sentinel's and every expected one arrived."""
         waiting = {e[1] for e in singles if e[1] is not None}
         got_singles, got_batches, seen_sentinel = [], [], False
-        while not seen_sentinel or len(got_batches) < len(batches) or (
+        while not seen_sentinel or len(got_batches) < batches or (
                 waiting and any(not any(same_id(r["id"], w) for r in got_singles) for w in waiting)):
             raw = self._next()
             if raw is None:
@@ -834,6 +945,10 @@ class Fuzzer:
                 seen_sentinel = True
                 continue
             got_singles.append(message)
+        return got_singles, got_batches
+
+    def _check_singles(self, expected: list, singles: list, got_singles: list) -> None:
+        """Each single reply answers an expected request, and is counted by its outcome."""
         assert len(got_singles) == len(singles), (expected, got_singles)
         for reply in got_singles:
             check_response(reply)
@@ -846,18 +961,8 @@ class Fuzzer:
                 self.outcomes[f"result {matches[0][2]}"] += 1
             else:
                 code, text = reply["error"]["code"], reply["error"]["message"]
-                self.outcomes[f"error {code} {text[:45] if code in (-32600, -32700, -32602) else text.split(':')[0]}"] += 1
-        assert len(got_batches) == len(batches), (expected, got_batches)
-        for batch, (_, count) in zip(got_batches, batches):
-            assert len(batch) == count, (expected, batch)
-            for reply in batch:
-                check_response(reply)
-            self.outcomes["batch reply"] += 1
-        if not expected:
-            self.outcomes["no reply"] += 1
-        for reply in got_singles:  # track the negotiated revision (batches need 2025-03-26)
-            if isinstance(reply.get("result"), dict) and "protocolVersion" in reply["result"]:
-                self.negotiated = reply["result"]["protocolVersion"]
+                said = text[:45] if code in (-32600, -32700, -32602) else text.split(":")[0]
+                self.outcomes[f"error {code} {said}"] += 1
 
     def alive(self) -> None:
         assert self.starts == 1, f"the server had to be restarted {self.starts - 1} time(s)"
@@ -908,7 +1013,8 @@ HOSTILE_PATHS = st.one_of(
     json_text, json_values)
 HOSTILE_PROFILES = st.one_of(st.sampled_from(["no-existe", "../../etc/passwd", "/etc/hostname", "x.yaml", "",
                                               "\x00", "p" * 400, "../profiles/pruebas", "\ud800"]), json_values)
-HOSTILE_TEXTS = st.one_of(st.sampled_from(["", "<", "<a/>", "\ufeff<x/>", "<?xml version='1.0' encoding='UTF-16'?><a/>"]),
+HOSTILE_TEXTS = st.one_of(st.sampled_from(["", "<", "<a/>", "\ufeff<x/>",
+                                           "<?xml version='1.0' encoding='UTF-16'?><a/>"]),
                           json_text, json_values)
 XML_TEXTS = st.sampled_from([(EXAMPLES / name).read_text(encoding="utf-8")
                              for name in ("factura-fact.xml", "anulacion.xml", "factura-exenta.xml")])
@@ -976,8 +1082,27 @@ def tool_call_params(draw) -> dict:
         known = isinstance(name, str) and name in TOOL_FIELDS
         params["arguments"] = draw(tool_arguments(name) if known and likely(draw, 90) else json_values)
     if likely(draw, 15):
-        params["_meta"] = draw(st.fixed_dictionaries({"progressToken": json_values}) if likely(draw, 70) else json_values)
+        meta = st.fixed_dictionaries({"progressToken": json_values}) if likely(draw, 70) else json_values
+        params["_meta"] = draw(meta)
     return params
+
+
+def _method_params(draw, method: object) -> object:
+    """Params for ``method``: mostly of the shape it takes, sometimes any JSON value."""
+    if method == "tools/call":
+        return draw(tool_call_params()) if likely(draw, 90) else draw(json_values)
+    if method == "initialize":
+        return draw(st.fixed_dictionaries(
+            {"protocolVersion": st.sampled_from(VERSIONS) if likely(draw, 80) else json_values},
+            optional={"capabilities": json_values, "clientInfo": json_values})) \
+            if likely(draw, 85) else draw(json_values)
+    if method == "notifications/cancelled":
+        return draw(st.fixed_dictionaries({"requestId": json_ids}, optional={"reason": json_values})) \
+            if likely(draw, 85) else draw(json_values)
+    if method == "tools/list":
+        return draw(st.one_of(st.just({}), st.fixed_dictionaries({"cursor": json_values}))) \
+            if likely(draw, 85) else draw(json_values)
+    return draw(st.dictionaries(json_text, json_values, max_size=3)) if likely(draw, 85) else draw(json_values)
 
 
 @st.composite
@@ -997,20 +1122,7 @@ def rpc_messages(draw, modern: bool = False):
         method = draw(st.sampled_from(METHODS)) if likely(draw, 85) else draw(st.one_of(json_text, json_values))
     if likely(draw, 95):
         message["method"] = method
-    if method == "tools/call":
-        params = draw(tool_call_params()) if likely(draw, 90) else draw(json_values)
-    elif method == "initialize":
-        params = draw(st.fixed_dictionaries(
-            {"protocolVersion": st.sampled_from(VERSIONS) if likely(draw, 80) else json_values},
-            optional={"capabilities": json_values, "clientInfo": json_values})) if likely(draw, 85) else draw(json_values)
-    elif method == "notifications/cancelled":
-        params = draw(st.fixed_dictionaries({"requestId": json_ids}, optional={"reason": json_values})) \
-            if likely(draw, 85) else draw(json_values)
-    elif method == "tools/list":
-        params = draw(st.one_of(st.just({}), st.fixed_dictionaries({"cursor": json_values}))) \
-            if likely(draw, 85) else draw(json_values)
-    else:
-        params = draw(st.dictionaries(json_text, json_values, max_size=3)) if likely(draw, 85) else draw(json_values)
+    params = _method_params(draw, method)
     if modern and isinstance(params, dict) and likely(draw, 85):
         meta = dict(MODERN_META)
         if likely(draw, 15):
@@ -1077,7 +1189,8 @@ def raw_lines(draw) -> bytes:
         return filler * size
     if kind == "nested":
         depth = draw(st.one_of(st.integers(1, 2000), st.integers(2000, 200_000)))
-        opener, closer = draw(st.sampled_from([(b"[", b"]"), (b'{"a":', b"}"), (b'{"jsonrpc":"2.0","id":1,"params":', b"}")]))
+        opener, closer = draw(st.sampled_from(
+            [(b"[", b"]"), (b'{"a":', b"}"), (b'{"jsonrpc":"2.0","id":1,"params":', b"}")]))
         return opener * depth + b"1" + closer * draw(st.sampled_from([0, depth]))
     positions = sorted(draw(st.lists(st.integers(0, len(base)), max_size=5)))
     out = bytearray(base)
@@ -1147,7 +1260,8 @@ def fuzzer(mcp_root):
 
 
 @pytest.mark.parametrize("line", [b"[" * 100_000, b'{"a":' * 50_000 + b"1" + b"}" * 50_000,
-                                  b'{"jsonrpc":"2.0","id":1,"method":"ping","params":' + b"[" * 20_000 + b"]" * 20_000 + b"}"],
+                                  b'{"jsonrpc":"2.0","id":1,"method":"ping","params":'
+                                  + b"[" * 20_000 + b"]" * 20_000 + b"}"],
                          ids=["array", "object", "params"])
 def test_regression_deeply_nested_json_is_a_parse_error(fuzzer, line):
     """RecursionError escaped json.loads and ended the server loop (server.handle_line)."""
@@ -1157,7 +1271,8 @@ def test_regression_deeply_nested_json_is_a_parse_error(fuzzer, line):
 
 @pytest.mark.parametrize("request_id", [[], [1], {}, {"a": 1}])
 def test_regression_cancel_with_an_unhashable_request_id(fuzzer, request_id):
-    """notifications/cancelled looked the id up in a dict: a list or object id raised TypeError and killed the server."""
+    """notifications/cancelled looked the id up in a dict: a list or object id raised TypeError and killed the
+    server."""
     fuzzer.feed(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
                             "params": {"requestId": request_id}}).encode())
     fuzzer.alive()

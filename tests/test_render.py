@@ -99,7 +99,8 @@ def test_same_input_same_bytes(validator):
 @pytest.mark.parametrize("theme", ["clasico", "moderno"])
 def test_uncertified_documents_get_a_watermark_and_no_qr(validator, theme):
     settings = RenderSettings.from_env({}, logo=LOGO, theme=theme)
-    result = render_bytes((EXAMPLES / "factura-cambiaria-fcam.xml").read_bytes(), settings=settings, validator=validator)
+    data = (EXAMPLES / "factura-cambiaria-fcam.xml").read_bytes()
+    result = render_bytes(data, settings=settings, validator=validator)
     text = pdf_pages(result.pdf)[0]
     assert "DOCUMENTO NO CERTIFICADO" in text
     assert result.view.qr_url is None and decode_qr(result.pdf) == []

@@ -336,11 +336,13 @@ def test_shipped_profile_loads():
 
 def test_profile_changes_a_rule_constant(tmp_path):
     """The CF limit (RCP535) is a constant a profile can change without editing the rule."""
-    document = (EXAMPLES / "factura-cambiaria-fcam.xml").read_bytes().replace(b'IDReceptor="61930474"', b'IDReceptor="CF"')
+    fcam = (EXAMPLES / "factura-cambiaria-fcam.xml").read_bytes()
+    document = fcam.replace(b'IDReceptor="61930474"', b'IDReceptor="CF"')
     default = Validator(Config()).validate_bytes(document)
     (issue,) = [i for i in default.issues if i.rule_id == "FEL-CF-01"]
     assert issue.severity.value == "warning" and "Q4815.00" in issue.message and "Q2500" in issue.message
-    profile = _profile(tmp_path, "FEL-CF-01: {params: {constants: {limite: '10000'}}, reason: 'Límite de Q10,000 anunciado'}\n")
+    profile = _profile(tmp_path,
+                       "FEL-CF-01: {params: {constants: {limite: '10000'}}, reason: 'Límite de Q10,000 anunciado'}\n")
     raised = Validator(Config(profile=str(profile))).validate_bytes(document)
     assert "FEL-CF-01" not in {i.rule_id for i in raised.issues}
 

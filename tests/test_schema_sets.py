@@ -33,7 +33,9 @@ def test_fix_schema_document_repairs_every_known_defect():
     source = b"""<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:cmdp="urn:m" targetNamespace="urn:m">
       <xs:import namespace="http://www.w3.org/2000/09/xmldsig#"
                  schemaLocation="http://www.w3.org/TR/2002/REC-xmldsig-core-20020212/xmldsig-core-schema.xsd"/>
-      <xs:simpleType name="T"><xs:restriction base="xs:string"><xs:pattern value="[^\\\\s]*$"/></xs:restriction></xs:simpleType>
+      <xs:simpleType name="T">
+        <xs:restriction base="xs:string"><xs:pattern value="[^\\\\s]*$"/></xs:restriction>
+      </xs:simpleType>
       <xs:attribute name="Version" type="ctup:VersionType"/>
     </xs:schema>"""
     root = etree.fromstring(source)

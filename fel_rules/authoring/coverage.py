@@ -139,12 +139,14 @@ def render_coverage_markdown(entries: list[CodeCoverage], source: str) -> str:
         f"**Implementados / decidibles (documento + lote): {done} / {len(decidable)} ({share}).**",
         "",
         f"Además, {waiting} códigos se decidirían con el documento si SAT publicara la tabla que necesitan; "
-        "varios códigos decidibles se implementan con la parte de su tabla que SAT sí publica (ver la nota de cada uno).",
+        "varios códigos decidibles se implementan con la parte de su tabla que SAT sí publica "
+        "(ver la nota de cada uno).",
         "",
     ]
     pending = [e for e in decidable if not e.implemented]
     if pending:
-        lines += ["## Decidibles sin implementar", "", "| código | estado | qué se revisaría | nota |", "|---|---|---|---|"]
+        lines += ["## Decidibles sin implementar", "",
+                  "| código | estado | qué se revisaría | nota |", "|---|---|---|---|"]
         lines += [f"| {e.code} | {_STATUS_ES[e.status]} | {_cell(e.check)} | {_cell(e.note)} |" for e in pending]
         lines.append("")
     lines += ["## Todos los códigos", "", "| código | estado | reglas | qué se revisa / por qué no | nota |",

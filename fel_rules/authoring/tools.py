@@ -37,7 +37,8 @@ def rule_file_json_schema() -> dict:
         "anyOf": [{"type": "object", "additionalProperties": {"anyOf": [{"type": "string"},
                                                                         {"$ref": "#/$defs/LetSpec"}]}},
                   {"type": "null"}],
-        "description": "Bindings: name → XPath (read as a decimal), {path, type, many, default}, or {value: expression}.",
+        "description": "Bindings: name → XPath (read as a decimal), {path, type, many, default}, "
+                       "or {value: expression}.",
     }
     definitions["RuleSpec"] = rule
     schema["properties"]["rules"] = {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/RuleSpec"}}
@@ -117,7 +118,8 @@ def render_rules_markdown(catalog: RuleCatalog, cases_dir: Path) -> str:
         case_file = load_case_file(path)
         cases[case_file.rule] = case_file
     lines = ["# Reglas de fel-rules", "",
-             "Generado por `fel-rules rules docs` a partir de `rules/*.yaml` y `rules/tests/*.yaml`; no lo edite a mano.",
+             "Generado por `fel-rules rules docs` a partir de `rules/*.yaml` y `rules/tests/*.yaml`; "
+             "no lo edite a mano.",
              "", "| id | título | severidad | código SAT |", "|---|---|---|---|"]
     for rule in catalog.rules:
         lines.append(f"| [{rule.id}](#{rule.id.lower()}) | {rule.spec.title} | {rule.severity.value} | "

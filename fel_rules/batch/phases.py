@@ -88,6 +88,8 @@ def apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, journal: Journal,
         if brief.failed or (not new and not brief.cross_applied):
             continue
         result = journal.load(rel)
+        if result.report is None:  # only an entry with an error has no report; one edited by hand may, too
+            continue
         path = out_dir / result.report
         report = Report.model_validate_json(confine(path, journal.roots).read_text(encoding="utf-8"))
         patched = with_cross_issues(report, new, batch_rules)

@@ -15,7 +15,11 @@ __all__ = ["FileTimeLimit", "time_limit", "time_limit_error"]
 
 class FileTimeLimit(BaseException):
     """A file's work went over its time limit (a ``BaseException``, so no ``except Exception`` on the way, which
-    turns a failing stage into an issue, mistakes it for a verdict)."""
+    turns a failing stage into an issue, mistakes it for a verdict). ``seconds``: the limit it went over."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds
 
 
 @contextmanager
@@ -27,7 +31,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         return
 
     def expire(_signum, _frame) -> None:
-        raise FileTimeLimit
+        raise FileTimeLimit(seconds)
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)

@@ -157,9 +157,9 @@ def process_and_record(task: FileTask) -> Brief:
     try:
         with time_limit(task.time_limit):
             result = process_file(task)
-    except FileTimeLimit:
+    except FileTimeLimit as exc:
         remove_stale_outputs(task)  # a report written before the limit would contradict the entry
-        result = _unprocessed_result(task, time_limit_error(task.time_limit, task.config.get("lang", "es")))
+        result = _unprocessed_result(task, time_limit_error(exc.seconds, task.config.get("lang", "es")))
     record(task.journal, task.fingerprint, result, task.allowed)
     return Brief.of(result)
 
@@ -238,7 +238,7 @@ def _result_of(task: FileTask, report: Report, facts: Documento | Anulacion | No
 
 def _write_report(task: FileTask, report: Report, result: FileResult) -> bool:
     """Write the report; False (and the entry says why) when it could not be written."""
-    report_rel = result.report
+    report_rel = output_paths(task.rel)[0]
     try:
         result.report_sha256 = write_output(Path(task.out_dir) / report_rel,
                                             (report.to_json(include_run=False) + "\n").encode(),
@@ -254,7 +254,7 @@ def _write_report(task: FileTask, report: Report, result: FileResult) -> bool:
 def _add_pdf(task: FileTask, facts: Documento | Anulacion | None, report: Report, result: FileResult) -> None:
     """Render the PDF of a valid document, or say why there is none."""
     result.pdf_note = _why_no_pdf(task, facts, report)
-    if result.pdf_note is None and result.renderable:
+    if result.pdf_note is None and isinstance(facts, Documento):
         try:
             result.pdf_sha256 = render_pdf(task, facts, report)
         except Exception:  # noqa: BLE001 - disk full, a layout failure…: the verdict stands; the batch tries
@@ -282,7 +282,7 @@ def _write_error(what: Text, rel: str, exc: OSError, task: FileTask) -> str:
 def remove_stale_outputs(task: FileTask) -> None:
     """Remove the report and PDF of ``task`` an earlier run left, when fel-rules wrote them (never another file)."""
     out = Path(task.out_dir)
-    for name, check in zip(output_paths(task.rel), (own_report, own_pdf)):
+    for name, check in zip(output_paths(task.rel), (own_report, own_pdf), strict=True):
         try:
             remove_own(out / name, task.owned(name, check), task.allowed)
         except OSError:
@@ -320,7 +320,10 @@ def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> s
 
     settings = RenderSettings(**task.render_settings)
     if facts is None or report is None:
-        report, facts = validator_for(task.config).inspect_path(task.source_path(), name=task.rel)
+        report, found = validator_for(task.config).inspect_path(task.source_path(), name=task.rel)
+        if not isinstance(found, Documento):  # the input changed since it was validated
+            raise ValueError(f"{task.rel} ya no es un DTE imprimible / is no longer a printable DTE")
+        facts = found
     view = build_view(facts, report, frases=validator_for(task.config).catalog.catalogues.frases, lang=settings.lang)
     pdf = render_view(view, theme_name=settings.theme, logo=load_logo(settings.logo, settings),
                       qr_size_mm=settings.qr_size_mm, header_mm=settings.header_mm)
@@ -336,8 +339,8 @@ def render_task(task: FileTask) -> tuple[str, str | None, str | None]:
     try:
         with time_limit(task.time_limit):
             digest = render_pdf(task)
-    except FileTimeLimit:
-        return task.rel, None, time_limit_error(task.time_limit, task.config.get("lang", "es"))
+    except FileTimeLimit as exc:
+        return task.rel, None, time_limit_error(exc.seconds, task.config.get("lang", "es"))
     except OSError as exc:
         return task.rel, None, _write_error(Text("batch.the_pdf"), output_paths(task.rel)[1], exc, task)
     except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch

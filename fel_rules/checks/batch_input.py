@@ -68,7 +68,13 @@ class BatchDocuments:
 
     def active_constancias(self, uuid: str) -> list[Doc]:
         """Certified CIVA/CAIS referring to ``uuid`` that no annulment in the batch annuls."""
-        return [(rel, c) for rel, c in self.constancias.get(uuid.upper(), []) if not self.annulled_by(c.uuid)]
+        return [doc for doc in self.constancias.get(uuid.upper(), []) if not self._annulled(doc)]
+
+    def _annulled(self, doc: Doc) -> bool:
+        """True when an annulment in the batch annuls ``doc`` (a document with an authorization number)."""
+        uuid = doc[1].uuid
+        assert uuid, "only documents with an authorization number are indexed by what they refer to"
+        return bool(self.annulled_by(uuid))
 
 
 @dataclass(frozen=True)

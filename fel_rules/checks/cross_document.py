@@ -64,7 +64,9 @@ class RepeatedAuthorizationCheck(_BatchKind):
 
     def check(self, doc: BatchInput) -> Iterator[Finding]:
         uuid = doc.facts.uuid
-        copies = doc.batch.copies(uuid) if uuid else []
+        if not uuid:
+            return
+        copies = doc.batch.copies(uuid)
         if len(copies) > 1:
             others = islice((other for other, _ in copies if other != doc.rel), doc.limit)  # linear in the copies
             yield self.finding(uuid=uuid.upper(), other=doc.some(list(others), len(copies) - 1))
@@ -82,6 +84,7 @@ class ReferencedTypeCheck(_BatchKind):
     """The referenced document has one of ``types`` (``{tipo}``: its type)."""
 
     Params = ReferencedTypeParams
+    params: ReferencedTypeParams
     names = frozenset({"other", "tipo"})
 
     def check(self, doc: BatchInput) -> Iterator[Finding]:
@@ -110,6 +113,7 @@ class SameAsReferencedCheck(_BatchKind):
     ``{origen}``: the referenced one's."""
 
     Params = SameAsReferencedParams
+    params: SameAsReferencedParams
     names = frozenset({"other", "valor", "origen"})
 
     def check(self, doc: BatchInput) -> Iterator[Finding]:
@@ -149,6 +153,7 @@ class CreditNoteTaxesCheck(_BatchKind):
     ``{nota}``, ``{origen}``); each finding cites the SAT code of its tax."""
 
     Params = CreditNoteTaxesParams
+    params: CreditNoteTaxesParams
     names = frozenset({"other", "impuesto", "nota", "origen"})
 
     def check(self, doc: BatchInput) -> Iterator[Finding]:
@@ -204,6 +209,7 @@ class ReferencedNotAnnulledCheck(_BatchKind):
     """No annulment in the batch annuls the referenced document (one finding per annulment)."""
 
     Params = ReferenceParams
+    params: ReferenceParams
     names = frozenset({"other", "uuid"})
 
     def check(self, doc: BatchInput) -> Iterator[Finding]:
@@ -225,6 +231,7 @@ class FinalInvoiceDeadlineCheck(_BatchKind):
     ``{valor}`` its day, ``{origen}`` the provisional's, ``{vence}`` the last day allowed."""
 
     Params = DeadlineParams
+    params: DeadlineParams
     names = frozenset({"other", "valor", "origen", "vence"})
 
     def check(self, doc: BatchInput) -> Iterator[Finding]:
@@ -251,6 +258,7 @@ class ReferencedPhraseCheck(_BatchKind):
     """The referenced document carries the phrase ``phrase``."""
 
     Params = PhraseParams
+    params: PhraseParams
     names = frozenset({"other"})
 
     def check(self, doc: BatchInput) -> Iterator[Finding]:
@@ -272,6 +280,7 @@ class ExemptWithinOriginTaxCheck(_BatchKind):
     by more than ``tolerance``."""
 
     Params = ExemptParams
+    params: ExemptParams
     names = frozenset({"other", "valor", "origen"})
 
     def check(self, doc: BatchInput) -> Iterator[Finding]:

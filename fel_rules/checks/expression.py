@@ -129,6 +129,7 @@ class _Binding:
             self.path, self.needs, self.xpath, self.find, self.key = None, set(), None, None, None
             return
         where = ("let", name, "path") if isinstance(raw, LetSpec) else ("let", name)
+        assert spec.path is not None, "a LetSpec without a value has a path (its validator)"
         self.path = env.xpath(spec.path, where)
         self.needs = referenced_variables(self.path)
         unknown = self.needs - set(earlier)
@@ -219,7 +220,7 @@ class ExpressionCheck:
         for binding in self.bindings:
             key: tuple
             if binding.value is not None:
-                value = _computed(doc, binding, values)
+                value = _computed(doc, binding.name, binding.value, values)
                 if value is None:
                     return None
                 values[binding.name] = value
@@ -232,6 +233,7 @@ class ExpressionCheck:
                 key = (binding.key, node)
             cached = memo.get(key)
             if cached is None:  # the same binding in several rules (dte:Precio, dte:Total…) is read once
+                assert binding.xpath is not None, "a binding without a value has an XPath"
                 try:
                     if binding.find is not None and type(node) is _ELEMENT:
                         result = binding.find(node)
@@ -298,12 +300,12 @@ class ExpressionCheck:
         )
 
 
-def _computed(doc: CheckInput, binding: _Binding, values: dict) -> object:
-    """The value of a ``{value: …}`` binding (``None``: the rule does not apply to this node)."""
+def _computed(doc: CheckInput, name: str, expression: CompiledExpression, values: dict) -> object:
+    """The value of the ``{value: …}`` binding ``name`` (``None``: the rule does not apply to this node)."""
     try:
-        return doc.evaluator.evaluate(binding.value, values)
+        return doc.evaluator.evaluate(expression, values)
     except Exception as exc:  # noqa: BLE001 - arithmetic on document data must not crash the run
-        raise CheckError(f"'let.{binding.name}': {type(exc).__name__}: {exc}") from exc
+        raise CheckError(f"'let.{name}': {type(exc).__name__}: {exc}") from exc
 
 
 class _Unread:

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib.resources import files
 from types import MappingProxyType
+from typing import Protocol
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -21,8 +22,8 @@ from .templates import render_template, template_fields
 from .text import Text
 
 __all__ = [
-    "LANGUAGES", "MESSAGES", "Catalogue", "Entry", "Wording", "load_catalogue", "render_text", "render_values",
-    "rule_entry", "say",
+    "LANGUAGES", "MESSAGES", "Catalogue", "Entry", "RuleSources", "RuleTexts", "Wording", "load_catalogue",
+    "render_text", "render_values", "rule_entry", "say",
 ]
 
 #: Languages of the catalogue; the first is the one every text must have and the fallback.
@@ -92,7 +93,7 @@ class Catalogue:
         """The phrase ``id`` (``KeyError`` when unknown)."""
         return self.texts[id]
 
-    def with_rules(self, specs: Iterable[object]) -> Catalogue:
+    def with_rules(self, specs: Iterable[RuleTexts]) -> Catalogue:
         """This catalogue and the entries of the rules ``specs`` (:class:`~fel_rules.ruleset.model.RuleSpec`)."""
         return self.with_entries({spec.id: rule_entry(spec) for spec in specs})
 
@@ -101,7 +102,48 @@ class Catalogue:
         return Catalogue({**self.issues, **entries}, self.texts)
 
 
-def rule_entry(spec: object) -> Entry:
+class RuleSources(Protocol):
+    """The sources a rule cites (:class:`~fel_rules.ruleset.model.RuleRefs`)."""
+
+    @property
+    def sat_code_text(self) -> str | None: ...
+
+    @property
+    def law(self) -> str | None: ...
+
+
+class RuleTexts(Protocol):
+    """What the catalogue reads of a rule written in a rule file (:class:`~fel_rules.ruleset.model.RuleSpec`)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def severity(self) -> Severity | None: ...
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def title_en(self) -> str | None: ...
+
+    @property
+    def message(self) -> str: ...
+
+    @property
+    def message_en(self) -> str | None: ...
+
+    @property
+    def hint(self) -> str | None: ...
+
+    @property
+    def hint_en(self) -> str | None: ...
+
+    @property
+    def refs(self) -> RuleSources: ...
+
+
+def rule_entry(spec: RuleTexts) -> Entry:
     """The entry of a rule written in a rule file: its own titles, messages, hints, severity and references."""
     refs = spec.refs
     return Entry(

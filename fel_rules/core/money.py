@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from decimal import ROUND_HALF_UP, Context, Decimal
+from typing import overload
 
 __all__ = [
     "MAX_DIGITS", "MONEY_CONTEXT", "XML_SPACE", "decimal_str", "parse_decimal", "parse_small_int", "round_half_up",
@@ -51,6 +52,14 @@ def parse_small_int(text: str | None) -> int | None:
 def round_half_up(value: Decimal, places: int = 2, rounding: str = ROUND_HALF_UP) -> Decimal:
     """``value`` rounded to ``places`` decimals (half-up unless another mode is configured)."""
     return value.quantize(Decimal(1).scaleb(-places), rounding=rounding, context=MONEY_CONTEXT)
+
+
+@overload
+def decimal_str(value: Decimal) -> str: ...
+
+
+@overload
+def decimal_str(value: Decimal | None) -> str | None: ...
 
 
 def decimal_str(value: Decimal | None) -> str | None:

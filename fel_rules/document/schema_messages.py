@@ -35,8 +35,8 @@ _FACETS: list[tuple[re.Pattern[str], str]] = [
 
 #: Pattern on xmlschema's reason about an element → its catalogue text and values.
 _ELEMENTS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Text]]] = [
-    (re.compile(r"^Unexpected child with tag '(?P<tag>[^']+)' at position (?P<pos>\d+)\.(?: Tag (?P<exp>.+) expected\.)?$",
-                re.S),
+    (re.compile(r"^Unexpected child with tag '(?P<tag>[^']+)' at position (?P<pos>\d+)\."
+                r"(?: Tag (?P<exp>.+) expected\.)?$", re.S),
      lambda m: Text.of("xsd.unexpected_child_expected", tag=m["tag"], pos=m["pos"], expected=_expected(m["exp"]))
      if m["exp"] else Text.of("xsd.unexpected_child", tag=m["tag"], pos=m["pos"])),
     (re.compile(r"^The content of element '(?P<el>[^']+)' is not complete\.(?: Tag (?P<exp>.+) expected\.)?$", re.S),
@@ -62,13 +62,14 @@ def _expected(text: str) -> Text | str:
 
 def describe_error(error: object) -> Finding:
     """One xmlschema validation error as a FEL-XSD-01 finding."""
-    element = getattr(error, "elem", None)
+    found = getattr(error, "elem", None)
+    element = found if isinstance(found, etree._Element) else None
     reason = str(getattr(error, "reason", None) or error)
-    is_element = isinstance(element, etree._Element)
-    where = prefixed(element.tag) if is_element and isinstance(element.tag, str) else Text("xsd.the_document")
-    xpath = element_xpath(element) if is_element else getattr(error, "path", None)
-    line = element.sourceline if is_element else getattr(error, "sourceline", None)
-    field = etree.QName(element).localname if is_element and isinstance(element.tag, str) else None
+    tag = element.tag if element is not None else None  # not a str: a comment or processing instruction
+    where = prefixed(tag) if isinstance(tag, str) else Text("xsd.the_document")
+    xpath = element_xpath(element) if element is not None else getattr(error, "path", None)
+    line = element.sourceline if element is not None else getattr(error, "sourceline", None)
+    field = etree.QName(element).localname if isinstance(tag, str) else None
 
     attribute = _ATTRIBUTE.match(reason)
     if attribute:
@@ -79,12 +80,9 @@ def describe_error(error: object) -> Finding:
         missing = _MISSING_ATTRIBUTE.match(reason.strip())
         if missing:
             field = missing["attr"]
-        detail = _element_text(reason)
-        if detail is None:
-            value = (element.text or "").strip() if is_element else ""
-            detail = _facet(reason, Text.of("xsd.what.field", where=where), value)
+        detail = _element_text(reason) or _facet(reason, Text.of("xsd.what.field", where=where), _content(element))
     detail = Text(detail.id, {**detail.values, "where": where, "reason": reason})
-    return Finding(id="FEL-XSD-01", xpath=xpath, line=line, item=item_number(element) if is_element else None,
+    return Finding(id="FEL-XSD-01", xpath=xpath, line=line, item=item_number(element) if element is not None else None,
                    field=field, values={"detail": detail})
 
 
@@ -102,3 +100,8 @@ def _element_text(reason: str) -> Text | None:
         if match:
             return build(match)
     return None
+
+
+def _content(element: etree._Element | None) -> str:
+    """The text of ``element`` without surrounding blanks (none when the error has no element)."""
+    return (element.text or "").strip() if element is not None else ""

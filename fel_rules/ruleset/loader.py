@@ -155,7 +155,7 @@ def _load_rule(raw: Any, loc: tuple, data: Any, path: Path, header: RuleFile, na
 _SCOPE_ES = {"document": "de un documento", "batch": "de lote"}
 
 
-def _check_scope(kind: type, scope: str, loc: tuple, data: Any, path: Path, rule_id: str) -> None:
+def _check_scope(kind: type[CheckKind], scope: str, loc: tuple, data: Any, path: Path, rule_id: str) -> None:
     """A batch kind only in a ``scope: batch`` rule, and a document kind only in a document rule."""
     kind_scope = getattr(kind, "scope", "document")
     if kind_scope == scope:

@@ -87,6 +87,14 @@ def signature_element(signer: Signer, uri: str, sig_id: str, *, signing_time: st
         transforms += f'<ds:Transform Algorithm="{reference_c14n}"/>'
     cert_b64 = base64.b64encode(signer.der).decode()
     cert_digest = base64.b64encode(hashlib.sha256(signer.der).digest()).decode()
+    qualifying = (
+        f'<xades:QualifyingProperties xmlns:xades="{XADES}" Target="#{sig_id}">'
+        f'<xades:SignedProperties Id="{sig_id}-signedprops"><xades:SignedSignatureProperties>'
+        f"<xades:SigningTime>{signing_time}</xades:SigningTime>"
+        f'<xades:SigningCertificate><xades:Cert><xades:CertDigest><ds:DigestMethod Algorithm="{SHA256}"/>'
+        f"<ds:DigestValue>{cert_digest}</ds:DigestValue></xades:CertDigest></xades:Cert></xades:SigningCertificate>"
+        "</xades:SignedSignatureProperties></xades:SignedProperties></xades:QualifyingProperties>"
+    )
     xml = f"""<ds:Signature xmlns:ds="{NS_DS}" Id="{sig_id}">
 <ds:SignedInfo>
 <ds:CanonicalizationMethod Algorithm="{c14n}"/>
@@ -107,7 +115,7 @@ def signature_element(signer: Signer, uri: str, sig_id: str, *, signing_time: st
 <ds:X509Certificate>{cert_b64}</ds:X509Certificate>
 </ds:X509Data>
 </ds:KeyInfo>
-<ds:Object><xades:QualifyingProperties xmlns:xades="{XADES}" Target="#{sig_id}"><xades:SignedProperties Id="{sig_id}-signedprops"><xades:SignedSignatureProperties><xades:SigningTime>{signing_time}</xades:SigningTime><xades:SigningCertificate><xades:Cert><xades:CertDigest><ds:DigestMethod Algorithm="{SHA256}"/><ds:DigestValue>{cert_digest}</ds:DigestValue></xades:CertDigest></xades:Cert></xades:SigningCertificate></xades:SignedSignatureProperties></xades:SignedProperties></xades:QualifyingProperties></ds:Object>
+<ds:Object>{qualifying}</ds:Object>
 </ds:Signature>"""
     return etree.fromstring(xml)
 

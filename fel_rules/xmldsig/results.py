@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from enum import StrEnum
 
 from lxml import etree
@@ -94,6 +95,6 @@ class Problem:
     code: ProblemCode
     element: etree._Element
     field: str
-    values: Mapping[str, str | int | None] = field(default_factory=dict)
+    values: Mapping[str, str | int | None] = dataclass_field(default_factory=dict)
     expected: str | None = None
     actual: str | None = None

@@ -19,8 +19,8 @@ PING = {"jsonrpc": "2.0", "id": 90, "method": "ping"}
 
 
 class SlowValidation:
-    """Validator.validate_bytes and validate_path made slow: it records its thread and waits until released. On the reader
-    thread it does not wait (the server would hang there instead of the test failing)."""
+    """Validator.validate_bytes and validate_path made slow: it records its thread and waits until released. On the
+    reader thread it does not wait (the server would hang there instead of the test failing)."""
 
     def __init__(self, reader: threading.Thread) -> None:
         self.reader = reader

@@ -75,7 +75,7 @@ def test_outputs_never_destroy_inputs_or_foreign_files_over_mcp(session, root):
         assert not result["isError"]
         manifests[year] = Path(result["structuredContent"]["manifest_path"])
     assert manifests == {year: root / "out" / year / "enero" / "manifest.json" for year in ("2024", "2025")}
-    for year, path in manifests.items():  # each describes its own folder, whole
+    for path in manifests.values():  # each describes its own folder, whole
         (entry,) = json.loads(path.read_text(encoding="utf-8"))["entries"]
         report = json.loads((path.parent / entry["report"]).read_text(encoding="utf-8"))
         assert report["document"]["sha256"] == entry["sha256"]

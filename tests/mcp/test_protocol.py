@@ -94,7 +94,8 @@ def test_modern_transcript(session, snapshot_json):
         (2, "tools/list", modern("tools/list")),
         (3, "tools/call", modern("tools/call", name="fel_validate", arguments={"xml_path": FACT})),
         (4, "ping", modern("ping")),
-        (5, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}),
+        (5, "initialize",
+         {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}),
     ])
     discover, tools, call, ping, init = replies
     assert discover["result"]["supportedVersions"][0] == "2026-07-28" and discover["result"]["resultType"] == "complete"
@@ -106,7 +107,8 @@ def test_modern_transcript(session, snapshot_json):
 
 
 def test_modern_errors(session):
-    wrong = session.call(1, "tools/list", {"_meta": {**MODERN_META, "io.modelcontextprotocol/protocolVersion": "2030-01-01"}})
+    wrong = session.call(1, "tools/list",
+                         {"_meta": {**MODERN_META, "io.modelcontextprotocol/protocolVersion": "2030-01-01"}})
     assert wrong["error"]["code"] == -32022
     assert wrong["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2030-01-01"}
     no_caps = {k: v for k, v in MODERN_META.items() if not k.endswith("clientCapabilities")}
@@ -204,7 +206,8 @@ def test_inline_xml_text_and_its_limit(session):
     text = (EXAMPLES / "factura-fact.xml").read_text(encoding="utf-8")
     ok = session.call(1, "tools/call", {"name": "fel_validate", "arguments": {"xml_text": text}})
     assert ok["result"]["structuredContent"]["valid"] is True
-    big = session.call(2, "tools/call", {"name": "fel_validate", "arguments": {"xml_text": "x" * (2 * 1024 * 1024 + 1)}})
+    big = session.call(2, "tools/call",
+                       {"name": "fel_validate", "arguments": {"xml_text": "x" * (2 * 1024 * 1024 + 1)}})
     assert big["result"]["isError"] and "xml_text" in big["result"]["content"][0]["text"]
 
 

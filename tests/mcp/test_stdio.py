@@ -36,7 +36,8 @@ def lines(*messages) -> bytes:
 
 def test_stdout_carries_only_protocol():
     requests = lines(INIT, {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                     {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "fel_rules", "arguments": {}}})
+                     {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "fel_rules", "arguments": {}}})
     result = subprocess.run([sys.executable, "-c", NOISY, str(ROOT)], input=requests, capture_output=True,
                             timeout=60, cwd=ROOT)
     assert result.returncode == 0
@@ -48,7 +49,8 @@ def test_stdout_carries_only_protocol():
     assert b"stray print from a tool" in result.stderr and b"raw bytes on fd 1" in result.stderr
 
 
-@pytest.mark.parametrize("command", [[sys.executable, "-m", "mcp_server"], [sys.executable, "-m", "fel_rules", "serve"]])
+@pytest.mark.parametrize("command",
+                         [[sys.executable, "-m", "mcp_server"], [sys.executable, "-m", "fel_rules", "serve"]])
 def test_exit_promptly_on_eof_after_answering(command):
     process = subprocess.Popen([*command, "--root", str(ROOT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, cwd=ROOT)
@@ -81,7 +83,8 @@ async def _drive(mode: str) -> dict:
     from mcp import StdioServerParameters
     from mcp.client import Client
 
-    server = StdioServerParameters(command=sys.executable, args=["-m", "mcp_server", "--root", str(ROOT)], cwd=str(ROOT))
+    server = StdioServerParameters(command=sys.executable, args=["-m", "mcp_server", "--root", str(ROOT)],
+                                   cwd=str(ROOT))
     async with Client(server, mode=mode) as client:
         tools = await client.list_tools()
         validate = await client.call_tool("fel_validate", {"xml_path": "examples/factura-fact.xml"})

@@ -51,7 +51,8 @@ def test_render_refuses_invalid_unless_forced(session, workspace):
     refused = call(session, 1, "fel_render", {"xml_path": "facturas/mala.xml", "out_path": "pdf/mala.pdf"})
     assert refused["isError"] and "FEL-TOT-03" in refused["content"][0]["text"]
     assert not (workspace / "pdf" / "mala.pdf").exists()
-    forced = call(session, 2, "fel_render", {"xml_path": "facturas/mala.xml", "out_path": "pdf/mala.pdf", "force": True})
+    forced = call(session, 2, "fel_render",
+                  {"xml_path": "facturas/mala.xml", "out_path": "pdf/mala.pdf", "force": True})
     assert not forced["isError"] and "NO VÁLIDO" in forced["structuredContent"]["watermarks"]
 
 
@@ -73,7 +74,8 @@ def test_sandbox_escapes(session, workspace, argument, value):
     arguments = {"xml_path": "facturas/factura-certificada.xml", argument: value}
     result = call(session, 1, "fel_render", arguments)
     assert result["isError"]
-    assert "fuera de las carpetas permitidas" in result["content"][0]["text"] and str(workspace) in result["content"][0]["text"]
+    text = result["content"][0]["text"]
+    assert "fuera de las carpetas permitidas" in text and str(workspace) in text
 
 
 def test_validate_sandbox(session):
@@ -85,7 +87,8 @@ def test_validate_sandbox(session):
 
 def test_batch_with_progress(session, workspace):
     fill(workspace / "lote")
-    session.request(1, "tools/call", {"name": "fel_batch", "arguments": {"dir_xml": "lote", "render": False, "workers": 2},
+    session.request(1, "tools/call", {"name": "fel_batch",
+                                      "arguments": {"dir_xml": "lote", "render": False, "workers": 2},
                                       "_meta": {"progressToken": "t-1"}})
     reply = session.response(1, timeout=120)
     result = reply["result"]
