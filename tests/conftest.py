@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import pytest
 from syrupy.extensions.json import JSONSnapshotExtension
 
 from fel_rules import Config, Validator
+from fel_rules.authoring.rule_cases import CaseFile, load_case_file
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 RULES = ROOT / "rules"
 SHARED = ROOT.parent / "shared"
 FEL_REFERENCE = SHARED / "fel-reference"
+
+
+@cache
+def rule_case_files() -> tuple[tuple[Path, CaseFile], ...]:
+    """Every shipped rule case file (rules/tests/*.yaml) with its path, read once per test run: several
+    modules build their parameters from them at collection."""
+    return tuple((path, load_case_file(path)) for path in sorted((RULES / "tests").glob("*.yaml")))
+
 
 requires_shared = pytest.mark.skipif(
     not FEL_REFERENCE.is_dir(), reason="../shared/fel-reference (SAT reference data) is not present"

@@ -16,7 +16,7 @@ from fel_rules.authoring.rule_cases import expected_ids, load_case_file, run_cas
 from fel_rules.cli import main
 from fel_rules.core.errors import RuleFileError
 
-from .conftest import RULES
+from .conftest import RULES, rule_case_files
 
 CASE_DIR = RULES / "tests"
 
@@ -38,8 +38,7 @@ _PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 
 
 def _cases():
-    for path in sorted(CASE_DIR.glob("*.yaml")):
-        case_file = load_case_file(path)
+    for _path, case_file in rule_case_files():
         for case in case_file.cases:
             yield pytest.param(case_file, case, id=f"{case_file.rule}-{case.name}")
 
@@ -67,7 +66,7 @@ def test_rule_case(validator, case_file, case):
 
 
 def test_every_rule_has_a_case_file_with_pass_and_fail(validator):
-    covered = {load_case_file(path).rule for path in CASE_DIR.glob("*.yaml")}
+    covered = {case_file.rule for _path, case_file in rule_case_files()}
     rule_ids = {rule.id for rule in validator.catalog.rules}
     assert rule_ids - covered == set(), "rules without test cases"
     assert covered - rule_ids == set(), "test cases for rules that do not exist"

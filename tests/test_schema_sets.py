@@ -6,13 +6,13 @@ import pytest
 from lxml import etree
 
 from fel_rules import Config, Validator
-from fel_rules.authoring.rule_cases import apply_patches, load_case_file
+from fel_rules.authoring.rule_cases import apply_patches
 from fel_rules.core.config import DEFAULT_MAX_BYTES
 from fel_rules.document.parse import parse_xml
 from fel_rules.document.schema import builtin_schema_set, check_schema, official_schema_set, strip_adendas
 from fel_rules.document.xsdfix import FixLog, fix_schema_document, strip_regex_anchors
 
-from .conftest import EXAMPLES, FEL_REFERENCE, RULES, requires_shared
+from .conftest import EXAMPLES, FEL_REFERENCE, requires_shared, rule_case_files
 
 
 @pytest.mark.parametrize(
@@ -66,8 +66,7 @@ def test_official_folder_loads_with_fixes():
 def _documents():
     for path in sorted(EXAMPLES.glob("*.xml")):
         yield pytest.param(path.read_bytes(), id=f"example-{path.name}")
-    for case_path in sorted((RULES / "tests").glob("*.yaml")):
-        case_file = load_case_file(case_path)
+    for case_path, case_file in rule_case_files():
         for case in case_file.cases:
             base = (case_path.parent / (case.base or case_file.base)).read_bytes()
             yield pytest.param(apply_patches(base, case.patch), id=f"{case_file.rule}-{case.name}")
