@@ -76,8 +76,6 @@ def test_crlf_and_blank_lines_are_tolerated():
 
 # --- the official Python SDK client -------------------------------------------------------------
 
-mcp = pytest.importorskip("mcp", reason="the official MCP SDK (test dependency) is not installed")
-
 
 async def _drive(mode: str) -> dict:
     from mcp import StdioServerParameters
@@ -110,6 +108,7 @@ async def _drive(mode: str) -> dict:
 @pytest.mark.parametrize(("mode", "expected"), [("legacy", "2025-11-25"), ("auto", "2026-07-28"),
                                                 ("2026-07-28", "2026-07-28")])
 def test_official_sdk_client(mode, expected):
+    pytest.importorskip("mcp", reason="the official MCP SDK (test dependency) is not installed")
     outcome = asyncio.run(asyncio.wait_for(_drive(mode), timeout=120))
     assert outcome["tools"] == ["fel_validate", "fel_render", "fel_batch", "fel_rules"]
     assert outcome["validate"] is True and outcome["invalid"] == (False, False) and outcome["bad_args"] is True
