@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +93,7 @@ def load_yaml(path: Path) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleFileError(f"no se pudo leer: {exc}", message_en=f"cannot read: {exc}", path=str(path)) from exc
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader derives from SafeLoader
+        return _parse(text)
     except RuleFileError as exc:
         # raised without a path (so its text carries no location prefix); add the file now
         raise RuleFileError(
@@ -113,6 +115,24 @@ def load_yaml(path: Path) -> Any:
             line=mark.line + 1 if mark else None,
             column=mark.column + 1 if mark else None,
         ) from None
+
+
+#: Files up to this size are parsed once per content and handed out as copies: rule folders are often
+#: copies of one another (a profile, a test, a batch folder), and parsing is most of loading a catalogue.
+_SHARED_PARSE_CHARS = 256 * 1024
+
+
+def _parse(text: str) -> Any:
+    """The document in ``text``, a fresh copy the caller may change."""
+    if len(text) > _SHARED_PARSE_CHARS:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader derives from SafeLoader
+    return copy.deepcopy(_parsed(text))
+
+
+@lru_cache(maxsize=256)
+def _parsed(text: str) -> Any:
+    """One parse per distinct content (failures are not kept: they raise again)."""
+    return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader derives from SafeLoader
 
 
 #: Nesting a rule file never needs (rules nest a few levels); where :func:`_too_deep` points.
