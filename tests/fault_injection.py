@@ -15,6 +15,7 @@ import errno
 import os
 import shutil
 import signal
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,6 +28,7 @@ KILL_MARK = "mata-al-proceso"  # the worker processing this file always dies (SI
 KILL_ONCE_MARK = "muere-una-vez"  # ... dies the first time only
 DELETE_OUT_MARK = "borra-la-salida"  # processing this file first deletes the whole output folder (once)
 DELETE_SUB_MARK = "borra-subcarpeta"  # ... deletes the output subfolder "marzo" (once)
+STUCK_MARK = "a-medio-escribir"  # the worker processing this file stops half-way through writing its report
 
 
 class _Module:
@@ -123,6 +125,21 @@ def read_only(task: worker.FileTask) -> worker.Brief:
     """The output folder is on a read-only file system."""
     _install("EROFS", "")
     return worker.process_and_record(task)
+
+
+def stuck_or_disk_full(task: worker.FileTask) -> worker.Brief:
+    """The marked file hangs half-way through an atomic write (its temporary file exists); any other file
+    waits until that is so, then finds the disk full, which stops the batch with the first worker still writing."""
+    out = Path(task.out_dir)
+    if STUCK_MARK in task.rel:
+        with atomic.atomic_writer(out / f"{task.rel}.json") as stream:
+            stream.write(b"{")
+            stream.flush()
+            time.sleep(120)  # never reached the end: the batch stops this worker
+    deadline = time.monotonic() + 30
+    while not any(out.glob("*.tmp")) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(out / f"{task.rel}.json"))
 
 
 def kill_worker(task: worker.FileTask) -> worker.Brief:

@@ -190,6 +190,18 @@ def test_batch_on_an_unwritable_output_stops_cleanly(worker_fault, kind, reason,
     assert_honest(out, resumed.manifest)
 
 
+def test_a_batch_stopped_while_a_worker_writes_leaves_no_temporary_file(monkeypatch, tmp_path, capsys):
+    """One worker fails (full disk) while the other is half-way through a write: the run stops, the writing
+    worker is stopped with it, and its temporary file does not stay behind."""
+    folder = valid_folder(tmp_path / "entrada", [f"{fault_injection.STUCK_MARK}.xml", "b-factura.xml"])
+    out = tmp_path / "salida"
+    monkeypatch.setattr(runner, "process_and_record", fault_injection.stuck_or_disk_full)
+
+    code = main(["batch", str(folder), "--out", str(out), "--workers", "2", "--logo", str(LOGO)])
+    assert code == 2 and "no queda espacio en el disco" in capsys.readouterr().err
+    assert leftovers(out) == []
+
+
 def test_mcp_fel_batch_on_a_full_disk_is_a_tool_error(mixed, monkeypatch, tmp_path, fault):
     """Through the MCP server the model reads the same sentence (isError), not an internal error."""
     from .mcp.harness import Session

@@ -61,6 +61,7 @@ def _run(batch: BatchRun) -> BatchResult:
             _reconcile_pdfs(briefs, batch.out_dir, batch.journal, _renderer(batch, executor))
     except BaseException:  # cancelled, interrupted, terminated, output failed: the workers stop now
         executor.close(abort=True)
+        _remove_temporaries_of_stopped_workers(batch)
         raise
     finally:
         progress.close()
@@ -85,6 +86,15 @@ def _clear_output_folder(batch: BatchRun) -> None:
             message_en=f"{path} is not a fel-rules manifest and is not replaced; use another output folder.",
         )
     os.close(open_folder(batch.journal.folder, batch.roots))  # a read-only output folder fails here
+
+
+def _remove_temporaries_of_stopped_workers(batch: BatchRun) -> None:
+    """After an abort: a worker stopped in the middle of a write leaves its temporary file; remove it, but never
+    let a failure here (a read-only folder) hide the error that stopped the run."""
+    try:
+        remove_own_temporaries(batch.out_dir, batch.roots)
+    except OSError:
+        pass
 
 
 def _renderer(batch: BatchRun, executor) -> RenderPdfs:
