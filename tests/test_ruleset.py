@@ -211,6 +211,23 @@ def test_unknown_place_in_a_required_rule(tmp_path):
     assert (error.line, error.column, error.rule_id) == (7, 21, "TST-21")
     assert "context: lugar desconocido 'emisores'" in error.message
 
+def test_a_batch_rule_points_through_places(tmp_path):
+    """A batch rule's ``at`` may start with a place: its issues point at the absolute XPath; an unknown place is
+    an error of the rule file."""
+    rule = """\
+      - id: TST-22
+        title: x
+        scope: batch
+        check: repeated_authorization
+        params: {at: certificacion/dte:NumeroAutorizacion}
+        message: x
+    """
+    (loaded,) = load_rule_file(write(tmp_path, rule)).rules
+    assert loaded.check.at == "/dte:GTDocumento/dte:SAT/dte:DTE/dte:Certificacion/dte:NumeroAutorizacion"
+    error = load_error(tmp_path, rule.replace("at: certificacion", "at: certificado"))
+    assert (error.line, error.rule_id) == (8, "TST-22") and "at: lugar desconocido 'certificado'" in error.message
+
+
 def test_a_computed_value_may_only_use_earlier_names(tmp_path):
     error = load_error(tmp_path, PLACES_RULE.replace('lookup(largo_minimo, tipo)', 'lookup(largo_minimo, otro)'))
     assert "let.requerida.value: nombre desconocido 'otro'" in error.message

@@ -32,7 +32,7 @@ _REFERENCE = Field(description="origin: the document a note, constancia or annul
 class BatchParams(KindParams):
     """What every batch rule says: where its issues point, and which one SAT code they cite."""
 
-    at: str = Field(description="XPath of the element the rule's issues point to.")
+    at: str = Field(description="XPath of the element the rule's issues point to (it may start with a place).")
     cites: str | None = Field(default=None, description="The one SAT code the issues cite (default: the rule's).")
 
 
@@ -44,6 +44,7 @@ class _BatchKind:
 
     def __init__(self, params: BatchParams, env: RuleEnv) -> None:
         self.params = params
+        self.at = env.xpath(params.at, "at")
 
     def placeholders(self) -> set[str]:
         """The values the kind names in its findings."""
@@ -51,7 +52,7 @@ class _BatchKind:
 
     def finding(self, **values: object) -> Finding:
         """A finding pointing at the rule's element, citing its SAT code."""
-        return Finding(xpath=self.params.at, values=values, sat_code=self.params.cites)
+        return Finding(xpath=self.at, values=values, sat_code=self.params.cites)
 
 
 @check_kind("repeated_authorization")
@@ -165,7 +166,7 @@ class CreditNoteTaxesCheck(_BatchKind):
         for tax, amount in sorted(dict(doc.facts.tax_totals).items()):
             limit = origin_taxes.get(tax, "0")
             if _above(amount, limit):
-                yield Finding(xpath=self.params.at, sat_code=self.params.tax_codes.get(tax, ""),
+                yield Finding(xpath=self.at, sat_code=self.params.tax_codes.get(tax, ""),
                               values={"other": other, "impuesto": tax, "nota": amount, "origen": limit})
 
 
