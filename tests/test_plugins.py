@@ -92,7 +92,8 @@ def test_the_built_in_kinds_are_known_to_a_fresh_registry():
     code = ("from fel_rules.checks.registry import _KINDS, get_check_kind; "
             "print(' '.join(sorted(_KINDS)), get_check_kind('signature').__name__)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    document_kinds = ["cui", "expression", "nit", "required", "signature"]
+    document_kinds = ["cui", "expression", "nit", "required", "signature", "signature_reformatted",
+                      "signatures_verified"]
     batch_kinds = [  # the cross-document rules of rules/lote.yaml
         "annulled_once", "credit_note_taxes", "credit_note_total", "exempt_within_origin_tax",
         "final_invoice_deadline", "no_active_constancia", "referenced_not_annulled", "referenced_phrase",

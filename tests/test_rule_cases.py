@@ -24,6 +24,7 @@ CASE_DIR = RULES / "tests"
 SCHEMA_REJECTED = frozenset({
     "FEL-ANU-02/sin_motivo", "FEL-ANU-05/certificada_al_dia_siguiente", "FEL-ANU-05/certificada_el_dia_de_la_anulacion",
     "FEL-ANU-06/anulacion_certificada_sin_firmas", "FEL-ANU-07/anulacion_certificada_sin_firmas",
+    "FEL-FIR-06/sin_firmas", "FEL-FIR-09/sin_firmas",
     "FEL-COM-14/traslado_tipo_no_permitido", "FEL-EXP-01/exportacion_con_tipo_especial",
     "FEL-FEC-03/certificado_sin_firmas", "FEL-FEC-03/firmas_del_emisor_y_del_certificador",
     "FEL-FEC-04/firma_del_certificador_sin_certificacion", "FEL-FIR-01/firma_incompleta", "FEL-FIR-01/sin_firma",

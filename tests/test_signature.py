@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from decimal import Decimal
 
 import pytest
 from cryptography.hazmat.primitives import hashes
@@ -159,16 +160,28 @@ def test_fir_sat_sample_restored_to_its_signed_form_verifies(validator):
 
 @requires_shared
 def test_fir_sat_sample_as_stored_was_reindented_after_signing(validator):
-    """The stored copy was pretty-printed after certification: both digests fail, and say why."""
+    """The stored copy was pretty-printed after certification: its signed data is intact, so it is valid with one
+    warning that says so in plain words; it prints without --force."""
     report = validator.validate_path(SAT_SAMPLE)
-    issues = fir(report)
-    assert {(i.rule_id, i.location.field) for i in issues} == {("FEL-FIR-01", "DigestValue"),
-                                                               ("FEL-FIR-02", "DigestValue")}
-    for issue in issues:
-        assert "re-indentado" in issue.message
-        assert issue.expected != issue.actual
-    assert issues[0].location.xpath == "/dte:GTDocumento/ds:Signature[1]/ds:SignedInfo/ds:Reference[1]/ds:DigestValue"
-    assert issues[0].location.line == 52
+    assert fir(report) == [] and report.valid
+    (warning,) = [i for i in report.issues if i.rule_id == "FEL-FIR-06"]
+    assert warning.severity.value == "warning" and warning.refs.sat_code == "FEL_RCP361, FEL_RCP364"
+    assert warning.message.startswith("El archivo se reformateó después de firmarlo, pero los datos firmados están "
+                                      "intactos.")
+    assert "#DatosEmision, #DatosCertificados" in warning.hint and "--profile estricto" in warning.hint
+    assert warning.location.xpath == "/dte:GTDocumento/ds:Signature[1]/ds:SignedInfo/ds:Reference[1]/ds:DigestValue"
+    assert warning.location.line == 52
+    assert [i.rule_id for i in report.issues if i.severity.value == "info"] == ["FEL-FIR-08"]
+
+
+@requires_shared
+def test_fir_sat_sample_as_stored_is_an_error_under_the_strict_profile():
+    from fel_rules import Config, Validator
+
+    report = Validator(Config(profile="estricto")).validate_path(SAT_SAMPLE)
+    assert not report.valid
+    assert [(i.rule_id, i.severity.value) for i in report.issues if i.severity.value == "error"] == [
+        ("FEL-FIR-06", "error")]
 
 
 # --------------------------------------------------------------------------------------------
@@ -210,7 +223,10 @@ def test_fir_altered_emission_data_breaks_both_signatures(validator, signed):
                                                                    ("FEL-FIR-02", "DigestValue")}
     issuer = next(i for i in fir(report) if i.rule_id == "FEL-FIR-01")
     assert issuer.location.xpath.startswith("/dte:GTDocumento/ds:Signature[1]/")
-    assert "'#DatosEmision' no coincide" in issuer.message and "re-indentado" not in issuer.message
+    assert issuer.message == ("La firma del emisor no es válida: cambiaron los datos de emisión (montos, NIT, "
+                              "nombres o líneas). Pida al emisor el XML original, tal como lo devolvió el "
+                              "certificador.")
+    assert "'#DatosEmision' no coincide" in issuer.hint and "sangría" not in issuer.hint
     assert not report.valid
 
 
@@ -220,23 +236,116 @@ def test_fir_altered_certification_data_breaks_only_the_certifier_signature(vali
     assert fir(report)[0].location.xpath.startswith("/dte:GTDocumento/ds:Signature[2]/")
 
 
-def _pretty(document: bytes) -> bytes:
-    root = etree.fromstring(document, etree.XMLParser(remove_blank_text=True))
-    etree.indent(root.find("dte:SAT", NS), space="    ")
+SIGNED_EXAMPLE = (EXAMPLES / "factura-certificada.xml").read_bytes()  # signed by the project, as users get it
+
+
+def _reindented(document: bytes, space: str = "    ") -> bytes:
+    """``document`` with its signed data re-indented by an editor (the signatures left as they are)."""
+    root = etree.fromstring(document)
+    etree.indent(root.find("dte:SAT", NS), space=space, level=1)
     return etree.tostring(root.getroottree(), xml_declaration=True, encoding="UTF-8")
 
 
-def test_fir_reindented_document_is_an_error(validator, signed, signer):
-    report = validator.validate_bytes(_pretty(signed))  # signed indented with 2 spaces, now 4
-    # ds:SignedInfo lost its line breaks too, so the signature values fail as well
-    assert {(i.rule_id, i.location.field) for i in fir(report)} >= {("FEL-FIR-01", "DigestValue"),
-                                                                   ("FEL-FIR-02", "DigestValue")}
+def _errors(report) -> list[tuple[str, str]]:
+    return [(i.rule_id, i.message) for i in report.issues if i.severity.value == "error"]
+
+
+@pytest.mark.parametrize("space", ["    ", "\t", ""])
+def test_cause_reindented_example_is_valid_with_one_warning(validator, space):
+    """The signed example re-indented (4 spaces, tabs, or compacted): valid, one FEL-FIR-06 warning."""
+    report = validator.validate_bytes(_reindented(SIGNED_EXAMPLE, space))
+    assert report.valid and _errors(report) == []
+    assert [(i.rule_id, i.severity.value) for i in report.issues if i.rule_id.startswith("FEL-FIR")] == [
+        ("FEL-FIR-08", "info"), ("FEL-FIR-06", "warning")]
+
+
+def test_cause_question_marks_name_a_character_set_conversion(validator):
+    """Accented letters turned into "?" on the way (a wrong character-set conversion)."""
+    damaged = SIGNED_EXAMPLE.replace("FERRETERÍA".encode(), b"FERRETER?A")
+    report = validator.validate_bytes(damaged)
+    assert _errors(report) == [
+        ("FEL-FIR-01", "La firma del emisor no es válida: una conversión de caracteres cambió letras con tilde por "
+                       "«?». Pida al emisor el XML original, tal como lo devolvió el certificador."),
+        ("FEL-FIR-02", "La firma del certificador no es válida: una conversión de caracteres cambió letras con tilde "
+                       "por «?». Pida al emisor el XML original, tal como lo devolvió el certificador."),
+    ]
+
+
+def test_cause_changed_amount_names_the_emission_data(validator):
+    """A total changed after signing: the issuer's digest of #DatosEmision fails, and the certifier's with it."""
+    root = etree.fromstring(SIGNED_EXAMPLE)
+    total = root.find(".//dte:Totales/dte:GranTotal", NS)
+    total.text = str(Decimal(total.text) + Decimal("100"))
+    report = validator.validate_bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8"))
+    messages = dict(_errors(report))
+    assert messages["FEL-FIR-01"] == ("La firma del emisor no es válida: cambiaron los datos de emisión (montos, NIT, "
+                                      "nombres o líneas). Pida al emisor el XML original, tal como lo devolvió el "
+                                      "certificador.")
+    assert messages["FEL-FIR-02"].startswith("La firma del certificador no es válida: cambiaron los datos de emisión")
+    assert not report.valid
+
+
+def test_cause_changed_certification_names_the_certification_data(validator):
+    """Only dte:Certificacion changed: the issuer's signature holds, so the change is located there."""
+    report = validator.validate_bytes(SIGNED_EXAMPLE.replace(b"<dte:NombreCertificador>", b"<dte:NombreCertificador>X"))
+    assert _errors(report) == [
+        ("FEL-FIR-02", "La firma del certificador no es válida: se modificaron los datos de certificación "
+                       "(autorización, fecha). Pida al emisor el XML original, tal como lo devolvió el certificador."),
+    ]
+
+
+def test_cause_removed_signature_is_named(validator):
+    root = etree.fromstring(SIGNED_EXAMPLE)
+    root.remove(root.find("ds:Signature", NS))  # the issuer's
+    report = validator.validate_bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8"))
+    (rule_id, message), = _errors(report)
+    assert rule_id == "FEL-FIR-05"
+    assert message == ("Falta la firma del emisor: el documento está certificado, pero se la quitaron. Pida al emisor "
+                       "el XML original, tal como lo devolvió el certificador.")
+
+
+def test_reindented_and_altered_stays_an_error(validator):
+    root = etree.fromstring(_reindented(SIGNED_EXAMPLE))
+    root.find(".//dte:Receptor", NS).set("NombreReceptor", "OTRO CLIENTE")
+    report = validator.validate_bytes(etree.tostring(root))
+    assert {rule for rule, _ in _errors(report)} == {"FEL-FIR-01", "FEL-FIR-02"}
+    assert not [i for i in report.issues if i.rule_id in ("FEL-FIR-06", "FEL-FIR-08")]
+
+
+def test_reindented_signed_info_too_is_still_only_reformatted(validator, signer):
+    """A certifier's layout (no whitespace in the data, a line break between the elements of each signature),
+    then everything compacted: digests and signature values verify once laid out again."""
     compact = etree.tostring(etree.fromstring(CERTIFIED, etree.XMLParser(remove_blank_text=True)))
-    report = validator.validate_bytes(_pretty(sign(compact, signer, "#DatosEmision", "#DatosCertificados")))
-    issues = fir(report)
-    assert {i.rule_id for i in issues} == {"FEL-FIR-01", "FEL-FIR-02"}
-    digests = [i for i in issues if i.location.field == "DigestValue"]
-    assert len(digests) == 2 and all("re-indentado" in i.message for i in digests)  # signed compact, then indented
+    signed = sign(compact, signer, "#DatosEmision", "#DatosCertificados")
+    squeezed = etree.tostring(etree.fromstring(signed, etree.XMLParser(remove_blank_text=True)))
+    report = validator.validate_bytes(squeezed)
+    assert report.valid and {i.rule_id for i in report.issues if i.rule_id.startswith("FEL-FIR")} == {
+        "FEL-FIR-08", "FEL-FIR-06"}
+
+
+def test_every_signature_message_leads_with_a_short_sentence(validator, validator_en):
+    """The first sentence of every FEL-FIR message, for every problem code and cause, is ≤ 120 characters."""
+    from fel_rules.checks.signature import _DAMAGED, _PLAIN
+    from fel_rules.core.catalogue import render_values
+    from fel_rules.core.templates import render_template
+    from fel_rules.core.text import Text
+
+    causes = {cause for cause, _ in _PLAIN.values()} | {_DAMAGED[0], "emission_changed", "certification_changed",
+                                                        "annulment_changed", "properties_changed", "charset"}
+    actions = {action for _, action in _PLAIN.values()} | {_DAMAGED[1]}
+    for each in (validator, validator_en):
+        lang = each.config.lang
+        for rule in each.catalog.rules:
+            if not rule.id.startswith("FEL-FIR"):
+                continue
+            template = rule.spec.message_en if lang == "en" and rule.spec.message_en else rule.spec.message
+            for cause in causes:
+                for action in actions:
+                    values = render_values({"causa": Text(f"signature.cause.{cause}"),
+                                            "accion": Text(f"signature.action.{action}"),
+                                            "autorizacion": "5D8A3F21-9C4B-4E7A-B2D6-0F1E8C7A4B93"}, lang)
+                    first = render_template(template, values).split(". ")[0]
+                    assert len(first) <= 120, (rule.id, lang, first)
 
 
 def test_fir_altered_signature_value(validator, signed):
@@ -247,7 +356,8 @@ def test_fir_altered_signature_value(validator, signed):
     value.text = base64.b64encode(bytes(raw)).decode()
     report = validator.validate_bytes(etree.tostring(root))
     assert [(i.rule_id, i.location.field) for i in fir(report)] == [("FEL-FIR-01", "SignatureValue")]
-    assert "no corresponde a ds:SignedInfo" in fir(report)[0].message
+    assert "el valor de la firma no corresponde al certificado incluido" in fir(report)[0].message
+    assert "no corresponde a ds:SignedInfo" in fir(report)[0].hint
 
 
 def test_fir_altered_signed_info_breaks_the_signature_value(validator, signed):
@@ -264,7 +374,8 @@ def test_fir_signing_time_outside_the_certificate_validity(validator, signer, si
     report = validator.validate_bytes(sign(CERTIFIED, signer, "#DatosEmision", signing_time=signing_time))
     issues = fir(report)
     assert [(i.rule_id, i.location.field) for i in issues] == [("FEL-FIR-01", "SigningTime")]
-    assert problem in issues[0].message
+    assert "se firmó cuando el certificado no estaba vigente" in issues[0].message
+    assert problem in issues[0].hint
     assert issues[0].expected == "2026-01-01T00:00:00Z – 2026-12-31T23:59:59Z"
     assert issues[0].actual == signing_time
 
@@ -288,7 +399,8 @@ def test_fir_unknown_algorithm_is_a_finding(validator, signer, xpath, attribute,
     issues = fir(report)
     assert (("FEL-FIR-01", field) in {(i.rule_id, i.location.field) for i in issues})
     unsupported = next(i for i in issues if i.location.field == field)
-    assert "no soportado: 'http://example.com/rot13'" in unsupported.message
+    assert "la firma usa un algoritmo que fel-rules no verifica" in unsupported.message
+    assert "no soportado: 'http://example.com/rot13'" in unsupported.hint
 
 
 @pytest.mark.parametrize(("xpath", "field"), [
@@ -336,8 +448,8 @@ def test_fir_non_rsa_certificate_is_a_finding(validator, signer):
     ec_cert = make_certificate(ec_key, utc("2026-01-01T00:00:00"), utc("2026-12-31T23:59:59"))
     document = edit(sign(CERTIFIED, signer, "#DatosEmision"), "//ds:X509Certificate",
                     base64.b64encode(ec_cert.public_bytes(Encoding.DER)).decode())
-    messages = [i.message for i in fir(validator.validate_bytes(document)) if i.location.field == "SignatureValue"]
-    assert messages and "no RSA" in messages[0]
+    hints = [i.hint for i in fir(validator.validate_bytes(document)) if i.location.field == "SignatureValue"]
+    assert hints and "no RSA" in hints[0]
 
 
 def test_fir_without_xades_the_validity_cannot_be_judged(validator, signer):
@@ -349,7 +461,8 @@ def test_fir_without_xades_the_validity_cannot_be_judged(validator, signer):
     fill(root, signature, signer)
     issues = fir(validator.validate_bytes(etree.tostring(root)))
     assert [(i.rule_id, i.location.field) for i in issues] == [("FEL-FIR-01", "SigningTime")]
-    assert "no lleva propiedades XAdES" in issues[0].message
+    assert "la firma está incompleta o dañada" in issues[0].message
+    assert "no lleva propiedades XAdES" in issues[0].hint
 
 
 def test_fir_unsigned_signed_properties_are_a_finding(validator, signer):
@@ -389,7 +502,7 @@ def test_fir_duplicate_id_is_refused_as_ambiguous(validator, signed):
     adenda.append(etree.fromstring(etree.tostring(original)))
     report = validator.validate_bytes(etree.tostring(root))
     assert ("FEL-FIR-01", "Reference") in {(i.rule_id, i.location.field) for i in fir(report)}
-    assert any("ambigua" in i.message for i in fir(report))
+    assert any("ambigua" in i.hint for i in fir(report))
 
 
 def test_fir_reference_to_adenda_content_is_refused(validator, signed):
@@ -399,7 +512,7 @@ def test_fir_reference_to_adenda_content_is_refused(validator, signed):
     adenda.append(etree.fromstring(etree.tostring(original)))
     original.set("ID", "Otro")  # what the rules read is no longer what was signed
     report = validator.validate_bytes(etree.tostring(root))
-    assert any(i.location.field == "Reference" and "dte:Adenda" in i.message for i in fir(report))
+    assert any(i.location.field == "Reference" and "dte:Adenda" in i.hint for i in fir(report))
 
 
 def test_fir_whole_document_reference_with_enveloped_signature(validator, signer):
@@ -464,7 +577,9 @@ def test_fir_invoice_rules_do_not_judge_annulments(validator, signed_annulment):
 def test_fir_english_messages(validator_en, signed):
     report = validator_en.validate_bytes(edit(signed, "//dte:Certificacion/dte:NombreCertificador", "OTRO"))
     (issue,) = fir(report)
-    assert issue.message.startswith("The certifier's signature over #DatosCertificados is not valid: the digest of")
+    assert issue.message == ("The certifier's signature is not valid: the certification data (authorization, date) "
+                             "was changed. Ask the issuer for the original XML, as the certifier returned it.")
+    assert issue.hint.startswith("Technical detail: the digest of reference '#DatosCertificados' does not match")
     assert "SAT's certificate chain" in issue.hint
 
 

@@ -15,8 +15,10 @@ A case file (``rules/tests/FEL-IVA-01.yaml``)::
 
 ``expect: pass`` means the rule reports nothing; a list is exactly the set of rule ids the rules
 stage reports (the rule under test among them). Either way no check may crash. Patches: ``set``
-(element text or attribute value), ``remove``, and ``append`` (an XML fragment added as the last child
-of the matched element; prefixes of the fragment are those of :data:`fel_rules.core.namespaces.PREFIXES`).
+(element text or attribute value), ``remove``, ``append`` (an XML fragment added as the last child
+of the matched element; prefixes of the fragment are those of :data:`fel_rules.core.namespaces.PREFIXES`),
+and ``reindent`` (the matched element's content indented again with ``value``, four spaces by default: what
+an editor or a portal does to a file; the rest of the file keeps its bytes).
 
 An entry of the list may also pin down one finding: where it points (``at``: the end of its XPath,
 whole steps) and the values it reports (``values``: any of ``expected``, ``actual``, ``difference``,
@@ -80,12 +82,15 @@ class Patch(BaseModel):
     remove: str | None = None
     append: str | None = None
     xml: str | None = None
+    reindent: str | None = None
 
     @model_validator(mode="after")
     def _one_operation(self) -> Patch:
-        ops = [name for name in ("set", "remove", "append") if getattr(self, name) is not None]
+        ops = [name for name in ("set", "remove", "append", "reindent") if getattr(self, name) is not None]
         if len(ops) != 1:
-            raise ValueError("cada parche usa exactamente una operación: set, remove o append")
+            raise ValueError("cada parche usa exactamente una operación: set, remove, append o reindent")
+        if self.reindent is not None and self.value is not None and self.value.strip(" \t"):
+            raise ValueError("'reindent' solo admite espacios o tabuladores en 'value'")
         if self.set is not None and self.value is None:
             raise ValueError("'set' necesita 'value'")
         if self.append is not None and self.xml is None:
@@ -245,7 +250,7 @@ def apply_patches(document: bytes, patches: list[Patch]) -> bytes:
     root = etree.fromstring(document, etree.XMLParser(resolve_entities=False, no_network=True))
     namespaces = {**_NAMESPACES, "dte": etree.QName(root).namespace or DTE}
     for patch in patches:
-        path = patch.set or patch.remove or patch.append
+        path = patch.set or patch.remove or patch.append or patch.reindent
         found = root.xpath(path, namespaces=namespaces)
         if not isinstance(found, list) or not found:
             raise ValueError(f"el parche no encuentra nada: {path}")
@@ -268,6 +273,9 @@ def _apply(patch: Patch, node: Any, namespaces: dict[str, str]) -> None:
         raise ValueError("el parche debe apuntar a un elemento o atributo")
     if patch.set is not None:
         node.text = patch.value
+    elif patch.reindent is not None:
+        depth = sum(1 for _ in node.iterancestors())
+        etree.indent(node, space=patch.value if patch.value is not None else "    ", level=depth)
     elif patch.remove is not None:
         node.getparent().remove(node)
     else:

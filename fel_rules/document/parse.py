@@ -20,6 +20,9 @@ __all__ = ["DocumentKind", "ParseResult", "parse_xml"]
 
 DocumentKind = Literal["documento", "anulacion"]
 
+#: The namespace of FEL 1 documents (GT_Documento 0.1.x), which SAT replaced in 2020 (annulments still use it).
+FEL1_DOCUMENT = DTE_ANULACION
+
 _ROOTS: dict[str, tuple[str, DocumentKind]] = {
     "GTDocumento": (DTE, "documento"),
     "GTAnulacionDocumento": (DTE_ANULACION, "anulacion"),
@@ -86,6 +89,8 @@ def _check_root(root: etree._Element) -> ParseResult:
         found = f"{{{qname.namespace}}}{qname.localname}" if qname.namespace else qname.localname
         return _refused("failed", "FEL-XML-05", xpath=xpath, line=line, found=found)
     namespace, kind = expected
+    if qname.localname == "GTDocumento" and qname.namespace == FEL1_DOCUMENT:
+        return _refused("failed", "FEL-XML-10", xpath=xpath, line=line, found=qname.namespace, expected=namespace)
     if qname.namespace != namespace:
         return _refused("failed", "FEL-XML-06", xpath=xpath, line=line, root=qname.localname,
                         found=qname.namespace or "", expected=namespace)

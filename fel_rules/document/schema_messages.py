@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from lxml import etree
 
+from ..core.identifiers import uuid_numero, uuid_serie
 from ..core.namespaces import prefixed
 from ..core.text import Text
 from ..core.xmlpath import element_xpath, item_number
@@ -15,6 +16,7 @@ from ..findings.model import Finding
 
 __all__ = ["describe_error"]
 
+_ORIGIN_FIELDS = {"SerieDocumentoOrigen", "NumeroDocumentoOrigen"}
 _ATTRIBUTE = re.compile(r"^attribute (?P<attr>[\w:]+)='(?P<value>.*?)': (?P<rest>.*)$", re.S)
 _MISSING_ATTRIBUTE = re.compile(r"^missing required attribute '(?P<attr>[^']+)'$")
 
@@ -83,7 +85,19 @@ def describe_error(error: object) -> Finding:
         detail = _element_text(reason) or _facet(reason, Text.of("xsd.what.field", where=where), _content(element))
     detail = Text(detail.id, {**detail.values, "where": where, "reason": reason})
     return Finding(id="FEL-XSD-01", xpath=xpath, line=line, item=item_number(element) if element is not None else None,
-                   field=field, values={"detail": detail})
+                   field=field, values={"detail": detail}, hint=_origin_hint(element, field))
+
+
+def _origin_hint(element: etree._Element | None, field: str | None) -> Text | None:
+    """For a note or constancia missing its origin's SerieDocumentoOrigen/NumeroDocumentoOrigen: what to put there
+    (for an electronic origin, derived from its authorization number)."""
+    if element is None or field not in _ORIGIN_FIELDS or not isinstance(element.tag, str):
+        return None
+    uuid = element.get("NumeroAutorizacionDocumentoOrigen") or ""
+    serie, numero = uuid_serie(uuid), uuid_numero(uuid)
+    if serie is None or numero is None:
+        return Text("xsd.hint.origin_serie_numero")
+    return Text.of("xsd.hint.origin_serie_numero_of", uuid=uuid, serie=serie, numero=numero)
 
 
 def _facet(rest: str, what: Text, value: str) -> Text:

@@ -28,3 +28,4 @@ class Finding:
     difference: str | None = None
     id: str = ""
     sat_code: str | None = None  # the one SAT code this finding cites instead of the rule's ("": none)
+    hint: object | None = None  # a hint of its own (a Text), said instead of the catalogue entry's

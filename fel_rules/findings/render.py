@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..core.catalogue import MESSAGES, Catalogue, render_values, say
+from ..core.catalogue import MESSAGES, Catalogue, render_text, render_values, say
 from ..core.report import Issue, Location, Refs, Severity
 from ..core.templates import render_template
 from .model import Finding
@@ -40,13 +40,20 @@ def render_issue(
         stage=entry.stage,
         title=say(entry.title, lang),
         message=render_template(say(entry.message, lang), values),
-        hint=render_template(say(entry.hint, lang), values) if entry.hint else None,
+        hint=_hint(finding, entry, values, lang, catalogue),
         refs=refs,
         location=Location(xpath=finding.xpath, line=finding.line, item=finding.item, field=finding.field),
         expected=finding.expected,
         actual=finding.actual,
         difference=finding.difference,
     )
+
+
+def _hint(finding: Finding, entry, values: dict[str, str], lang: str, catalogue: Catalogue) -> str | None:
+    """The finding's own hint when it has one, else the entry's."""
+    if finding.hint is not None:
+        return render_text(finding.hint, lang, catalogue)
+    return render_template(say(entry.hint, lang), values) if entry.hint else None
 
 
 def rule_issue(

@@ -81,10 +81,11 @@ TEST_SIGNER = _test_signer()
 
 def signature_element(signer: Signer, uri: str, sig_id: str, *, signing_time: str = SIGNING_TIME,
                       c14n: str = C14N, reference_c14n: str | None = None) -> etree._Element:
-    """An unsigned XAdES-BES ds:Signature template (digests and value filled by :func:`sign`)."""
+    """An unsigned XAdES-BES ds:Signature template (digests and value filled by :func:`sign`), laid out as
+    certifiers write it: a line break between the elements of ds:SignedInfo and ds:KeyInfo."""
     transforms = f'<ds:Transform Algorithm="{ENVELOPED}"/>'
     if reference_c14n:
-        transforms += f'<ds:Transform Algorithm="{reference_c14n}"/>'
+        transforms += f'\n<ds:Transform Algorithm="{reference_c14n}"/>'
     cert_b64 = base64.b64encode(signer.der).decode()
     cert_digest = base64.b64encode(hashlib.sha256(signer.der).digest()).decode()
     qualifying = (
@@ -100,7 +101,9 @@ def signature_element(signer: Signer, uri: str, sig_id: str, *, signing_time: st
 <ds:CanonicalizationMethod Algorithm="{c14n}"/>
 <ds:SignatureMethod Algorithm="{RSA_SHA256}"/>
 <ds:Reference Id="{sig_id}-ref0" URI="{uri}">
-<ds:Transforms>{transforms}</ds:Transforms>
+<ds:Transforms>
+{transforms}
+</ds:Transforms>
 <ds:DigestMethod Algorithm="{SHA256}"/>
 <ds:DigestValue></ds:DigestValue>
 </ds:Reference>

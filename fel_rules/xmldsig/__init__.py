@@ -5,10 +5,18 @@ certificate and the XAdES signing certificate and signing time. Results are :cla
 with a :class:`ProblemCode` and the values involved; turning them into user texts is the caller's job.
 """
 
-from .results import MAX_REFERENCES, MAX_SIGNATURES, PROBLEM_VALUES, Problem, ProblemCode
+from .results import (
+    MAX_REFERENCES,
+    MAX_SIGNATURES,
+    PROBLEM_VALUES,
+    REFORMATTED,
+    Problem,
+    ProblemCode,
+    SignatureVerdict,
+)
 from .verify import SignedDocument, role_uris, verify_signature
 
 __all__ = [
-    "MAX_REFERENCES", "MAX_SIGNATURES", "PROBLEM_VALUES", "Problem", "ProblemCode", "SignedDocument", "role_uris",
-    "verify_signature",
+    "MAX_REFERENCES", "MAX_SIGNATURES", "PROBLEM_VALUES", "REFORMATTED", "Problem", "ProblemCode", "SignatureVerdict",
+    "SignedDocument", "role_uris", "verify_signature",
 ]

@@ -7,12 +7,13 @@ import base64
 import binascii
 import copy
 import hashlib
+from collections.abc import Iterator
 
 from lxml import etree
 
 __all__ = [
     "C14N_METHODS", "DIGESTS", "ENVELOPED", "canonical_reference", "canonical_signed_info", "decode_base64",
-    "inclusive_prefixes", "matches_without_indentation",
+    "inclusive_prefixes", "matches_in_another_layout", "signed_info_in_other_layouts",
 ]
 
 #: Canonicalisation algorithms: URI → (exclusive, with comments).
@@ -78,22 +79,58 @@ def canonical_reference(
                           inclusive_ns_prefixes=prefixes)
 
 
-def matches_without_indentation(target, enveloping, exclusive, prefixes, algorithm, stated) -> bool:
-    """Whether the digest matches once whitespace-only text between elements is dropped (diagnosis)."""
-    try:
-        copied_target, _ = _copy_with(target, target)
-        for node in copied_target.iter():
-            if node.text is not None and not node.text.strip() and len(node):
-                node.text = None
-            if node is not copied_target and node.tail is not None and not node.tail.strip():
-                node.tail = None
-        if enveloping is not None and _contains(target, enveloping):
-            return False  # not worth it: FEL's references never envelop their signature
-        octets = etree.tostring(copied_target, method="c14n", exclusive=exclusive, with_comments=False,
-                                inclusive_ns_prefixes=prefixes)
-    except (etree.C14NError, IndexError, TypeError):
-        return False
-    return hashlib.new(DIGESTS[algorithm], octets).digest() == stated
+#: How a signer may have laid its XML out before signing: no whitespace between elements, one line break between
+#: elements (as certifiers write ds:SignedInfo), or indentation by 2 or 4 spaces or a tab from the document's root.
+_LAYOUTS = ("", "\n", "  ", "    ", "\t")
+
+
+def matches_in_another_layout(target, enveloping, exclusive, prefixes, algorithm, stated) -> bool:
+    """Whether the digest matches once only the whitespace between elements is laid out another way: the file
+    was re-indented after signing (diagnosis of a failed digest)."""
+    if enveloping is not None and _contains(target, enveloping):
+        return False  # not worth it: FEL's references never envelop their signature
+    for layout in _LAYOUTS:
+        try:
+            copied_target, _ = _copy_with(target, target, layout)
+            octets = etree.tostring(copied_target, method="c14n", exclusive=exclusive, with_comments=False,
+                                    inclusive_ns_prefixes=prefixes)
+        except (etree.C14NError, IndexError, TypeError):
+            return False
+        if hashlib.new(DIGESTS[algorithm], octets).digest() == stated:
+            return True
+    return False
+
+
+def signed_info_in_other_layouts(
+    signed_info: etree._Element, method: etree._Element, algorithm: str
+) -> Iterator[bytes]:
+    """Canonical octets of ``ds:SignedInfo`` in each layout it may have had before someone re-indented it
+    (diagnosis of a failed signature value; ``etree.C14NError``)."""
+    for layout in _LAYOUTS:
+        _, copied = _copy_with(signed_info, signed_info, layout)
+        yield canonical_signed_info(copied, _follow(copied.getroottree().getroot(), _path(method)), algorithm)
+
+
+def _lay_out(root: etree._Element, layout: str) -> None:
+    """Lay the whitespace between the elements of the whole document out as ``layout`` says (see _LAYOUTS)."""
+    _drop_indentation(root)
+    if layout == "\n":
+        for node in root.iter(etree.Element):
+            if len(node):
+                node.text = node.text or "\n"
+                for child in node:
+                    child.tail = child.tail or "\n"
+    elif layout:
+        etree.indent(root, space=layout)
+
+
+def _drop_indentation(top: etree._Element) -> None:
+    """Remove the whitespace-only text between the elements under ``top`` (and ``top``'s own text if so)."""
+    for node in top.iter():
+        if node.text is not None and not node.text.strip() and len(node):
+            node.text = None
+        if node is not top and node.tail is not None and not node.tail.strip():
+            node.tail = None
 
 
 def _contains(target: etree._Element | etree._ElementTree, element: etree._Element) -> bool:
@@ -122,11 +159,14 @@ def _follow(root: etree._Element, steps: list[int]) -> etree._Element:
     return node
 
 
-def _copy_with(target, element: etree._Element):
-    """A copy of the whole document (keeping every in-scope namespace), the target and ``element`` in it."""
+def _copy_with(target, element: etree._Element, layout: str | None = None):
+    """A copy of the whole document (keeping every in-scope namespace), the target and ``element`` in it;
+    with ``layout``, the whitespace between its elements laid out that way."""
     tree = target if isinstance(target, etree._ElementTree) else target.getroottree()
     copied = copy.deepcopy(tree)
     new_root = copied.getroot()
+    if layout is not None:
+        _lay_out(new_root, layout)
     new_element = _follow(new_root, _path(element))
     if isinstance(target, etree._ElementTree):
         return copied, new_element

@@ -9,7 +9,8 @@ from enum import StrEnum
 
 from lxml import etree
 
-__all__ = ["MAX_REFERENCES", "MAX_SIGNATURES", "PROBLEM_VALUES", "Problem", "ProblemCode"]
+__all__ = ["MAX_REFERENCES", "MAX_SIGNATURES", "PROBLEM_VALUES", "REFORMATTED", "Problem", "ProblemCode",
+           "SignatureVerdict"]
 
 #: Bounded work on hostile input: FEL signatures carry 2 references, documents 1–2 signatures.
 MAX_REFERENCES = 8
@@ -41,6 +42,7 @@ class ProblemCode(StrEnum):
     KEY_NOT_RSA = "key_not_rsa"
     SIGNED_INFO_C14N_FAILED = "signed_info_c14n_failed"
     SIGNATURE_MISMATCH = "signature_mismatch"
+    SIGNATURE_MISMATCH_REINDENTED = "signature_mismatch_reindented"  # it verifies without indentation
     NO_XADES_PROPERTIES = "no_xades_properties"
     SIGNED_PROPERTIES_UNREFERENCED = "signed_properties_unreferenced"
     SIGNING_CERTIFICATE_UNSUPPORTED_DIGEST = "signing_certificate_unsupported_digest"
@@ -75,6 +77,7 @@ PROBLEM_VALUES: dict[ProblemCode, tuple[str, ...]] = {
     ProblemCode.KEY_NOT_RSA: ("key_type",),
     ProblemCode.SIGNED_INFO_C14N_FAILED: ("error",),
     ProblemCode.SIGNATURE_MISMATCH: (),
+    ProblemCode.SIGNATURE_MISMATCH_REINDENTED: (),
     ProblemCode.NO_XADES_PROPERTIES: (),
     ProblemCode.SIGNED_PROPERTIES_UNREFERENCED: (),
     ProblemCode.SIGNING_CERTIFICATE_UNSUPPORTED_DIGEST: (),
@@ -84,6 +87,10 @@ PROBLEM_VALUES: dict[ProblemCode, tuple[str, ...]] = {
     ProblemCode.SIGNED_BEFORE_VALIDITY: ("time", "not_before", "not_after"),
     ProblemCode.SIGNED_AFTER_VALIDITY: ("time", "not_before", "not_after"),
 }
+
+
+#: Problems that vanish once the whitespace between elements is removed: the file was re-indented after signing.
+REFORMATTED = frozenset({ProblemCode.DIGEST_MISMATCH_REINDENTED, ProblemCode.SIGNATURE_MISMATCH_REINDENTED})
 
 
 @dataclass(frozen=True)
@@ -98,3 +105,17 @@ class Problem:
     values: Mapping[str, str | int | None] = dataclass_field(default_factory=dict)
     expected: str | None = None
     actual: str | None = None
+
+
+@dataclass(frozen=True)
+class SignatureVerdict:
+    """What verifying one ``ds:Signature`` found (no problems: it verifies)."""
+
+    signature: etree._Element
+    problems: tuple[Problem, ...]
+
+    @property
+    def reformatted_only(self) -> bool:
+        """True when the only problems are digests that match once the whitespace between elements is removed:
+        the file was re-indented after signing, and the signed data itself (and the signature value) is intact."""
+        return bool(self.problems) and all(problem.code in REFORMATTED for problem in self.problems)

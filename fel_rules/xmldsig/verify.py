@@ -23,9 +23,10 @@ from .canonical import (
     canonical_signed_info,
     decode_base64,
     inclusive_prefixes,
-    matches_without_indentation,
+    matches_in_another_layout,
+    signed_info_in_other_layouts,
 )
-from .results import MAX_REFERENCES, MAX_SIGNATURES, Problem, ProblemCode
+from .results import MAX_REFERENCES, MAX_SIGNATURES, Problem, ProblemCode, SignatureVerdict
 from .xades import (
     XADES,
     load_certificate,
@@ -75,6 +76,7 @@ class SignedDocument:
     signatures: list[etree._Element]
     _ids: dict[str, list[etree._Element]] | None = None
     certificates: dict[bytes, x509.Certificate] = field(default_factory=dict)
+    _verdicts: dict[str, list[SignatureVerdict]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, source: bytes | None, fallback: etree._Element) -> SignedDocument:
@@ -111,16 +113,28 @@ class SignedDocument:
 
     def verify_role(self, uri: str) -> Iterator[Problem]:
         """Problems of every signature whose references point at ``uri`` (at most :data:`MAX_SIGNATURES`)."""
+        for verdict in self.verdicts(uri):
+            yield from verdict.problems
+
+    def verdicts(self, uri: str) -> list[SignatureVerdict]:
+        """One verdict per signature whose references point at ``uri``, each verified once per document; past
+        :data:`MAX_SIGNATURES` the next one says so and the rest are not verified."""
+        found = self._verdicts.get(uri)
+        if found is None:
+            found = self._verdicts[uri] = list(self._verify(uri))
+        return found
+
+    def _verify(self, uri: str) -> Iterator[SignatureVerdict]:
         judged = 0
         for signature in self.signatures:
             if uri not in role_uris(signature):
                 continue
             judged += 1
             if judged > MAX_SIGNATURES:
-                yield Problem(ProblemCode.TOO_MANY_SIGNATURES, signature, "Signature",
-                              {"limit": MAX_SIGNATURES, "role": uri})
+                yield SignatureVerdict(signature, (Problem(ProblemCode.TOO_MANY_SIGNATURES, signature, "Signature",
+                                                           {"limit": MAX_SIGNATURES, "role": uri}),))
                 return
-            yield from verify_signature(signature, self, uri)
+            yield SignatureVerdict(signature, tuple(verify_signature(signature, self, uri)))
 
 
 def role_uris(signature: etree._Element) -> set[str]:
@@ -193,7 +207,7 @@ def _check_reference(
         if isinstance(target, etree._Element):
             covered.add(target)
         return
-    reindented = isinstance(target, etree._Element) and matches_without_indentation(
+    reindented = isinstance(target, etree._Element) and matches_in_another_layout(
         target, enveloping, exclusive, prefixes, algorithm, stated)
     code = ProblemCode.DIGEST_MISMATCH_REINDENTED if reindented else ProblemCode.DIGEST_MISMATCH
     yield Problem(code, value_element, "DigestValue", named,
@@ -311,10 +325,23 @@ def _check_signature_value(
     except etree.C14NError as exc:
         yield Problem(ProblemCode.SIGNED_INFO_C14N_FAILED, signed_info, "SignedInfo", {"error": str(exc)})
         return
+    if _verifies(key, value, octets, algorithm):
+        return
+    try:
+        reindented = any(_verifies(key, value, octets, algorithm)
+                         for octets in signed_info_in_other_layouts(signed_info, c14n_method, c14n))
+    except etree.C14NError:
+        reindented = False
+    code = ProblemCode.SIGNATURE_MISMATCH_REINDENTED if reindented else ProblemCode.SIGNATURE_MISMATCH
+    yield Problem(code, value_element, "SignatureValue")
+
+
+def _verifies(key: rsa.RSAPublicKey, value: bytes, octets: bytes, algorithm: str) -> bool:
     try:
         key.verify(value, octets, padding.PKCS1v15(), _SIGNATURE_METHODS[algorithm]())
     except InvalidSignature:
-        yield Problem(ProblemCode.SIGNATURE_MISMATCH, value_element, "SignatureValue")
+        return False
+    return True
 
 
 # ---- XAdES: signing certificate and signing time ------------------------------------------------
