@@ -49,7 +49,8 @@ if TYPE_CHECKING:
     )
     from .core.text import Text
     from .engine import Validator
-    from .outputs.render import RenderResult, RenderSettings, render_bytes, render_file
+    from .outputs.render import RenderResult, RenderSettings, render_bytes, render_file, render_xml
+    from .ruleset.listing import RuleRow, list_rules, rules_listing
 
 #: Where each public name lives (the package that re-exports it, or its defining module).
 _HOMES = {
@@ -73,6 +74,7 @@ _HOMES = {
     "RenderSettings": ".outputs.render",
     "Report": ".core.report",
     "RuleFileError": ".core.errors",
+    "RuleRow": ".ruleset.listing",
     "RulesetRef": ".core.report",
     "RunInfo": ".core.report",
     "SchemaInfo": ".core.report",
@@ -83,10 +85,13 @@ _HOMES = {
     "Text": ".core.text",
     "Totals": ".core.report",
     "Validator": ".engine",
+    "list_rules": ".ruleset.listing",
     "output_paths": ".batch",
     "render_bytes": ".outputs.render",
     "render_file": ".outputs.render",
     "render_text": ".core.catalogue",
+    "render_xml": ".outputs.render",
+    "rules_listing": ".ruleset.listing",
     "run_batch": ".batch",
 }
 
@@ -111,6 +116,7 @@ __all__ = [
     "RenderSettings",
     "Report",
     "RuleFileError",
+    "RuleRow",
     "RulesetRef",
     "RunInfo",
     "SchemaInfo",
@@ -122,10 +128,13 @@ __all__ = [
     "Totals",
     "Validator",
     "__version__",
+    "list_rules",
     "output_paths",
     "render_bytes",
     "render_file",
     "render_text",
+    "render_xml",
+    "rules_listing",
     "run_batch",
 ]
 

@@ -45,8 +45,16 @@ class Roots:
         except OSError as exc:  # e.g. ENAMETOOLONG, which exists() (and is_dir(), is_file()…) do not swallow
             raise SandboxError(_invalid(raw, exc)) from exc
         if must_exist and not exists:
-            raise SandboxError(f"No existe: {raw}")
+            raise SandboxError(_missing(raw, resolved, self.paths[0]))
         return resolved
+
+
+def _missing(raw: str, resolved: Path, first_root: Path) -> str:
+    """A missing path, said with where it was looked for (a relative path starts at the first root)."""
+    if Path(raw).expanduser().is_absolute():
+        return f"No existe: {raw}."
+    return (f"No existe: {raw} (se buscó en {resolved}; las rutas relativas parten de la carpeta permitida "
+            f"{first_root}).")
 
 
 def _invalid(raw: str, exc: Exception) -> str:

@@ -215,8 +215,10 @@ class Server:
         if self.era == "modern":
             raise RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
                            {"supported": list(MODERN_VERSIONS), "requested": str(requested)})
+        if requested is None:  # clients of the original FEL server send "params": {}: the oldest revision
+            requested = HANDSHAKE_VERSIONS[0]
         if not isinstance(requested, str):
-            raise RpcError(INVALID_PARAMS, "Invalid params: initialize needs protocolVersion")
+            raise RpcError(INVALID_PARAMS, "Invalid params: protocolVersion must be a string")
         self.era = "legacy"
         self.version = requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE
         info = dict(self.info)

@@ -19,18 +19,23 @@ from fel_rules import (
     Config,
     Counts,
     FelRulesError,
+    Manifest,
+    RenderError,
     RenderSettings,
     Report,
-    RulesetRef,
     Summary,
     Text,
     Validator,
+    list_rules,
     output_paths,
     render_file,
     render_text,
+    render_xml,
+    rules_listing,
     run_batch,
 )
 
+from .arguments import argument_problems
 from .sandbox import Roots, SandboxError
 from .schemas import self_contained
 
@@ -61,21 +66,42 @@ class _Args(BaseModel):
 # --- fel_validate ---------------------------------------------------------------------------------
 
 
+_ONE_SOURCE = {"oneOf": [{"required": ["xml_path"]}, {"required": ["xml_text"]}]}  # exactly one, in the schema
+
+
 class ValidateArgs(_Args):
     """Arguments of fel_validate."""
 
-    xml_path: str | None = Field(default=None, description="Path of the FEL XML (inside the allowed roots).")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={
+        "description": "Argumentos de fel_validate: exactamente uno de xml_path o xml_text.", **_ONE_SOURCE})
+
+    xml_path: str | None = Field(default=None, description="Ruta del XML FEL (dentro de las carpetas permitidas; "
+                                                         "una ruta relativa parte de la primera).")
     xml_text: str | None = Field(default=None, max_length=XML_TEXT_LIMIT,
-                                 description=f"The FEL XML itself, instead of xml_path "
-                                             f"(at most {XML_TEXT_LIMIT // 1024} KiB of text).")
-    lang: Literal["es", "en"] = Field(default="es", description="Language of the messages.")
-    profile: str | None = Field(default=None, description="Rule profile name (rules/profiles/NAME.yaml).")
+                                 description=f"El XML FEL mismo, en lugar de xml_path "
+                                             f"(como máximo {XML_TEXT_LIMIT // 1024} KiB de texto).")
+    lang: Literal["es", "en"] = Field(default="es", description="Idioma de los mensajes: es (español) o en (inglés).")
+    profile: str | None = Field(default=None, description="Perfil de reglas (rules/profiles/NOMBRE.yaml), p. ej. "
+                                                        "pruebas o estricto.")
+    compact: bool = Field(default=False, description="Resultado compacto: sin la lista de conjuntos de reglas, la "
+                                                     "huella del esquema ni la sección run.")
 
     @model_validator(mode="after")
     def _one_source(self) -> ValidateArgs:
         if (self.xml_path is None) == (self.xml_text is None):
-            raise ValueError("give exactly one of xml_path or xml_text")
+            raise ValueError("dé exactamente uno de xml_path o xml_text")
         return self
+
+
+class ValidateOutput(Report):
+    """The report, with ``ok`` (= valid) first for clients of the original FEL server."""
+
+    ok: bool = Field(description="Igual a valid (la clave del servidor FEL original).")
+
+
+_COMPACT_DROPS = ("rulesets", "schema", "run")
+_SHOWN_ERRORS = 5
+_SHOWN_PROBLEMS = 20
 
 
 _VALIDATORS: dict[tuple[str, str | None], Validator] = {}
@@ -104,13 +130,25 @@ def _validate(args: ValidateArgs, ctx: ToolContext) -> tuple[dict, str]:
         report = validator.validate_path(ctx.roots.check(args.xml_path), name=args.xml_path)
     else:
         report = validator.validate_bytes(args.xml_text.encode("utf-8"), path="xml_text")
-    return report.to_dict(), _summary_text(report, args.lang)
+    data = {"ok": report.valid, **report.to_dict()}
+    if args.compact:
+        for key in _COMPACT_DROPS:
+            data.pop(key, None)
+    return data, _summary_text(report, args.lang)
 
 
 def _summary_text(report: Report, lang: str) -> str:
+    """A one-line verdict, then the first errors (rule, line, message) and how many more there are."""
     verdict = "valid" if report.valid else ("unknown" if report.could_not_validate else "invalid")
     counts = report.counts.model_dump()
-    return render_text(Text("mcp.summary", {"verdict": Text(f"report.verdict.{verdict}"), **counts}), lang)
+    lines = [render_text(Text("mcp.summary", {"verdict": Text(f"report.verdict.{verdict}"), **counts}), lang)]
+    errors = [issue for issue in report.issues if issue.severity.value == "error"]
+    for issue in errors[:_SHOWN_ERRORS]:
+        where = Text.of("mcp.line", number=issue.location.line) if issue.location.line else None
+        lines.append(f"- {issue.rule_id}" + (f" ({render_text(where, lang)})" if where else "") + f": {issue.message}")
+    if len(errors) > _SHOWN_ERRORS:
+        lines.append(render_text(Text.of("mcp.more_errors", count=len(errors) - _SHOWN_ERRORS), lang))
+    return "\n".join(lines)
 
 
 # --- fel_render -------------------------------------------------------------------------------------
@@ -119,38 +157,81 @@ def _summary_text(report: Report, lang: str) -> str:
 class RenderArgs(_Args):
     """Arguments of fel_render."""
 
-    xml_path: str = Field(description="Path of the FEL XML to print (inside the allowed roots).")
-    logo_path: str | None = Field(default=None, description="PNG or JPEG logo for the header.")
-    theme: Literal["clasico", "moderno"] | None = Field(default=None, description="Visual theme.")
-    out_path: str | None = Field(default=None, description="PDF to write, or a folder (ending in /) for <name>.pdf "
-                                                       "(default: out/<path of the XML in the first root>.pdf).")
-    force: bool = Field(default=False, description="Render an invalid document anyway, marked NO VÁLIDO.")
-    lang: Literal["es", "en"] = Field(default="es", description="Language of the labels.")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={
+        "description": "Argumentos de fel_render: exactamente uno de xml_path o xml_text.", **_ONE_SOURCE})
+
+    xml_path: str | None = Field(default=None, description="Ruta del XML FEL a imprimir (dentro de las carpetas "
+                                                         "permitidas).")
+    xml_text: str | None = Field(default=None, max_length=XML_TEXT_LIMIT,
+                                 description="El XML FEL mismo, en lugar de xml_path.")
+    logo_path: str | None = Field(default=None, description="Logo PNG o JPEG para el encabezado.")
+    theme: Literal["clasico", "moderno"] | None = Field(default=None, description="Tema visual.")
+    out_path: str | None = Field(default=None, description="PDF a escribir, o una carpeta (terminada en /) para "
+                                                         "<nombre>.pdf (por defecto: out/<ruta del XML en la primera "
+                                                         "carpeta>.pdf; con xml_text, out/xml_text-<huella>.pdf).")
+    force: bool = Field(default=False, description="Imprimir aunque el documento no sea válido, marcado NO VÁLIDO.")
+    lang: Literal["es", "en"] = Field(default="es", description="Idioma de las etiquetas.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> RenderArgs:
+        if (self.xml_path is None) == (self.xml_text is None):
+            raise ValueError("dé exactamente uno de xml_path o xml_text")
+        return self
 
 
 class RenderOutput(BaseModel):
     """What fel_render produced."""
 
-    pdf_path: str = Field(description="The PDF written.")
-    valid: bool = Field(description="Verdict of the validation run before printing.")
+    ok: bool = Field(description="true si el documento es válido (el PDF se escribió sin force).")
+    pdf_path: str = Field(description="El PDF escrito.")
+    valid: bool = Field(description="Veredicto de la validación hecha antes de imprimir.")
     counts: Counts
-    watermarks: list[str] = Field(description="Watermarks printed on the PDF (uncertified, not valid).")
-    errors: list[str] = Field(description="Error messages of the report (empty for a valid document).")
+    watermarks: list[str] = Field(description="Marcas de agua impresas en el PDF (no certificado, no válido).")
+    errors: list[str] = Field(description="Mensajes de error del reporte (vacío para un documento válido).")
 
 
 def _render(args: RenderArgs, ctx: ToolContext) -> tuple[dict, str]:
-    source = ctx.roots.check(args.xml_path)
     logo = ctx.roots.check(args.logo_path) if args.logo_path else None
     settings = RenderSettings.from_env(logo=logo, theme=args.theme, lang=args.lang)
-    default = settings.output_dir / output_paths(_default_name(source, ctx.roots).as_posix())[1]
-    target = ctx.roots.check(args.out_path or str(default), must_exist=False)
-    out = f"{target}/" if (args.out_path or "").endswith("/") else target  # a folder, even a missing one
-    result = render_file(source, out, settings=settings, force=args.force, validator=_validator(args.lang, None),
-                         roots=ctx.roots.paths)  # checked again when written: a folder swapped meanwhile is refused
+    validator = _validator(args.lang, None)
+    try:
+        if args.xml_path is not None:
+            source = ctx.roots.check(args.xml_path)
+            default = settings.output_dir / output_paths(_default_name(source, ctx.roots).as_posix())[1]
+            result = render_file(source, _out(args, default, ctx), settings=settings, force=args.force,
+                                 validator=validator, roots=ctx.roots.paths)  # checked again when written
+        else:
+            data = args.xml_text.encode("utf-8")
+            default = settings.output_dir / f"xml_text-{hashlib.sha256(data).hexdigest()[:12]}.pdf"
+            target = _out(args, default, ctx)
+            if isinstance(target, str):  # a folder
+                target = f"{target}{default.name}"
+            result = render_xml(data, target, settings=settings, force=args.force, validator=validator,
+                                roots=ctx.roots.paths, name="xml_text")
+    except RenderError as exc:
+        if exc.reason == "invalid" and isinstance(exc.report, Report):
+            raise ToolFailure(_refusal(exc.report, args.lang)) from exc
+        raise
     errors = [f"{i.rule_id}: {i.message}" for i in result.report.issues if i.severity.value == "error"]
-    output = RenderOutput(pdf_path=str(result.path), valid=result.report.valid, counts=result.report.counts,
-                          watermarks=result.view.watermarks, errors=errors)
+    output = RenderOutput(ok=result.report.valid, pdf_path=str(result.path), valid=result.report.valid,
+                          counts=result.report.counts, watermarks=result.view.watermarks, errors=errors)
     return output.model_dump(mode="json"), f"PDF: {result.path}"
+
+
+def _out(args: RenderArgs, default: Path, ctx: ToolContext) -> Path | str:
+    """Where the PDF goes: ``out_path`` (a folder when it ends in ``/``, even a missing one) or ``default``."""
+    target = ctx.roots.check(args.out_path or str(default), must_exist=False)
+    return f"{target}/" if (args.out_path or "").endswith("/") else target
+
+
+def _refusal(report: Report, lang: str) -> str:
+    """An invalid document is not printed: said for an MCP client (the argument is force: true, not --force)."""
+    errors = [f"{i.rule_id}: {i.message}" for i in report.issues if i.severity.value == "error"]
+    shown = "; ".join(errors[:_SHOWN_ERRORS])
+    more = len(errors) - _SHOWN_ERRORS
+    if more > 0:
+        shown += f"; {render_text(Text.of('mcp.more_errors', count=more), lang)}"
+    return render_text(Text.of("mcp.render_refused", errors=shown), lang)
 
 
 def _default_name(path: Path, roots: Roots) -> Path:
@@ -169,77 +250,136 @@ def _default_name(path: Path, roots: Roots) -> Path:
 class BatchArgs(_Args):
     """Arguments of fel_batch."""
 
-    dir_xml: str = Field(description="Folder with the XML files (inside the allowed roots).")
-    out_dir: str | None = Field(default=None, description="Output folder (default: out/<path of the folder in the "
-                                                      "first root>).")
-    workers: int | None = Field(default=None, ge=1, le=64, description="Worker processes (default and maximum: "
-                                                                       "the cores available; more are clamped).")
-    render: bool = Field(default=True, description="Also render a PDF for every valid document.")
-    recursive: bool = Field(default=False, description="Include subfolders.")
-    resume: bool = Field(default=False, description="Skip files already processed and unchanged.")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"description": "Argumentos de fel_batch."})
+
+    dir_xml: str = Field(description="Carpeta con los XML (dentro de las carpetas permitidas).")
+    out_dir: str | None = Field(default=None, description="Carpeta de salida (por defecto: out/<ruta de la carpeta "
+                                                        "en la primera carpeta permitida>).")
+    logo_path: str | None = Field(default=None, description="Logo PNG o JPEG para los PDFs.")
+    theme: Literal["clasico", "moderno"] | None = Field(default=None, description="Tema visual de los PDFs.")
+    workers: int | None = Field(default=None, ge=1, le=64, description="Procesos de trabajo (por defecto y como "
+                                                                       "máximo: los núcleos disponibles).")
+    render: bool = Field(default=True, description="Imprimir también un PDF por cada documento válido.")
+    recursive: bool = Field(default=False, description="Incluir las subcarpetas.")
+    resume: bool = Field(default=False, description="Saltar los archivos ya procesados y sin cambios.")
+
+
+class BatchProblem(BaseModel):
+    """A document that is not valid or could not be processed, and its first error."""
+
+    path: str = Field(description="El XML, relativo a dir_xml.")
+    rule_id: str | None = Field(description="La regla del primer error (ninguna si no se pudo procesar).")
+    message: str = Field(description="El primer error, o por qué no se pudo procesar.")
 
 
 class BatchOutput(BaseModel):
     """What fel_batch produced."""
 
-    manifest_path: str = Field(description="manifest.json with one entry per input file.")
+    ok: bool = Field(description="true si ningún archivo falló al procesarse (puede haber documentos inválidos).")
+    count: int = Field(description="Archivos procesados.")
+    out_dir: str = Field(description="La carpeta de salida.")
+    manifest_path: str = Field(description="manifest.json, con una entrada por archivo.")
     summary: Summary
-    exit_code: int = Field(description="0 all valid, 1 some invalid, 2 some could not be processed.")
+    exit_code: int = Field(description="0 todos válidos, 1 alguno inválido, 2 alguno no se pudo procesar.")
+    problems: list[BatchProblem] = Field(description=f"Los documentos inválidos o que fallaron, con su primer error "
+                                                     f"(a lo sumo {_SHOWN_PROBLEMS}).")
+    more_problems: int = Field(description="Cuántos más hay fuera de problems.")
 
 
 def _batch(args: BatchArgs, ctx: ToolContext) -> tuple[dict, str]:
     folder = ctx.roots.check(args.dir_xml)
     out = ctx.roots.check(args.out_dir or str(Path("out") / _default_name(folder, ctx.roots)), must_exist=False)
+    logo = ctx.roots.check(args.logo_path) if args.logo_path else None
     on_progress = None
     if ctx.progress is not None:
         on_progress = lambda done, total: ctx.progress(done, total, f"{done}/{total}")  # noqa: E731
     options = BatchOptions(input_dir=folder, out_dir=out, workers=args.workers, render=args.render,
                            recursive=args.recursive, resume=args.resume, progress=False, on_progress=on_progress,
-                           cancel=ctx.cancel, roots=tuple(ctx.roots.paths))
+                           cancel=ctx.cancel, roots=tuple(ctx.roots.paths),
+                           render_settings=RenderSettings.from_env(logo=logo, theme=args.theme))
     try:
         result = run_batch(options)
     except BatchCancelled as exc:
         raise ToolFailure(str(exc)) from exc
-    output = BatchOutput(manifest_path=str(result.path), summary=result.summary, exit_code=result.exit_code)
+    problems = _problems(result.path)
     s = result.summary
+    output = BatchOutput(ok=s.errors == 0, count=s.files, out_dir=str(out), manifest_path=str(result.path),
+                         summary=s, exit_code=result.exit_code, problems=problems[:_SHOWN_PROBLEMS],
+                         more_problems=max(0, len(problems) - _SHOWN_PROBLEMS))
     return output.model_dump(mode="json"), (f"{s.files} archivos: {s.valid} válidos, {s.invalid} inválidos, "
                                             f"{s.errors} con error, {s.rendered} PDFs. Manifiesto: {result.path}")
+
+
+def _problems(manifest_path: Path) -> list[BatchProblem]:
+    """Every entry of the manifest that is not valid, with its first error (read from its report)."""
+    manifest = Manifest.model_validate_json(manifest_path.read_text(encoding="utf-8"))
+    problems = []
+    for entry in manifest.entries:
+        if entry.error:
+            problems.append(BatchProblem(path=entry.path, rule_id=None, message=entry.error))
+        elif not entry.valid:
+            rule_id, message = _first_error(manifest_path.parent, entry.report)
+            problems.append(BatchProblem(path=entry.path, rule_id=rule_id, message=message))
+    return problems
+
+
+def _first_error(out_dir: Path, report_name: str | None) -> tuple[str | None, str]:
+    """The first error of a report the batch wrote (its rule id and message)."""
+    try:
+        report = Report.model_validate_json((out_dir / report_name).read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        return None, render_text(Text("mcp.report_unreadable"))
+    first = next((i for i in report.issues if i.severity.value == "error"), None)
+    if first is None:
+        return None, render_text(Text("mcp.report_unreadable"))
+    return first.rule_id, first.message
 
 
 # --- fel_rules --------------------------------------------------------------------------------------
 
 
 class RulesArgs(_Args):
-    """fel_rules takes no arguments besides an optional profile."""
+    """Arguments of fel_rules."""
 
-    profile: str | None = Field(default=None, description="Rule profile name.")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"description": "Argumentos de fel_rules (todos "
+                                                                               "opcionales)."})
+
+    profile: str | None = Field(default=None, description="Perfil de reglas: aplica sus severidades y las reglas "
+                                                        "que desactiva.")
+    id_prefix: str | None = Field(default=None, description="Solo las reglas cuyo id empieza así, p. ej. FEL-IVA.")
+    sat_code: str | None = Field(default=None, description="Solo las reglas que citan este código SAT, p. ej. "
+                                                         "FEL_RCP361.")
+    detail: bool = Field(default=False, description="Con código SAT, tipos de DTE, documento, alcance, perfil y "
+                                                    "conjuntos de reglas (por defecto: id, severidad y título).")
+    lang: Literal["es", "en"] = Field(default="es", description="Idioma de los títulos.")
 
 
 class RuleInfo(BaseModel):
-    """One rule in force."""
+    """One rule in force (the detail fields only with detail: true)."""
 
     id: str
-    title: str
     severity: str
-    sat_code: str | None
-    applies_to: list[str] | None
-    document: str
+    title: str
+    sat_code: str | None = None
+    applies_to: list[str] | None = None
+    document: str | None = None
+    scope: str | None = None
 
 
 class RulesOutput(BaseModel):
-    """The rules in force."""
+    """The rules in force (``rules list --format json`` gives the same)."""
 
-    rulesets: list[RulesetRef]
+    profile: str | None = None
+    rulesets: list[dict] | None = None
+    count: int
     rules: list[RuleInfo]
 
 
 def _rules(args: RulesArgs, ctx: ToolContext) -> tuple[dict, str]:
-    catalog = _validator("es", _profile(args.profile, ctx)).catalog
-    rules = [RuleInfo(id=r.id, title=r.spec.title, severity=r.severity.value, sat_code=r.spec.refs.sat_code_text,
-                      applies_to=sorted(r.applies_to) if r.applies_to else None, document=r.document)
-             for r in catalog.rules]
-    output = RulesOutput(rulesets=[RulesetRef(id=s.id, version=s.version) for s in catalog.rulesets], rules=rules)
-    return output.model_dump(mode="json"), f"{len(rules)} reglas en vigor"
+    catalog = _validator(args.lang, _profile(args.profile, ctx)).catalog
+    rows = list_rules(catalog, lang=args.lang, id_prefix=args.id_prefix, sat_code=args.sat_code)
+    data = rules_listing(catalog, rows, detail=args.detail)
+    return data, render_text(Text.of("cli.rule_count", count=len(rows)), args.lang)
 
 
 # --- registry -----------------------------------------------------------------------------------------
@@ -273,8 +413,7 @@ class Tool:
         try:
             args = self.args.model_validate(arguments)
         except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
-            raise ToolFailure(f"Argumentos inválidos para {self.name}: {problems}") from exc
+            raise ToolFailure(f"Argumentos inválidos para {self.name}: {argument_problems(exc)}") from exc
         try:
             return self.handler(args, ctx)
         except SandboxError as exc:
@@ -301,7 +440,7 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in [
          "Valida un documento FEL de SAT Guatemala (XML): XML seguro, esquema XSD, reglas (IVA 12 %, totales, NIT, "
          "CUI, número de autorización) y devuelve el reporte: valid, issues con regla, código SAT, línea y mensaje. "
          "Un documento inválido es una llamada exitosa con valid: false. " + FLOW,
-         ValidateArgs, Report, _validate,
+         ValidateArgs, ValidateOutput, _validate,
          {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}),
     Tool("fel_render", "Imprimir factura FEL a PDF",
          "Valida y luego imprime un documento FEL a PDF (logo, líneas, impuestos, total en letras, frases, QR al "
@@ -310,13 +449,15 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in [
          {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}),
     Tool("fel_batch", "Procesar una carpeta de facturas",
          "Valida (y por defecto imprime) cada XML de una carpeta en paralelo; escribe reportes, PDFs y "
-         "manifest.json, con reglas entre documentos (notas contra su origen, UUID repetidos). Envía "
+         "manifest.json, con reglas entre documentos (notas contra su origen, UUID repetidos); devuelve los "
+         "documentos inválidos o que fallaron con su primer error. Envía "
          "notifications/progress si la solicitud trae progressToken y se detiene con notifications/cancelled.",
          BatchArgs, BatchOutput, _batch,
          {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}),
     Tool("fel_rules", "Reglas en vigor",
-         "Lista las reglas que aplica fel_validate (id, título, severidad, código SAT, tipos de DTE), para explicar "
-         "un issue del reporte.",
+         "Lista las reglas que aplica fel_validate con el perfil dado (id, severidad, título; con detail: true "
+         "también código SAT, tipos de DTE y conjuntos de reglas), filtrables por prefijo de id o código SAT, "
+         "para explicar un issue del reporte.",
          RulesArgs, RulesOutput, _rules,
          {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}),
 ]}

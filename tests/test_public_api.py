@@ -18,7 +18,9 @@ PUBLIC = [
     # validation
     "Config", "Validator",
     # rendering
-    "RenderResult", "RenderSettings", "render_bytes", "render_file",
+    "RenderResult", "RenderSettings", "render_bytes", "render_file", "render_xml",
+    # the rules in force (``rules list`` and the MCP tool fel_rules)
+    "RuleRow", "list_rules", "rules_listing",
     # batches and the manifest they write
     "BatchCancelled", "BatchOptions", "BatchResult", "Entry", "Manifest", "Summary", "output_paths", "run_batch",
     # the report

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..authoring.rule_cases import expected_ids
-from ..core.catalogue import render_text, rule_entry, say
+from ..core.catalogue import render_text
 from ..core.resources import BUILTIN_RULES_DIR
 from ..core.text import Text
 
@@ -25,7 +25,12 @@ def register(commands) -> None:
     rules.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de los mensajes")
     actions = rules.add_subparsers(dest="action", required=True, metavar="ACTION")
     listing = actions.add_parser("list", help="las reglas en vigor")
-    listing.add_argument("--profile", metavar="NAME", help="perfil a aplicar")
+    listing.add_argument("--profile", metavar="NAME", help="perfil a aplicar (severidades y reglas desactivadas)")
+    listing.add_argument("--id-prefix", metavar="PREFIJO", help="solo las reglas cuyo id empieza así (FEL-IVA)")
+    listing.add_argument("--sat-code", metavar="CODIGO", help="solo las reglas que citan este código SAT")
+    listing.add_argument("--detail", action="store_true", help="con código SAT, tipos de DTE, documento y alcance")
+    listing.add_argument("--format", choices=("text", "json"), default="text",
+                         help="text (una línea por regla) o json (los mismos datos que la herramienta MCP fel_rules)")
     show = actions.add_parser("show", help="una regla en detalle")
     show.add_argument("rule_id", metavar="ID")
     test = actions.add_parser("test", help="ejecutar los casos de prueba YAML")
@@ -50,13 +55,18 @@ def _catalog(args: argparse.Namespace, profile: str | None = None):
 
 
 def _list(args: argparse.Namespace) -> int:
+    from ..ruleset import list_rules, rules_listing
+
     catalog = _catalog(args, args.profile)
-    for rule in catalog.rules:
-        code = rule.spec.refs.sat_code_text or "—"
-        title = say(rule_entry(rule.spec).title, args.lang)
-        print(f"{rule.id:<12} {rule.severity.value:<8} {code:<24} {title}")
-    print(render_text(Text.of("cli.rule_count", count=len(catalog.rules)), args.lang))
+    rows = list_rules(catalog, lang=args.lang, id_prefix=args.id_prefix, sat_code=args.sat_code)
+    if args.format == "json":
+        print(json.dumps(rules_listing(catalog, rows, detail=args.detail), ensure_ascii=False, indent=2))
+        return 0
+    for row in rows:
+        print(f"{row.id:<12} {row.severity:<8} {row.sat_code or '—':<24} {row.title}")
+    print(render_text(Text.of("cli.rule_count", count=len(rows)), args.lang))
     return 0
+
 
 
 def _show(args: argparse.Namespace) -> int:

@@ -82,8 +82,12 @@ def _where(path: str | None, line: int | None, column: int | None, rule_id: str 
 
 
 class RenderError(FelRulesError):
-    """A document cannot be rendered; ``report`` is attached when validation refused it."""
+    """A document cannot be rendered; ``report`` is attached when validation refused it. ``reason`` says why in
+    one word a caller can act on: ``invalid`` (printable with force), ``unreadable``, ``annulment``, ``layout``
+    or ``write``."""
 
-    def __init__(self, message: str, *, message_en: str | None = None, report: object | None = None) -> None:
+    def __init__(self, message: str, *, message_en: str | None = None, report: object | None = None,
+                 reason: str | None = None) -> None:
         super().__init__(message, message_en=message_en)
         self.report = report
+        self.reason = reason

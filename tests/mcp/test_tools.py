@@ -125,6 +125,6 @@ def test_batch_cancelled(session, workspace):
 
 
 def test_rules_tool_lists_the_rules(session):
-    result = call(session, 1, "fel_rules", {})
+    result = call(session, 1, "fel_rules", {"detail": True})
     rules = {rule["id"]: rule for rule in result["structuredContent"]["rules"]}
     assert rules["FEL-IVA-01"]["sat_code"] == "FEL_RCP331" and rules["FEL-IVA-01"]["severity"] == "error"

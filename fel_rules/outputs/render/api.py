@@ -27,7 +27,8 @@ from .pdf import render_view
 from .settings import DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS, RenderSettings
 from .view import InvoiceView, build_view
 
-__all__ = ["RenderResult", "load_logo", "render_bytes", "render_document", "render_failure", "render_file"]
+__all__ = ["RenderResult", "load_logo", "render_bytes", "render_document", "render_failure", "render_file",
+           "render_xml"]
 
 _SHOWN_ERRORS = 5
 _DEFAULT_LIMITS = (DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS)
@@ -63,13 +64,13 @@ def render_document(report: Report, facts: Documento | Anulacion | None, *,
         raise RenderError(
             "No se puede imprimir: el archivo no es un documento FEL legible. " + _errors(report),
             message_en="Cannot render: the file is not a readable FEL document. " + _errors(report),
-            report=report,
+            report=report, reason="unreadable",
         )
     if isinstance(facts, Anulacion):
         raise RenderError(
             "Una anulación (GTAnulacionDocumento) no tiene representación impresa de factura; imprima el DTE anulado.",
             message_en="An annulment (GTAnulacionDocumento) has no invoice printout; render the annulled DTE instead.",
-            report=report,
+            report=report, reason="annulment",
         )
     invalid = not report.valid
     if invalid and not force:
@@ -78,7 +79,7 @@ def render_document(report: Report, facts: Documento | Anulacion | None, *,
             + _errors(report),
             message_en="The document is not valid and is not rendered (use --force to render it marked NO VÁLIDO). "
             + _errors(report),
-            report=report,
+            report=report, reason="invalid",
         )
     logo = load_logo(settings.logo, settings)
     try:
@@ -87,7 +88,7 @@ def render_document(report: Report, facts: Documento | Anulacion | None, *,
                           header_mm=settings.header_mm)
     except Exception as exc:  # noqa: BLE001 - a layout failure is one clear line, and the verdict stands
         failure = render_failure(exc)
-        raise RenderError(failure.message, message_en=failure.message_en, report=report) from exc
+        raise RenderError(failure.message, message_en=failure.message_en, report=report, reason="layout") from exc
     return RenderResult(pdf=pdf, view=view, report=report)
 
 
@@ -96,7 +97,8 @@ def render_failure(exc: Exception) -> RenderError:
     lines = f"{type(exc).__name__}: {exc}".splitlines()
     detail = " ".join(line.strip() for line in lines)[:300]
     return RenderError(f"No se pudo componer el PDF (el veredicto de validación no cambia): {detail}",
-                       message_en=f"Could not lay out the PDF (the validation verdict stands): {detail}")
+                       message_en=f"Could not lay out the PDF (the validation verdict stands): {detail}",
+                       reason="layout")
 
 
 def render_file(source: str | Path, out: str | Path | None = None, *, settings: RenderSettings | None = None,
@@ -111,14 +113,28 @@ def render_file(source: str | Path, out: str | Path | None = None, *, settings: 
     data = _read_source(source, validator.config.max_bytes)
     target = _pdf_target(source, out, settings.output_dir)
     result = render_bytes(data, settings=settings, force=force, validator=validator, name=str(source))
+    return _written(result, target, roots, source)
+
+
+def render_xml(data: bytes, out: str | Path, *, settings: RenderSettings | None = None, force: bool = False,
+               validator: Validator | None = None, roots: Sequence[Path] = (), name: str | None = None) -> RenderResult:
+    """Render the XML ``data`` (not read from a file) to the PDF ``out``, atomically, as :func:`render_file`
+    does; ``name`` is how the report calls the document."""
+    settings = settings or RenderSettings.from_env()
+    result = render_bytes(data, settings=settings, force=force, validator=validator, name=name)
+    return _written(result, Path(out), roots)
+
+
+def _written(result: RenderResult, target: Path, roots: Sequence[Path], source: Path | None = None) -> RenderResult:
+    """``result`` with its PDF written to ``target`` (never over ``source``, never over another program's file)."""
     try:
-        if target.exists() and os.path.samefile(target, source):
+        if source is not None and target.exists() and os.path.samefile(target, source):
             raise UnsafeTarget(target, "input")
         write_atomic(target, result.pdf, roots=roots, owned=own_pdf)
     except OSError as exc:
         raise RenderError(  # nothing is left behind: the temporary file was removed
             f"No se pudo escribir {target}: {render_text(describe_os_error(exc))}",
-            message_en=f"Could not write {target}: {render_text(describe_os_error(exc), 'en')}",
+            message_en=f"Could not write {target}: {render_text(describe_os_error(exc), 'en')}", reason="write",
         ) from exc
     return RenderResult(pdf=result.pdf, view=result.view, report=result.report, path=target)
 
