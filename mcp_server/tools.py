@@ -23,6 +23,7 @@ from fel_rules import (
     RenderError,
     RenderSettings,
     Report,
+    RuleRow,
     Summary,
     Text,
     Validator,
@@ -354,25 +355,13 @@ class RulesArgs(_Args):
     lang: Literal["es", "en"] = Field(default="es", description="Idioma de los títulos.")
 
 
-class RuleInfo(BaseModel):
-    """One rule in force (the detail fields only with detail: true)."""
-
-    id: str
-    severity: str
-    title: str
-    sat_code: str | None = None
-    applies_to: list[str] | None = None
-    document: str | None = None
-    scope: str | None = None
-
-
 class RulesOutput(BaseModel):
     """The rules in force (``rules list --format json`` gives the same)."""
 
     profile: str | None = None
     rulesets: list[dict] | None = None
     count: int
-    rules: list[RuleInfo]
+    rules: list[RuleRow] = Field(description="id, severidad y título; con detail también el resto.")
 
 
 def _rules(args: RulesArgs, ctx: ToolContext) -> tuple[dict, str]:
