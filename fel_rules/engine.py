@@ -158,7 +158,8 @@ class Validator:
         if refused is not None:  # bounded work: refused before the schema and the rules
             return self._finish(path, sha256, [self._say(refused)], ["error"], None, started)
         strip_adendas(root)  # free-form certifier data: neither the schema nor the rules look inside
-        schema = check_schema(self.schema_set, root, source=data, max_errors=self.config.max_schema_errors)
+        schema = check_schema(self.schema_set, root, source=data, max_errors=self.config.max_schema_errors,
+                              engine=self.config.schema_engine)
         issues += [self._say(finding) for finding in schema.findings]
         statuses = [parsed.status, schema.status]
         try:  # the facts of the lines only when the caller wants them (checks read them lazily)

@@ -97,6 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="formato de salida")
     validate.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de los mensajes")
     validate.add_argument("--schema-dir", type=Path, metavar="DIR", help="carpeta oficial de XSD de SAT a usar")
+    validate.add_argument("--schema-engine", choices=("auto", "xmlschema"), default="auto",
+                          help="auto: libxml2 decide y xmlschema explica; xmlschema: xmlschema valida cada documento")
     validate.add_argument("--profile", metavar="NAME", help="perfil de reglas (rules/profiles/NAME.yaml o una ruta)")
     validate.add_argument("--rules-dir", type=Path, metavar="DIR", help="carpeta de reglas YAML")
     validate.add_argument("--fail-on", choices=("error", "warning"), default="error",
@@ -146,6 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--profile", metavar="NAME", help="perfil de reglas")
     batch.add_argument("--rules-dir", type=Path, metavar="DIR", help="carpeta de reglas YAML")
     batch.add_argument("--schema-dir", type=Path, metavar="DIR", help="carpeta oficial de XSD de SAT a usar")
+    batch.add_argument("--schema-engine", choices=("auto", "xmlschema"), default="auto",
+                       help="auto: libxml2 decide y xmlschema explica; xmlschema: xmlschema valida cada documento")
     batch.add_argument("--executor", choices=("process", "dask"), default="process",
                        help="procesos locales, o un clúster Dask existente (extra fel-rules[dask])")
     batch.add_argument("--scheduler", metavar="ADDRESS", help="dirección del planificador Dask (tcp://host:8786)")
@@ -235,7 +239,8 @@ def _validate(args: argparse.Namespace) -> int:
     from ..outputs.formats import render_json, render_sarif, render_text
 
     settings: dict = {"lang": args.lang, "max_bytes": args.max_bytes, "max_items": args.max_items,
-                      "profile": args.profile, "schema_dir": args.schema_dir, "as_of": args.as_of}
+                      "profile": args.profile, "schema_dir": args.schema_dir, "as_of": args.as_of,
+                      "schema_engine": args.schema_engine}
     if args.tolerance is not None:
         settings["tolerance"] = args.tolerance
     if args.rules_dir is not None:
@@ -283,6 +288,7 @@ def _batch(args: argparse.Namespace) -> int:
         recursive=args.recursive, resume=args.resume, executor=args.executor, scheduler=args.scheduler,
         max_files=args.max_files, render_settings=settings,
         config=Config(lang=args.lang, profile=args.profile, schema_dir=args.schema_dir, max_bytes=args.max_bytes,
+                      schema_engine=args.schema_engine,
                       **({"rules_dir": args.rules_dir} if args.rules_dir is not None else {})),
     )
     with _sigterm_unwinds():  # stop cleanly: workers ended, journal kept

@@ -60,6 +60,10 @@ class Config(BaseModel):
     schema_dir: Path | None = Field(
         default=None, description="An official SAT XSD folder to use instead of the project's schema set."
     )
+    schema_engine: Literal["auto", "xmlschema"] = Field(
+        default="auto", description="auto: libxml2 decides and xmlschema explains what it finds; xmlschema: "
+        "xmlschema (the reference engine) validates every document.",
+    )
 
     @property
     def rounding_mode(self) -> str:

@@ -3,12 +3,20 @@
 Two kinds of schema set exist: the project's own (``xsd/fel-bundle.xsd``) and an official SAT
 folder given with ``--schema-dir`` (fixed on the fly by :mod:`fel_rules.document.xsdfix`). Either way the
 set is compiled lazily on first use, cached for the process, and named with its sha256.
+
+libxml2 decides, xmlschema explains: every document is first validated by libxml2 (``lxml.etree.XMLSchema``,
+compiled from the same set in a few milliseconds, a fraction of a millisecond per document); only a
+document it finds fault with is validated again by xmlschema, the reference engine, which gives the
+findings, messages and locations. The ``xmlschema`` engine (``Config.schema_engine``) skips libxml2.
+xmlschema is imported and its schema compiled only when a document needs it.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from itertools import islice
@@ -43,13 +51,41 @@ _CERTIFICACION_ANULACION = f"{{{DTE_ANULACION}}}SAT/{{{DTE_ANULACION}}}Anulacion
 _ROOT_ELEMENTS = {"GTDocumento", "GTAnulacionDocumento"}
 
 
-@dataclass(frozen=True)
-class SchemaSet:
-    """A compiled schema set and how the report names it."""
+_MISSING_SIGNATURE = f"Missing child element(s). Expected is ( {{{DS}}}Signature )."
 
-    name: str
-    sha256: str
-    schema: object  # xmlschema.XMLSchema10 (imported lazily: it is slow to import)
+
+class SchemaSet:
+    """A schema set: libxml2's compiled schema (the decider; ``None`` when libxml2 cannot compile the set) and
+    xmlschema's (the explainer, compiled on first use), and how the report names the set."""
+
+    def __init__(self, name: str, sha256: str, decider: etree.XMLSchema | None,
+                 compile_explainer: Callable[[], object]) -> None:
+        self.name, self.sha256, self.decider = name, sha256, decider
+        self._compile_explainer = compile_explainer
+        self._explainer: object | None = None
+        self._lock = threading.Lock()
+        self._deciding = threading.Lock()  # one libxml2 validation at a time: its error log is shared
+
+    def accepts(self, root: etree._Element, presignature: bool) -> bool:
+        """True when libxml2 finds ``root`` valid; a pre-signature document may lack only its ds:Signature (the
+        one error then is the root's missing child). False without a decider: xmlschema judges then."""
+        if self.decider is None:
+            return False
+        with self._deciding:
+            if self.decider.validate(root):
+                return True
+            errors = list(self.decider.error_log) if presignature else []
+        return (len(errors) == 1 and errors[0].message.endswith(_MISSING_SIGNATURE)
+                and errors[0].line == root.sourceline)
+
+    @property
+    def schema(self) -> object:
+        """xmlschema's compiled schema (``xmlschema.XMLSchema10``), compiled on first use."""
+        if self._explainer is None:
+            with self._lock:
+                if self._explainer is None:
+                    self._explainer = self._compile_explainer()
+        return self._explainer
 
     @property
     def info(self) -> SchemaInfo:
@@ -72,7 +108,8 @@ def builtin_schema_set() -> SchemaSet:
                     f"No se encuentra el esquema del proyecto: {bundle}",
                     message_en=f"The project's schema set is missing: {bundle}",
                 )
-            _cache[key] = SchemaSet(BUILTIN_SCHEMA_SET, builtin_schema_digest(), _compile(bundle))
+            _cache[key] = SchemaSet(BUILTIN_SCHEMA_SET, builtin_schema_digest(), _decider(bundle, _XMLSCHEMA_DSIG),
+                                    lambda: _compile(bundle))
         return _cache[key]
 
 
@@ -130,10 +167,11 @@ def _load_official(folder: Path) -> SchemaSet:
         bundle = out / "_bundle.xsd"
         bundle.write_text(_bundle_text(chosen), encoding="utf-8")
         digest = tree_digest(written, out)
-        schema = _compile(bundle)
+        schema = _compile(bundle)  # the folder is temporary: both engines compile now
+        decider = _decider(bundle, (out / dsig_file) if dsig_file else _XMLSCHEMA_DSIG)
     fixes = (f"{log.anchors} anclas ^$, {log.escaped_classes} clases [^\\s], {log.prefixes} prefijos, "
              f"{log.imports} importaciones")
-    return SchemaSet(f"sat:{folder.name} (corregido: {fixes})", digest, schema)
+    return SchemaSet(f"sat:{folder.name} (corregido: {fixes})", digest, decider, lambda: schema)
 
 
 def _one_file_per_namespace(documents: dict[str, etree._Element]) -> dict[str, str]:
@@ -162,6 +200,32 @@ def _bundle_text(chosen: dict[str, str]) -> str:
         f'<xs:schema xmlns:xs="{XS}" targetNamespace="urn:fel-rules:sat-bundle" elementFormDefault="qualified">\n'
         f"{imports}\n</xs:schema>\n"
     )
+
+
+def _xmlschema_dsig() -> Path | None:
+    """The XML Signature schema xmlschema ships (its DTD commented out), found without importing xmlschema."""
+    spec = importlib.util.find_spec("xmlschema")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(folder) / "schemas" / "DSIG" / "xmldsig-core-schema.xsd"
+        if path.is_file():
+            return path
+    return None
+
+
+_XMLSCHEMA_DSIG = _xmlschema_dsig()
+
+
+def _decider(bundle: Path, dsig: Path | None) -> etree.XMLSchema | None:
+    """libxml2's schema for ``bundle``, with the XML Signature namespace imported from ``dsig`` first (the FEL
+    schemas import it without a location); ``None`` when libxml2 cannot compile it (xmlschema then decides)."""
+    try:
+        document = etree.parse(str(bundle), etree.XMLParser(resolve_entities=False, no_network=True))
+        if dsig is not None:
+            document.getroot().insert(0, etree.Element(f"{{{XS}}}import", namespace=XMLDSIG,
+                                                       schemaLocation=dsig.resolve().as_uri()))
+        return etree.XMLSchema(document)
+    except (etree.XMLSchemaParseError, etree.XMLSyntaxError, OSError):
+        return None
 
 
 def _compile(bundle: Path) -> object:
@@ -207,20 +271,24 @@ class SchemaCheck:
 
 def check_schema(
     schema_set: SchemaSet, root: etree._Element, *, source: bytes | None = None,
-    max_errors: int = DEFAULT_MAX_SCHEMA_ERRORS,
+    max_errors: int = DEFAULT_MAX_SCHEMA_ERRORS, engine: str = "auto",
 ) -> SchemaCheck:
     """Validate ``root`` (a missing signature tolerated) and describe each error, at most ``max_errors``
     of them (then an information finding says the list was cut, and validation stops there).
 
     ``root`` must already be free of ``dte:Adenda`` (see :func:`strip_adendas`).
 
-    When the original bytes are given, a first pass runs on an ElementTree copy (about 20 % faster
-    in xmlschema); only a document with real errors is validated again on ``root`` to locate them.
-    ``source`` must be the bytes ``root`` was parsed from (already known to carry no DTD).
+    With the ``auto`` engine, libxml2 decides first: a document it accepts passes without xmlschema.
+    Otherwise (or with the ``xmlschema`` engine), when the original bytes are given, a first xmlschema pass
+    runs on an ElementTree copy (about 20 % faster); only a document with real errors is validated again on
+    ``root`` to locate them. ``source`` must be the bytes ``root`` was parsed from (known to carry no DTD).
     """
     presignature = _is_presignature(root)
+    passed = SchemaCheck("passed", [_at_root("FEL-XSD-02", root)] if presignature else [])
+    if engine == "auto" and schema_set.accepts(root, presignature):
+        return passed
     if source is not None and _quick_pass(schema_set, source, presignature):
-        return SchemaCheck("passed", [_at_root("FEL-XSD-02", root)] if presignature else [])
+        return passed
     findings: list[Finding] = []
     try:
         errors = schema_set.schema.iter_errors(root, extra_validator=lexical_errors)  # type: ignore[attr-defined]
