@@ -1,5 +1,6 @@
-"""The tools as the server sees them: loaded on first use (the engine with them, never at ``initialize``),
-listed per protocol revision, and called on a worker thread with progress notifications."""
+"""The tools as the server sees them: loaded in the background as soon as a session starts (the engine, the
+rules and the schema set with them, so the first call finds everything ready), listed per protocol revision,
+and called on a worker thread with progress notifications."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .channel import Channel, dumps
-from .log import log_call, log_failure
+from .log import log_call, log_event, log_failure
 from .protocol import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -32,6 +33,27 @@ class Toolbox:
         self._channel, self._roots, self._stamp = channel, roots, stamp
         self._tools = None
         self._definitions: dict[str, list[dict]] = {}
+        self._warming: threading.Thread | None = None
+
+    def warm_up(self, version: str) -> None:
+        """Load the tools, the default validator (rules and schema set) and the definitions for ``version`` on a
+        background thread, once: ``initialize`` is answered at once, and the first call finds them ready."""
+        if self._warming is not None:
+            return
+        self._warming = threading.Thread(target=self._warm, args=(version,), name="warm-up", daemon=True)
+        self._warming.start()
+
+    def _warm(self, version: str) -> None:
+        started = time.perf_counter()
+        try:
+            self.definitions(version)
+            from .tools import warm_up
+
+            warm_up()
+        except Exception as exc:  # noqa: BLE001 - the first call reports the same problem, as a tool error
+            log_event("warm_up", f"warm-up failed: {type(exc).__name__}: {exc}")
+            return
+        log_event("warm_up", "tools, rules and schema set ready", ms=round((time.perf_counter() - started) * 1000))
 
     def tools(self) -> dict:
         """Tool name → tool (its definition pieces, argument model and handler)."""

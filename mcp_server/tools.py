@@ -40,7 +40,7 @@ from .arguments import argument_problems
 from .sandbox import Roots, SandboxError
 from .schemas import self_contained
 
-__all__ = ["TOOLS", "Tool", "ToolContext", "ToolFailure"]
+__all__ = ["TOOLS", "Tool", "ToolContext", "ToolFailure", "warm_up"]
 
 XML_TEXT_LIMIT = int(os.environ.get("FEL_MCP_MAX_XML_TEXT", 2 * 1024 * 1024))  # characters of inline XML
 FLOW = ("Flujo recomendado: fel_validate primero; si el reporte dice valid: true, fel_render para el PDF. "
@@ -115,6 +115,11 @@ def _validator(lang: str, profile: str | None) -> Validator:
         if key not in _VALIDATORS:
             _VALIDATORS[key] = Validator(Config(lang=lang, profile=profile))
         return _VALIDATORS[key]
+
+
+def warm_up() -> None:
+    """Build the default validator (rules loaded, schema set compiled) before the first call needs it."""
+    _validator("es", None).schema_set  # noqa: B018 - compiled now
 
 
 def _profile(profile: str | None, ctx: ToolContext) -> str | None:

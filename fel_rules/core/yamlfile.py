@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -130,10 +131,22 @@ _SHARED_PARSE_CHARS = 256 * 1024
 
 
 def _parse(text: str) -> Any:
-    """The document in ``text``, a fresh copy the caller may change."""
+    """The document in ``text``, a fresh copy the caller may change. A content seen for the first time is
+    parsed and handed out as it is (a one-shot run reads each file once: no copy); from its second sight on,
+    it is parsed once more and kept, and every caller gets a copy of it."""
     if len(text) > _SHARED_PARSE_CHARS:
         return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader derives from SafeLoader
+    digest = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+    if digest not in _seen:
+        if len(_seen) >= _SEEN_LIMIT:
+            _seen.clear()
+        _seen.add(digest)
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader derives from SafeLoader
     return copy.deepcopy(_parsed(text))
+
+
+_seen: set[bytes] = set()  # digests of the contents parsed once (set.add is atomic: safe across threads)
+_SEEN_LIMIT = 4096
 
 
 @lru_cache(maxsize=256)
