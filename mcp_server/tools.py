@@ -1,5 +1,6 @@
 """The four tools: pydantic input/output models (the schemas clients see) and handlers that call
-fel_rules' public API only. Loaded on the first ``tools/list`` or ``tools/call``."""
+fel_rules' public API only. Loaded on the first ``tools/list`` or ``tools/call``; rendering (reportlab) and
+batches load with their first call, so a server that only validates never imports them."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+import fel_rules
 from fel_rules import (
     BatchCancelled,
     BatchOptions,
@@ -28,12 +30,8 @@ from fel_rules import (
     Text,
     Validator,
     list_rules,
-    output_paths,
-    render_file,
     render_text,
-    render_xml,
     rules_listing,
-    run_batch,
 )
 
 from .arguments import argument_problems
@@ -203,8 +201,8 @@ def _render(args: RenderArgs, ctx: ToolContext) -> tuple[dict, str]:
     try:
         if args.xml_path is not None:
             source = ctx.roots.check(args.xml_path)
-            default = settings.output_dir / output_paths(_default_name(source, ctx.roots).as_posix())[1]
-            result = render_file(source, _out(args, default, ctx), settings=settings, force=args.force,
+            default = settings.output_dir / fel_rules.output_paths(_default_name(source, ctx.roots).as_posix())[1]
+            result = fel_rules.render_file(source, _out(args, default, ctx), settings=settings, force=args.force,
                                  validator=validator, roots=ctx.roots.paths)  # checked again when written
         else:
             data = args.xml_text.encode("utf-8")
@@ -212,7 +210,7 @@ def _render(args: RenderArgs, ctx: ToolContext) -> tuple[dict, str]:
             target = _out(args, default, ctx)
             if isinstance(target, str):  # a folder
                 target = f"{target}{default.name}"
-            result = render_xml(data, target, settings=settings, force=args.force, validator=validator,
+            result = fel_rules.render_xml(data, target, settings=settings, force=args.force, validator=validator,
                                 roots=ctx.roots.paths, name="xml_text")
     except RenderError as exc:
         if exc.reason == "invalid" and isinstance(exc.report, Report):
@@ -304,7 +302,7 @@ def _batch(args: BatchArgs, ctx: ToolContext) -> tuple[dict, str]:
                            cancel=ctx.cancel, roots=tuple(ctx.roots.paths),
                            render_settings=RenderSettings.from_env(logo=logo, theme=args.theme))
     try:
-        result = run_batch(options)
+        result = fel_rules.run_batch(options)
     except BatchCancelled as exc:
         raise ToolFailure(str(exc)) from exc
     problems = _problems(result.path)

@@ -5,13 +5,12 @@ group ``fel_rules.checks`` (``name = "package.module:KindClass"``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib.metadata import entry_points
 from typing import Any, TypeVar
 
 from ..core.errors import CheckKindError
 from .base import CheckKind, KindParams
 
-__all__ = ["ENTRY_POINT_GROUP", "check_kind", "get_check_kind", "registered_kinds"]
+__all__ = ["ENTRY_POINT_GROUP", "check_kind", "get_check_kind", "known_kinds", "registered_kinds"]
 
 ENTRY_POINT_GROUP = "fel_rules.checks"
 
@@ -51,6 +50,13 @@ def _validate(name: str, cls: type, *, source: str) -> None:
             f"{source}: el tipo '{name}' debe definir check(doc)",
             message_en=f"{source}: kind '{name}' must define check(doc)",
         )
+
+
+def entry_points(group: str) -> Any:
+    """The installed entry points of ``group`` (importlib.metadata loads only when a plug-in is looked for)."""
+    from importlib.metadata import entry_points as installed
+
+    return installed(group=group)
 
 
 def _load_plugins() -> None:
@@ -94,4 +100,9 @@ def get_check_kind(name: str) -> type[CheckKind]:
 def registered_kinds() -> dict[str, type[CheckKind]]:
     """Every known kind (built-ins and installed plug-ins), by name."""
     _load_plugins()
+    return dict(sorted(_KINDS.items()))
+
+
+def known_kinds() -> dict[str, type[CheckKind]]:
+    """The kinds registered so far, by name: the built-ins, and the plug-ins once a rule asked for one."""
     return dict(sorted(_KINDS.items()))

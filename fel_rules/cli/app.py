@@ -21,7 +21,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal, InvalidOperation
-from importlib.metadata import entry_points
 from pathlib import Path
 
 from ..core.catalogue import render_text
@@ -38,6 +37,8 @@ EXIT_VALID, EXIT_INVALID, EXIT_ERROR = 0, 1, 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command whose reader went away
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT (Ctrl-C), 128 + SIGTERM
 COMMANDS_GROUP = "fel_rules.commands"
+#: The commands of this package; any other command (or none, for the help) is looked for among the plug-ins.
+BUILT_IN_COMMANDS = frozenset({"validate", "render", "batch", "rules"})
 
 
 class _Parser(argparse.ArgumentParser):
@@ -83,8 +84,9 @@ def _date(text: str) -> date:
         raise argparse.ArgumentTypeError(f"fecha inválida (AAAA-MM-DD): {text!r}") from None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (exposed for documentation and tests)."""
+def build_parser(*, plugins: bool = True) -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests); ``plugins=False`` leaves out the commands of
+    other packages (finding them reads every installed package's metadata)."""
     parser = _Parser(prog="fel-rules", description="Valida facturas electrónicas FEL de Guatemala (SAT).")
     parser.plugin_commands = {}
     parser.add_argument("-V", "--version", action=_VersionAction,
@@ -157,8 +159,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     rules.register(commands)
     parser.plugin_commands["rules"] = rules.run
-    for entry in entry_points(group=COMMANDS_GROUP):  # e.g. `serve` from mcp_server
-        parser.plugin_commands[entry.name] = entry.load()(commands)
+    if plugins:
+        from importlib.metadata import entry_points
+
+        for entry in entry_points(group=COMMANDS_GROUP):  # e.g. `serve` from mcp_server
+            parser.plugin_commands[entry.name] = entry.load()(commands)
     return parser
 
 
@@ -182,8 +187,9 @@ def _stdout_gone() -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(plugins=_command_of(arguments) not in BUILT_IN_COMMANDS)
+    args = parser.parse_args(arguments)
     lang = getattr(args, "lang", "es")
     try:
         if args.command in parser.plugin_commands:
@@ -198,6 +204,12 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_ERROR
     except (KeyboardInterrupt, Terminated) as exc:
         return _interrupted(exc, args.command, lang)
+
+
+def _command_of(arguments: Sequence[str]) -> str | None:
+    """The command named in ``arguments`` (the first word that is not an option: the top level takes none with
+    a value), or ``None``."""
+    return next((word for word in arguments if not word.startswith("-")), None)
 
 
 class Terminated(BaseException):

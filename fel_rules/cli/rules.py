@@ -7,7 +7,6 @@ import json
 import sys
 from pathlib import Path
 
-from ..authoring.rule_cases import expected_ids
 from ..core.catalogue import render_text
 from ..core.resources import BUILTIN_RULES_DIR
 from ..core.text import Text
@@ -107,6 +106,8 @@ def _test(args: argparse.Namespace) -> int:
 
 def _expected_text(expect) -> str:
     """``pass``, ``FEL-X-01, FEL-Y-02``, or per document ``nota.xml: FEL-LOT-03; otra.xml: pass``."""
+    from ..authoring.rule_cases import expected_ids
+
     if isinstance(expect, dict):
         return "; ".join(f"{name}: {_expected_text(expected)}" for name, expected in expect.items())
     return expect if expect == "pass" else ", ".join(expected_ids(expect))

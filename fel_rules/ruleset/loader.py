@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..checks import CheckKind, RuleEnv, get_check_kind
-from ..checks.registry import registered_kinds
+from ..checks.registry import known_kinds
 from ..core.errors import CheckKindError, RuleFileError
 from ..core.templates import template_fields
 from ..core.yamlfile import load_yaml, position, value_position
@@ -24,13 +24,14 @@ def load_catalog(directory: Path, profile: str | None = None) -> RuleCatalog:
     """Every ``*.yaml`` rule file in ``directory`` (sorted by name), with ``profile`` applied.
 
     A catalogue is immutable, so the last few loaded are kept and shared, keyed by the exact bytes of
-    every file :func:`catalog_files` names (and the check kinds registered): an edited file is read again.
+    every file :func:`catalog_files` names (and the check kinds registered so far): an edited file is read
+    again, and so is a folder whose first load brought in a plug-in kind.
     """
     try:
         contents = tuple((path.resolve(), path.read_bytes()) for path in catalog_files(directory, profile))
     except (OSError, ValueError):  # a missing folder or profile, an unencodable name: the loader says so precisely
         return _load_catalog(directory, profile)
-    kinds = tuple((name, id(kind)) for name, kind in registered_kinds().items())
+    kinds = tuple((name, id(kind)) for name, kind in known_kinds().items())
     return _cached_catalog(directory, profile, Path.cwd(), contents, kinds)
 
 

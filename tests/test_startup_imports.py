@@ -1,0 +1,88 @@
+"""What a command imports: each loads only what it needs (the time to a first answer is mostly imports)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib import import_module
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SIGNED = ROOT / "examples" / "factura-certificada.xml"
+
+#: Modules a validation of a valid document never needs: PDF layout, QR, images, the explaining schema engine,
+#: batches, rule authoring, test tools, the Dask executor and the MCP server.
+NOT_FOR_VALIDATE = ("reportlab", "qrcode", "PIL", "xmlschema", "fel_rules.batch.runner", "fel_rules.authoring",
+                    "fel_rules.outputs.render.api", "hypothesis", "dask", "distributed", "mcp_server")
+
+
+def _loaded_after(code: str) -> dict:
+    """Run ``code`` in a fresh interpreter; the JSON it prints last."""
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def _present(names: tuple[str, ...]) -> str:
+    return (f"import json, sys; print(json.dumps(sorted(n for n in {list(names)!r} "
+            f"if any(m == n or m.startswith(n + '.') for m in sys.modules))))")
+
+
+def test_a_one_shot_validation_imports_only_what_it_needs():
+    code = ("import contextlib, io, sys\n"
+            "from fel_rules.cli.app import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    code = main(['validate', {str(SIGNED)!r}])\n"
+            "assert code == 0, code\n"
+            f"{_present(NOT_FOR_VALIDATE)}\n")
+    assert _loaded_after(code) == []
+
+
+def test_a_built_in_command_does_not_look_for_plug_in_commands(monkeypatch):
+    from fel_rules.cli import app
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("plug-in commands looked up")
+
+    monkeypatch.setattr("importlib.metadata.entry_points", refuse)
+    assert app.main(["rules", "list", "--id-prefix", "FEL-IVA-01"]) == 0
+
+
+def test_plug_in_commands_are_found_for_any_other_command(capsys):
+    from fel_rules.cli import app
+
+    assert "serve" in app.build_parser().format_help()
+    assert app._command_of(["--version"]) is None and app._command_of(["serve", "--root", "x"]) == "serve"
+    result = subprocess.run([sys.executable, "-m", "fel_rules", "serve", "--help"], cwd=ROOT, capture_output=True,
+                            text=True)
+    assert result.returncode == 0 and "--root" in result.stdout
+
+
+def test_loading_the_rules_does_not_look_for_plug_in_kinds(monkeypatch):
+    from fel_rules.checks import registry
+    from fel_rules.core.resources import BUILTIN_RULES_DIR
+    from fel_rules.ruleset.loader import _load_catalog
+
+    monkeypatch.setattr(registry, "_plugins_loaded", False)
+    monkeypatch.setattr(registry, "entry_points", lambda group: (_ for _ in ()).throw(AssertionError(group)))
+    assert _load_catalog(BUILTIN_RULES_DIR, None).rules
+
+
+def test_the_mcp_tools_load_without_the_pdf_layout_or_the_batch_runner():
+    code = f"import mcp_server.tools\n{_present(('reportlab', 'qrcode', 'PIL', 'fel_rules.batch.runner'))}\n"
+    assert _loaded_after(code) == []
+
+
+def test_the_render_and_batch_packages_name_their_exports_lazily():
+    from fel_rules import batch
+    from fel_rules.outputs import render
+
+    for package in (batch, render):
+        assert set(package.__all__) == set(package._HOMES)
+        assert set(package.__all__) <= set(dir(package))
+        for name in package.__all__:
+            assert getattr(package, name) is getattr(import_module(package._HOMES[name], package.__name__), name)
+        with pytest.raises(AttributeError, match="Nothing"):
+            package.Nothing  # noqa: B018
