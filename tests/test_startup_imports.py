@@ -86,3 +86,13 @@ def test_the_render_and_batch_packages_name_their_exports_lazily():
             assert getattr(package, name) is getattr(import_module(package._HOMES[name], package.__name__), name)
         with pytest.raises(AttributeError, match="Nothing"):
             package.Nothing  # noqa: B018
+
+
+def test_the_serve_command_answers_initialize_before_the_engine_loads():
+    """``fel-rules serve`` reaches its server loop with neither pydantic, YAML nor the message catalogue: the
+    engine loads on the warm-up thread started by ``initialize``."""
+    code = ("from fel_rules.cli.app import build_parser\n"
+            "import mcp_server.server\n"
+            "build_parser().parse_args(['serve'])\n"
+            f"{_present(('pydantic', 'yaml', 'fel_rules.core.catalogue', 'fel_rules.engine', 'lxml'))}\n")
+    assert _loaded_after(code) == []

@@ -22,14 +22,16 @@ from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..core.catalogue import render_text
-from ..core.config import DEFAULT_MAX_BYTES, DEFAULT_MAX_ITEMS, Config
 from ..core.errors import FelRulesError, InputError
 from ..core.inputs import readable_name
+from ..core.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_ITEMS
 from ..core.printable import escape_controls
-from ..core.report import Report, Severity
 from ..core.text import Text
+
+if TYPE_CHECKING:  # the settings, the report and the catalogue load with the command that needs them
+    from ..core.report import Report, Severity
 
 __all__ = ["main"]
 
@@ -242,11 +244,15 @@ def _interrupted(exc: BaseException, command: str, lang: str) -> int:
     what = Text("cli.terminated") if isinstance(exc, Terminated) else Text("cli.interrupted")
     if command == "batch":
         what = Text.of("cli.batch_stopped", what=what)
+    from ..core.catalogue import render_text
+
     print(f"fel-rules: {render_text(what, lang)}", file=sys.stderr)
     return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from ..core.config import Config
+    from ..core.report import Severity
     from ..engine import Validator  # import the engine only when a command runs
     from ..outputs.formats import render_json, render_sarif, render_text
 
@@ -273,6 +279,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
+    from ..core.catalogue import render_text
     from ..core.errors import RenderError
     from ..outputs.render import RenderSettings, render_file
 
@@ -292,6 +299,8 @@ def _render(args: argparse.Namespace) -> int:
 
 def _batch(args: argparse.Namespace) -> int:
     from ..batch import BatchOptions, run_batch
+    from ..core.catalogue import render_text
+    from ..core.config import Config
     from ..outputs.render import RenderSettings
 
     settings = RenderSettings.from_env(logo=args.logo, theme=args.theme, lang=args.lang)
@@ -345,8 +354,13 @@ def collect_files(paths: Sequence[str], lang: str = "es") -> list[Path]:
     return files
 
 
-def exit_code(reports: Sequence[Report], fail_on: Severity = Severity.ERROR) -> int:
-    """2 if any document could not be validated, else 1 if any failed, else 0."""
+def exit_code(reports: Sequence[Report], fail_on: Severity | None = None) -> int:
+    """2 if any document could not be validated, else 1 if any failed (an issue at ``fail_on`` or above: an error
+    by default), else 0."""
+    if fail_on is None:
+        from ..core.report import Severity
+
+        fail_on = Severity.ERROR
     codes = [report.exit_code(fail_on) for report in reports]
     if EXIT_ERROR in codes:
         return EXIT_ERROR

@@ -7,7 +7,6 @@ import json
 import sys
 from pathlib import Path
 
-from ..core.catalogue import render_text
 from ..core.resources import BUILTIN_RULES_DIR
 from ..core.text import Text
 
@@ -63,6 +62,8 @@ def _list(args: argparse.Namespace) -> int:
         return 0
     for row in rows:
         print(f"{row.id:<12} {row.severity:<8} {row.sat_code or '—':<24} {row.title}")
+    from ..core.catalogue import render_text
+
     print(render_text(Text.of("cli.rule_count", count=len(rows)), args.lang))
     return 0
 
@@ -72,6 +73,8 @@ def _show(args: argparse.Namespace) -> int:
     catalog = _catalog(args)
     rule = catalog.get(args.rule_id)
     if rule is None:
+        from ..core.catalogue import render_text
+
         message = render_text(Text.of("cli.unknown_rule", rule=args.rule_id), args.lang)
         print(f"fel-rules: error: {message}", file=sys.stderr)
         return 2

@@ -19,24 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .report import Refs, Severity, StageName
 from .templates import render_template, template_fields
-from .text import Text
+from .text import LANGUAGES, Text, Wording, say
 
 __all__ = [
     "LANGUAGES", "MESSAGES", "Catalogue", "Entry", "RuleSources", "RuleTexts", "Wording", "load_catalogue",
     "render_text", "render_values", "rule_entry", "say",
 ]
-
-#: Languages of the catalogue; the first is the one every text must have and the fallback.
-LANGUAGES = ("es", "en")
-
-Wording = Mapping[str, str]
-"""One text in each language (``{"es": …, "en": …}``); a rule's English may be missing."""
-
-
-def say(wording: Wording, lang: str) -> str:
-    """``wording`` in ``lang``, falling back to Spanish."""
-    return wording.get(lang) or wording[LANGUAGES[0]]
-
 
 @dataclass(frozen=True)
 class Entry:

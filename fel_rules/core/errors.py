@@ -13,7 +13,7 @@ Exceptions are reserved for things the caller must fix before validation can run
 
 from __future__ import annotations
 
-from .catalogue import say
+from .text import say
 
 __all__ = ["CheckKindError", "FelRulesError", "InputError", "RenderError", "RuleFileError", "SchemaSetError"]
 

@@ -14,7 +14,6 @@ import hashlib
 import os
 import stat
 
-from .catalogue import render_text
 from .text import Text
 
 __all__ = ["InputTooLarge", "NotRegularFile", "describe_read_error", "input_sha256", "read_input", "readable_name"]
@@ -36,6 +35,8 @@ class NotRegularFile(OSError):
 
     def __init__(self, path: str | os.PathLike, mode: int | None) -> None:
         self.kind = _KINDS.get(stat.S_IFMT(mode or 0), "special")
+        from .catalogue import render_text  # the catalogue loads with the first file that is not a regular one
+
         super().__init__(errno.EINVAL, render_text(self.reason, "en"), os.fspath(path))  # as the system says it
 
     @property

@@ -10,7 +10,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
-__all__ = ["Text"]
+__all__ = ["LANGUAGES", "Text", "Wording", "say"]
+
+#: Languages of the catalogue; the first is the one every text must have and the fallback.
+LANGUAGES = ("es", "en")
+
+Wording = Mapping[str, str]
+"""One text in each language (``{"es": …, "en": …}``); a rule's English may be missing."""
+
+
+def say(wording: Wording, lang: str) -> str:
+    """``wording`` in ``lang``, falling back to Spanish."""
+    return wording.get(lang) or wording[LANGUAGES[0]]
 
 
 class Text(NamedTuple):
