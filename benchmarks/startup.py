@@ -9,8 +9,9 @@ Run from the repository root: ``python -m benchmarks.startup [--runs 10] [--agai
 * ``fel-rules validate examples/factura-certificada.xml``: the whole process;
 * where a one-shot run spends its time, measured inside one process: importing the CLI and the engine, loading the
   rules, compiling the schema set, validating;
-* references measured in the same run: ``python -c pass`` (the interpreter alone) and
-  ``python -c "import lxml.etree"``, with each figure's ratio to the bare interpreter.
+* references measured in the same run: ``python -c pass`` (the interpreter alone), ``python -c "import lxml.etree"``
+  and the floor of the libraries a validation of a signed document cannot do without (lxml, PyYAML, cryptography's
+  X.509 and a first pydantic model), with each figure's ratio to the bare interpreter.
 
 ``--against`` measures another checkout (with its own ``.venv``) in the same run, interleaved, for a before/after
 comparison. Nothing here asserts timings.
@@ -34,6 +35,9 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
 CALL = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "fel_validate", "arguments": {"xml_path": DOCUMENT}}}
 #: Run inside one process of the measured checkout: prints the milliseconds of each phase of a one-shot run.
+#: The libraries a one-shot validation of a signed document needs, and pydantic's one-time cost of a first model.
+FLOOR = ("import lxml.etree, yaml, cryptography.x509\nfrom pydantic import BaseModel\n"
+         "class First(BaseModel):\n    x: int\n")
 PHASES = """
 import json, sys, time
 marks = [("start", time.perf_counter())]
@@ -125,6 +129,8 @@ def main() -> None:
         references.setdefault("python -c pass (reference)", []).append(here.process_ms(["-c", "pass"]))
         references.setdefault("python -c 'import lxml.etree' (reference)", []).append(
             here.process_ms(["-c", "import lxml.etree"]))
+        references.setdefault("lxml+yaml+cryptography+pydantic model (floor)", []).append(
+            here.process_ms(["-c", FLOOR]))
         for checkout, samples in zip([here, *others], results, strict=True):
             measure(checkout, samples)
     base = statistics.median(references["python -c pass (reference)"])
