@@ -1,8 +1,7 @@
 """``python -m fel_rules`` runs the command line."""
 
-import sys
 
-from .cli.app import main
+from .cli.app import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from importlib import import_module
@@ -96,3 +97,49 @@ def test_the_serve_command_answers_initialize_before_the_engine_loads():
             "build_parser().parse_args(['serve'])\n"
             f"{_present(('pydantic', 'yaml', 'fel_rules.core.catalogue', 'fel_rules.engine', 'lxml'))}\n")
     assert _loaded_after(code) == []
+
+
+def _run_console(*arguments: str, stdout=subprocess.PIPE) -> subprocess.CompletedProcess:
+    """The console script's entry point in a child that registered an exit handler (it says whether the
+    interpreter was torn down)."""
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: sys.stderr.write('torn down'))\n"
+            f"sys.argv = ['fel-rules', *{list(arguments)!r}]\n"
+            "from fel_rules.cli import run\n"
+            "run()\n")
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, stdout=stdout, stderr=subprocess.PIPE, timeout=120)
+
+
+def test_a_one_shot_command_flushes_its_output_and_leaves_without_tearing_down(capsys, tmp_path):
+    from fel_rules.cli.app import main
+
+    assert main(["validate", str(SIGNED), "--format", "json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    result = _run_console("validate", str(SIGNED), "--format", "json")
+    assert result.returncode == 0 and result.stderr == b""
+    report = json.loads(result.stdout)
+    for volatile in ("started_at", "duration_ms"):
+        report["run"].pop(volatile), expected["run"].pop(volatile)
+    assert report == expected
+    broken = tmp_path / "roto.xml"
+    broken.write_bytes(b"<dte:GTDocumento")
+    invalid = _run_console("validate", str(broken))
+    assert invalid.returncode == 1 and b"FEL-XML" in invalid.stdout and invalid.stderr == b""
+
+
+def test_a_one_shot_command_whose_reader_is_gone_ends_with_141_quietly():
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        result = _run_console("validate", str(SIGNED), stdout=write_end)
+    finally:
+        os.close(write_end)
+    assert result.returncode == 141 and result.stderr == b""
+
+
+def test_a_batch_ends_the_usual_way(tmp_path):
+    folder = tmp_path / "xml"
+    folder.mkdir()
+    (folder / "a.xml").write_bytes(SIGNED.read_bytes())
+    result = _run_console("batch", str(folder), "--out", str(tmp_path / "out"), "--no-render", "--workers", "1")
+    assert result.returncode == 0 and result.stderr.endswith(b"torn down")

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from ..core.errors import FelRulesError, InputError
 from ..core.inputs import readable_name
@@ -33,7 +33,7 @@ from ..core.text import Text
 if TYPE_CHECKING:  # the settings, the report and the catalogue load with the command that needs them
     from ..core.report import Report, Severity
 
-__all__ = ["main"]
+__all__ = ["main", "run"]
 
 EXIT_VALID, EXIT_INVALID, EXIT_ERROR = 0, 1, 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command whose reader went away
@@ -41,6 +41,9 @@ EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT (Ctrl-C), 128 + SIG
 COMMANDS_GROUP = "fel_rules.commands"
 #: The commands of this package; any other command (or none, for the help) is looked for among the plug-ins.
 BUILT_IN_COMMANDS = frozenset({"validate", "render", "batch", "rules"})
+#: Commands whose process may end without tearing down the interpreter once their output is flushed: everything
+#: they do is finished when they return (a batch's executors and plug-ins' commands end the usual way).
+_QUICK_EXIT_COMMANDS = frozenset({"validate", "render", "rules"})
 
 
 class _Parser(argparse.ArgumentParser):
@@ -175,6 +178,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(argv)
     except BrokenPipeError:  # stdout closed early (``| head``): no traceback, nothing more to say
         return _stdout_gone()
+
+
+def run() -> NoReturn:
+    """Entry point of the ``fel-rules`` console script and ``python -m fel_rules``: :func:`main`, then the exit.
+
+    After ``validate``, ``render`` and ``rules`` the output is flushed and the process leaves at once: tearing down
+    the interpreter's heap with the engine loaded takes longer than validating a document.
+    """
+    code = main()
+    if _command_of(sys.argv[1:]) not in _QUICK_EXIT_COMMANDS:
+        sys.exit(code)
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = _stdout_gone()
+    except (OSError, ValueError):  # stdout unusable (closed, full disk): leave the usual way, which reports it
+        sys.exit(code)
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _stdout_gone() -> int:
