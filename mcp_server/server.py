@@ -94,14 +94,15 @@ class _Request(NamedTuple):
 class Server:
     """Protocol state and dispatch; :meth:`handle_line` is the whole server for one input line."""
 
-    def __init__(self, channel: Channel, roots: Roots, *, workers: int = 4, max_calls: int = MAX_CALLS) -> None:
+    def __init__(self, channel: Channel, roots: Roots, *, workers: int = 4, max_calls: int = MAX_CALLS,
+                 own_process: bool = False) -> None:
         self.channel, self.roots = channel, roots
         self.era: str | None = None  # "legacy" | "modern", decided by the first request
         self.version: str | None = None  # negotiated legacy revision
         self.initialized = False
         self.info = {"name": SERVER_NAME, "version": __version__}
         self.calls = Calls(workers, max_calls)
-        self.toolbox = Toolbox(channel, roots, self._stamp)
+        self.toolbox = Toolbox(channel, roots, self._stamp, own_process=own_process)
         self._abandoned = False
         self._abandoning = threading.Lock()
         channel.on_close = self._abandon
@@ -362,7 +363,7 @@ def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None, *, root
         stdout = protect_stdout()
         capture_diagnostics()
     channel = Channel(stdin or sys.stdin.buffer, stdout, line_limit=line_limit)
-    server = Server(channel, roots or Roots.from_env(), max_calls=max_calls)
+    server = Server(channel, roots or Roots.from_env(), max_calls=max_calls, own_process=stdout is None)
     status = 0
     with StopSignals() as signals:
         try:

@@ -4,6 +4,7 @@ and called on a worker thread with progress notifications."""
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Callable
@@ -27,10 +28,13 @@ __all__ = ["Toolbox"]
 
 
 class Toolbox:
-    """The tools of :data:`mcp_server.tools.TOOLS`; ``stamp`` completes a result of the stateless revision."""
+    """The tools of :data:`mcp_server.tools.TOOLS`; ``stamp`` completes a result of the stateless revision;
+    ``own_process``: the server is the whole process (its garbage collector is the server's to tune)."""
 
-    def __init__(self, channel: Channel, roots: Roots, stamp: Callable[[dict], dict]) -> None:
+    def __init__(self, channel: Channel, roots: Roots, stamp: Callable[[dict], dict], *,
+                 own_process: bool = False) -> None:
         self._channel, self._roots, self._stamp = channel, roots, stamp
+        self._own_process = own_process
         self._tools = None
         self._definitions: dict[str, list[dict]] = {}
         self._warming: threading.Thread | None = None
@@ -44,7 +48,12 @@ class Toolbox:
         self._warming.start()
 
     def _warm(self, version: str) -> None:
+        """Load everything; in a process of its own, with the garbage collector paused (the engine's modules, models
+        and rules are long-lived objects it would walk over and over), then leave them out of every collection."""
         started = time.perf_counter()
+        collecting = self._own_process and gc.isenabled()
+        if collecting:
+            gc.disable()
         try:
             self.definitions(version)
             from .tools import warm_up
@@ -53,6 +62,10 @@ class Toolbox:
         except Exception as exc:  # noqa: BLE001 - the first call reports the same problem, as a tool error
             log_event("warm_up", f"warm-up failed: {type(exc).__name__}: {exc}")
             return
+        finally:
+            if collecting:
+                gc.freeze()
+                gc.enable()
         log_event("warm_up", "tools, rules and schema set ready", ms=round((time.perf_counter() - started) * 1000))
 
     def tools(self) -> dict:

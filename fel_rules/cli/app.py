@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import os
 import re
 import signal
@@ -44,6 +45,10 @@ BUILT_IN_COMMANDS = frozenset({"validate", "render", "batch", "rules"})
 #: Commands whose process may end without tearing down the interpreter once their output is flushed: everything
 #: they do is finished when they return (a batch's executors and plug-ins' commands end the usual way).
 _QUICK_EXIT_COMMANDS = frozenset({"validate", "render", "rules"})
+#: Commands whose start-up (modules, models, rules: long-lived objects, no garbage) runs without the cyclic garbage
+#: collector, which would otherwise walk them over and over; ``validate`` turns it back on once the engine is ready.
+_UNCOLLECTED_START_UP = frozenset({"validate", "render"})
+_start_up_uncollected = False
 
 
 class _Parser(argparse.ArgumentParser):
@@ -186,8 +191,13 @@ def run() -> NoReturn:
     After ``validate``, ``render`` and ``rules`` the output is flushed and the process leaves at once: tearing down
     the interpreter's heap with the engine loaded takes longer than validating a document.
     """
+    global _start_up_uncollected
+    command = _command_of(sys.argv[1:])
+    if command in _UNCOLLECTED_START_UP and gc.isenabled():
+        gc.disable()
+        _start_up_uncollected = True
     code = main()
-    if _command_of(sys.argv[1:]) not in _QUICK_EXIT_COMMANDS:
+    if command not in _QUICK_EXIT_COMMANDS:
         sys.exit(code)
     try:
         sys.stdout.flush()
@@ -288,6 +298,7 @@ def _validate(args: argparse.Namespace) -> int:
     files = collect_files(args.paths, args.lang)
     validator = Validator(Config(**settings))
     validator.schema_set  # noqa: B018 - compiled now: a broken schema folder is a usage error, not a per-file issue
+    _started()
     reports = [validator.validate_path(path) for path in files]
     single = len(args.paths) == 1 and Path(args.paths[0]).is_file()
     if args.format == "json":
@@ -298,6 +309,16 @@ def _validate(args: argparse.Namespace) -> int:
         output = render_text(reports, lang=args.lang)
     sys.stdout.write(output + "\n")
     return exit_code(reports, Severity(args.fail_on))
+
+
+def _started() -> None:
+    """The engine is loaded: if :func:`run` spared the start-up the garbage collector, collect again from here on
+    (many documents may follow), with everything loaded so far left out of every collection."""
+    global _start_up_uncollected
+    if _start_up_uncollected:
+        _start_up_uncollected = False
+        gc.freeze()
+        gc.enable()
 
 
 def _render(args: argparse.Namespace) -> int:

@@ -1,4 +1,5 @@
-"""What a command imports: each loads only what it needs (the time to a first answer is mostly imports)."""
+"""Start-up: what a command imports (only what it needs), how a one-shot command ends, and the garbage collector
+during start-up (the time to a first answer is mostly loading)."""
 
 from __future__ import annotations
 
@@ -143,3 +144,47 @@ def test_a_batch_ends_the_usual_way(tmp_path):
     (folder / "a.xml").write_bytes(SIGNED.read_bytes())
     result = _run_console("batch", str(folder), "--out", str(tmp_path / "out"), "--no-render", "--workers", "1")
     assert result.returncode == 0 and result.stderr.endswith(b"torn down")
+
+
+_GC_STATE = "import gc, sys; sys.stderr.write(f'gc {gc.isenabled()} {gc.get_freeze_count() > 0}')"
+
+
+def test_a_validation_loads_without_collections_and_collects_afterwards():
+    """The console script pauses the garbage collector while the engine loads; validating documents runs with it
+    on again, the loaded engine left out of collections."""
+    code = ("import os, sys\n"
+            "real_exit = os._exit\n"
+            f"def leave(code):\n    {_GC_STATE}\n    real_exit(code)\n"
+            "os._exit = leave\n"
+            f"sys.argv = ['fel-rules', 'validate', {str(SIGNED)!r}]\n"
+            "from fel_rules.cli import run\n"
+            "run()\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stderr == "gc True True"
+
+
+def test_main_called_in_process_leaves_the_garbage_collector_alone(capsys):
+    import gc
+
+    from fel_rules.cli.app import main
+
+    frozen = gc.get_freeze_count()
+    assert main(["validate", str(SIGNED)]) == 0
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+
+
+def _warmed(own_process: bool) -> str:
+    code = ("from mcp_server.sandbox import Roots\n"
+            "from mcp_server.toolbox import Toolbox\n"
+            f"toolbox = Toolbox(None, Roots([{str(ROOT)!r}]), lambda result: result, own_process={own_process})\n"
+            "toolbox.warm_up('2025-11-25')\n"
+            "toolbox._warming.join()\n"
+            f"{_GC_STATE}\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stderr.splitlines()[-1]
+
+
+def test_the_mcp_warm_up_freezes_what_it_loaded_only_in_a_process_of_its_own():
+    assert _warmed(own_process=True) == "gc True True"
+    assert _warmed(own_process=False) == "gc True False"
