@@ -13,7 +13,7 @@ Run from the repository root: ``python -m benchmarks.startup [--runs 10] [--agai
   and the floor of the libraries a validation of a signed document cannot do without (lxml, PyYAML, cryptography's
   X.509 and a first pydantic model), with each figure's ratio to the bare interpreter.
 
-``--against`` measures another checkout (with its own ``.venv``) in the same run, interleaved, for a before/after
+``--against`` measures other checkouts (with its own ``.venv``) in the same run, interleaved, for a before/after
 comparison. Nothing here asserts timings.
 """
 
@@ -118,11 +118,12 @@ def measure(checkout: Checkout, samples: dict[str, list[float]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10, help="runs per measurement (median is printed)")
-    parser.add_argument("--against", type=Path, metavar="CHECKOUT", help="another checkout to measure alongside")
+    parser.add_argument("--against", type=Path, action="append", default=[], metavar="CHECKOUT",
+                        help="another checkout to measure alongside (repeatable)")
     args = parser.parse_args()
 
     here = Checkout(ROOT)
-    others = [Checkout(args.against.resolve())] if args.against else []
+    others = [Checkout(path.resolve()) for path in args.against]
     references: dict[str, list[float]] = {}
     results: list[dict[str, list[float]]] = [{} for _ in [here, *others]]
     for _ in range(args.runs):  # interleaved, so a noisy moment touches every figure alike
