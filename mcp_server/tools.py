@@ -27,6 +27,7 @@ from fel_rules import (
     Summary,
     Text,
     Validator,
+    first_error,
     list_rules,
     output_paths,
     render_file,
@@ -321,24 +322,12 @@ def _problems(manifest_path: Path) -> list[BatchProblem]:
     manifest = Manifest.model_validate_json(manifest_path.read_text(encoding="utf-8"))
     problems = []
     for entry in manifest.entries:
-        if entry.error:
-            problems.append(BatchProblem(path=entry.path, rule_id=None, message=entry.error))
-        elif not entry.valid:
-            rule_id, message = _first_error(manifest_path.parent, entry.report)
-            problems.append(BatchProblem(path=entry.path, rule_id=rule_id, message=message))
+        if entry.valid and not entry.error:
+            continue
+        unread = (None, render_text(Text("mcp.report_unreadable")))
+        rule_id, message = first_error(manifest_path.parent, entry) or unread
+        problems.append(BatchProblem(path=entry.path, rule_id=rule_id, message=message))
     return problems
-
-
-def _first_error(out_dir: Path, report_name: str | None) -> tuple[str | None, str]:
-    """The first error of a report the batch wrote (its rule id and message)."""
-    try:
-        report = Report.model_validate_json((out_dir / report_name).read_text(encoding="utf-8"))
-    except (OSError, ValueError, TypeError):
-        return None, render_text(Text("mcp.report_unreadable"))
-    first = next((i for i in report.issues if i.severity.value == "error"), None)
-    if first is None:
-        return None, render_text(Text("mcp.report_unreadable"))
-    return first.rule_id, first.message
 
 
 # --- fel_rules --------------------------------------------------------------------------------------

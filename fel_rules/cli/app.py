@@ -95,6 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     validate.add_argument("paths", nargs="+", metavar="PATH", help="archivo XML o directorio")
     validate.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="formato de salida")
+    shown = validate.add_mutually_exclusive_group()
+    shown.add_argument("--min-severity", choices=("info", "warning", "error"), default="warning",
+                       help="en el texto, mostrar los hallazgos desde esta severidad (por defecto warning: los "
+                            "informativos se cuentan en la línea del veredicto)")
+    shown.add_argument("--solo-errores", dest="min_severity", action="store_const", const="error",
+                       help="en el texto, mostrar solo los errores (igual que --min-severity error)")
     validate.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de los mensajes")
     validate.add_argument("--schema-dir", type=Path, metavar="DIR", help="carpeta oficial de XSD de SAT a usar")
     validate.add_argument("--schema-engine", choices=("auto", "xmlschema"), default="auto",
@@ -255,7 +261,7 @@ def _validate(args: argparse.Namespace) -> int:
     elif args.format == "sarif":
         output = render_sarif(reports)
     else:
-        output = render_text(reports, lang=args.lang)
+        output = render_text(reports, lang=args.lang, min_severity=Severity(args.min_severity))
     sys.stdout.write(output + "\n")
     return exit_code(reports, Severity(args.fail_on))
 
@@ -280,6 +286,7 @@ def _render(args: argparse.Namespace) -> int:
 
 def _batch(args: argparse.Namespace) -> int:
     from ..batch import BatchOptions, run_batch
+    from ..batch.manifest import first_error
     from ..outputs.render import RenderSettings
 
     settings = RenderSettings.from_env(logo=args.logo, theme=args.theme, lang=args.lang)
@@ -304,6 +311,9 @@ def _batch(args: argparse.Namespace) -> int:
                 verdict = "report.verdict.valid" if entry.valid else "report.verdict.invalid"
                 state = render_text(Text(verdict), args.lang)
                 detail = entry.pdf or entry.pdf_note or ""
+                first = first_error(result.path.parent, entry)
+                if first is not None:  # what to fix first: the first error's rule and message
+                    detail = f"{first[0]} {first[1]}"
             print(escape_controls(f"{entry.path}: {state} {detail}".rstrip()))
         summary = manifest.summary.model_dump()
         print(render_text(Text("batch.summary", {**summary, "where": readable_name(result.path)}), args.lang))
