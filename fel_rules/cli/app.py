@@ -188,8 +188,12 @@ def _stdout_gone() -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    from .argparse_words import argparse_language
+
+    words = list(sys.argv[1:] if argv is None else argv)
+    with argparse_language(words):
+        parser = build_parser()
+        args = parser.parse_args(words)
     lang = getattr(args, "lang", "es")
     try:
         if args.command in parser.plugin_commands:

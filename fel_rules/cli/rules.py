@@ -67,7 +67,8 @@ def _list(args: argparse.Namespace) -> int:
         print(json.dumps(rules_listing(catalog, rows, detail=args.detail), ensure_ascii=False, indent=2))
         return 0
     for row in rows:
-        print(f"{row.id:<12} {row.severity:<8} {row.sat_code or '—':<24} {row.title}")
+        severity = render_text(Text(f"report.severity.{row.severity}"), args.lang)
+        print(f"{row.id:<12} {severity:<11} {row.sat_code or '—':<24} {row.title}")
     print(render_text(Text.of("cli.rule_count", count=len(rows)), args.lang))
     return 0
 
