@@ -313,8 +313,8 @@ def _batch(args: BatchArgs, ctx: ToolContext) -> tuple[dict, str]:
     output = BatchOutput(ok=s.errors == 0, count=s.files, out_dir=str(out), manifest_path=str(result.path),
                          summary=s, exit_code=result.exit_code, problems=problems[:_SHOWN_PROBLEMS],
                          more_problems=max(0, len(problems) - _SHOWN_PROBLEMS))
-    return output.model_dump(mode="json"), (f"{s.files} archivos: {s.valid} válidos, {s.invalid} inválidos, "
-                                            f"{s.errors} con error, {s.rendered} PDFs. Manifiesto: {result.path}")
+    return output.model_dump(mode="json"), render_text(Text.of("mcp.batch_summary", **s.model_dump(),
+                                                               where=str(result.path)))
 
 
 def _problems(manifest_path: Path) -> list[BatchProblem]:

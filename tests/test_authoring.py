@@ -47,7 +47,7 @@ def test_rules_test_list_show_and_lint(tmp_path, capsys):
     out = capsys.readouterr().out
     assert ("correcto FEL-TOT-03.yaml: FEL-TOT-03/gran_total_distinto: esperado FEL-TOT-03, FEL-TOT-04; "
             "obtenido FEL-TOT-03, FEL-TOT-04") in out
-    assert out.strip().endswith("correctos, 0 fallidos, 0 sin ejecutar") and "FEL-IVA-01/iva_alterado" in out
+    assert out.strip().endswith("fallidos: 0, sin ejecutar: 0)") and "FEL-IVA-01/iva_alterado" in out
     assert main(["rules", "list"]) == 0
     assert "FEL-IVA-01" in capsys.readouterr().out
     assert main(["rules", "show", "FEL-IVA-01"]) == 0
@@ -94,7 +94,7 @@ def test_adding_a_rule_as_the_readme_says(tmp_path, capsys):
         "        value: Cemento\n    expect: [EMP-DESC-01]\n", encoding="utf-8")
     assert main(["rules", "--rules-dir", str(rules), "lint"]) == 0
     assert main(["rules", "--rules-dir", str(rules), "test", str(rules / "tests" / "EMP-DESC-01.yaml")]) == 0
-    assert capsys.readouterr().out.rstrip().endswith("2 casos: 2 correctos, 0 fallidos, 0 sin ejecutar")
+    assert capsys.readouterr().out.rstrip().endswith("Casos: 2 (correctos: 2, fallidos: 0, sin ejecutar: 0)")
     short = tmp_path / "corta.xml"
     short.write_bytes((EXAMPLES / "factura-fact.xml").read_bytes().replace(
         b"Cemento gris de uso general, bolsa 42.5 kg", b"Cemento"))

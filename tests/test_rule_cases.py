@@ -123,7 +123,7 @@ def test_rules_test_names_the_missing_finding(tmp_path, capsys):
             "obtenido "
             "FEL-IVA-01, FEL-IVA-03, FEL-TOT-01, FEL-TOT-04; sin el hallazgo FEL-IVA-01 en "
             "dte:Item[2]/dte:Impuestos/dte:Impuesto/dte:MontoImpuesto expected=91.07 actual=99.00") in out
-    assert out.rstrip().endswith("2 casos: 1 correctos, 1 fallidos, 0 sin ejecutar")
+    assert out.rstrip().endswith("Casos: 2 (correctos: 1, fallidos: 1, sin ejecutar: 0)")
 
 
 MALFORMED = """\

@@ -54,7 +54,7 @@ def test_a_case_that_cannot_run_is_named_and_explained(tmp_path, capsys, case, s
     name = case.split("name: ")[1].split()[0]
     assert code == 2 and err == "" and "Traceback" not in out
     assert f"ERROR FEL-IVA-01.yaml: FEL-IVA-01/{name}: {says}" in out
-    assert out.splitlines()[-1] == "1 casos: 0 correctos, 0 fallidos, 1 sin ejecutar"
+    assert out.splitlines()[-1] == "Casos: 1 (correctos: 0, fallidos: 0, sin ejecutar: 1)"
 
 
 def test_a_case_file_for_a_rule_that_does_not_exist(tmp_path, capsys):
@@ -96,20 +96,20 @@ def test_fires_that_does_not_fire_fails(tmp_path, capsys):
     code, out, _ = run(capsys, str(path))
     assert code == 1
     assert out.splitlines() == ["FALLA FEL-IVA-01.yaml: FEL-IVA-01/no_dispara: esperado fires: FEL-IVA-01; "
-                                "obtenido —", "1 casos: 0 correctos, 1 fallidos, 0 sin ejecutar"]
+                                "obtenido —", "Casos: 1 (correctos: 0, fallidos: 1, sin ejecutar: 0)"]
 
 
 def test_a_one_case_file_is_accepted(tmp_path, capsys):
     path = write_case(tmp_path, "cases:\n  - name: correcto\n    expect: pass\n")
     code, out, _ = run(capsys, str(path))
-    assert (code, out) == (0, "1 casos: 1 correctos, 0 fallidos, 0 sin ejecutar\n")
+    assert (code, out) == (0, "Casos: 1 (correctos: 1, fallidos: 0, sin ejecutar: 0)\n")
 
 
 def test_rule_filter_and_quiet_default(capsys):
     code, out, _ = run(capsys, "--rule", "FEL-NIT-01")
     lines = out.splitlines()
-    assert code == 0 and len(lines) == 1 and lines[0].endswith("fallidos, 0 sin ejecutar")
-    count = int(lines[0].split()[0])
+    assert code == 0 and len(lines) == 1 and lines[0].endswith("fallidos: 0, sin ejecutar: 0)")
+    count = int(lines[0].split()[1])
     code, out, _ = run(capsys, "--rule", "FEL-NIT-01", "--all")
     assert len(out.splitlines()) == count + 1
     assert all(line.startswith("correcto FEL-NIT-01.yaml: FEL-NIT-01/") for line in out.splitlines()[:-1])
@@ -120,4 +120,4 @@ def test_english(tmp_path, capsys):
     code = main(["rules", "--lang", "en", "test", str(path)])
     out = capsys.readouterr().out
     assert code == 1 and out.splitlines()[0].startswith("FAIL FEL-IVA-01.yaml: FEL-IVA-01/no_dispara: expected fires:")
-    assert out.splitlines()[-1] == "1 cases: 0 ok, 1 failed, 0 could not run"
+    assert out.splitlines()[-1] == "Cases: 1 (ok: 0, failed: 1, could not run: 0)"

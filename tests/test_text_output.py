@@ -49,7 +49,7 @@ def test_summary_names_the_rules_seen_most(tmp_path, capsys):
         (tmp_path / f"mala-{n}.xml").write_bytes(BROKEN)
     shutil.copy(EXAMPLES / "factura-exenta.xml", tmp_path / "exenta.xml")
     lines = _validate(capsys, str(tmp_path))
-    assert lines[-2] == "4 archivos: 1 válidos, 3 inválidos, 0 sin validar"
+    assert lines[-2] == "Archivos: 4 (válidos: 1, inválidos: 3, sin validar: 0)"
     assert lines[-1] == "Reglas más frecuentes (archivos): FEL-TOT-03 (3), FEL-TOT-04 (3), FEL-FRA-15 (1)"
 
 
