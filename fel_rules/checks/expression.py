@@ -95,7 +95,7 @@ class ExpressionParams(KindParams):
         if (self.expected is None) != (self.actual is None):
             raise ValueError("'expected' y 'actual' van juntos")
         for name in [*self.let, *self.constants]:
-            if not name.isidentifier() or name in _RESERVED or name.startswith("__"):
+            if not name.isidentifier() or name in _RESERVED:
                 raise ValueError(f"nombre de variable no permitido: {name!r}")
         clash = set(self.let) & set(self.constants)
         if clash:

@@ -1,33 +1,26 @@
 """The safe expression language of YAML rules: Python syntax, Decimal numbers, no attribute access.
 
-Expressions are parsed and checked once, when rules load (:func:`compile_expression`). Every number
-literal becomes a :class:`~decimal.Decimal` taken from its source text, so ``0.12`` is exactly twelve
-hundredths. Only a fixed set of node types and functions is accepted; attribute access, subscripts,
-comprehensions, lambdas and ``**`` are refused with a message that names the column.
-
-A checked expression is then compiled once to a Python code object and evaluated without builtins
-(:class:`Evaluator`): its names are the rule's values, its functions the language's, its numbers Decimal
-constants, and ``+`` and ``*`` go through the same length-guarded operations as the interpreter's. The
-interpreter (simpleeval, node by node) stays as the reference: ``Evaluator(compiled=False)`` uses it, and
-a property test holds that both give the same value or the same error.
+Expressions are parsed and checked once, when rules load (:func:`compile_expression`), and run
+with simpleeval (:class:`Evaluator`). Every number literal becomes a :class:`~decimal.Decimal`
+taken from its source text, so ``0.12`` is exactly twelve hundredths. Only a fixed set of node
+types and functions is accepted; attribute access, subscripts, comprehensions, lambdas and
+``**`` are refused with a message that names the column.
 """
 
 from __future__ import annotations
 
 import ast
 import calendar
-import copy
 import re
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from types import CodeType
 from typing import TYPE_CHECKING
 
-from simpleeval import EvalWithCompoundTypes, NameNotDefined, safe_add, safe_mult
+from simpleeval import EvalWithCompoundTypes
 
 from ..core.identifiers import uuid_numero, uuid_serie
 from ..core.money import XML_SPACE, parse_decimal, round_half_up
@@ -70,17 +63,14 @@ class ExpressionError(ValueError):
         self.column = column
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class CompiledExpression:
-    """A checked expression, ready to evaluate many times (``name`` is set when it is a bare name): its syntax
-    tree (for the interpreter) and its Python code with the Decimal constants the code names."""
+    """A checked expression, ready to evaluate many times (``name`` is set when it is a bare name)."""
 
     source: str
     node: ast.Expr
     names: frozenset[str]
     name: str | None = None
-    code: CodeType | None = None
-    constants: Mapping[str, Decimal] = field(default_factory=dict)
 
 
 def _sum(values: Iterable[Decimal | None]) -> Decimal:
@@ -242,51 +232,7 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
     for node in ast.walk(body):
         _check_node(node, text, known, used)
     bare = body.value.id if isinstance(body.value, ast.Name) and body.value.id not in FUNCTION_NAMES else None
-    code, constants = _to_python(body)
-    return CompiledExpression(text, body, frozenset(used), bare, code, constants)
-
-
-#: Names the compiled code uses for the language's own things; a rule's names never start with ``__``.
-_INTERNAL = "__fel_"
-_GUARDED = {ast.Add: f"{_INTERNAL}add", ast.Mult: f"{_INTERNAL}mul"}  # simpleeval's length-guarded + and *
-
-
-class _ToPython(ast.NodeTransformer):
-    """A checked tree made compilable: Decimal literals become named constants, calls name the language's
-    functions (never a value of the same name), ``+`` and ``*`` call the guarded operations."""
-
-    def __init__(self) -> None:
-        self.constants: dict[str, Decimal] = {}
-
-    def visit_Constant(self, node: ast.Constant) -> ast.AST:
-        if not isinstance(node.value, Decimal):
-            return node
-        name = f"{_INTERNAL}d{len(self.constants)}"
-        self.constants[name] = node.value
-        return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node)
-
-    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
-        self.generic_visit(node)
-        guarded = _GUARDED.get(type(node.op))
-        if guarded is None:
-            return node
-        call = ast.Call(func=ast.Name(id=guarded, ctx=ast.Load()), args=[node.left, node.right], keywords=[])
-        return ast.copy_location(call, node)
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        node.args = [self.visit(argument) for argument in node.args]
-        assert isinstance(node.func, ast.Name)  # checked: only the language's functions are called
-        node.func = ast.copy_location(ast.Name(id=f"{_INTERNAL}f_{node.func.id}", ctx=ast.Load()), node.func)
-        return node
-
-
-def _to_python(body: ast.Expr) -> tuple[CodeType, dict[str, Decimal]]:
-    transformer = _ToPython()
-    tree = ast.Expression(body=transformer.visit(copy.deepcopy(body)).value)
-    with warnings.catch_warnings():  # ``a is 0`` is the language's identity test, said no louder than when parsed
-        warnings.simplefilter("ignore", SyntaxWarning)
-        code = compile(ast.fix_missing_locations(tree), "<regla>", "eval")
-    return code, transformer.constants
+    return CompiledExpression(text, body, frozenset(used), bare)
 
 
 def _parse(text: str) -> ast.Expr:
@@ -443,7 +389,6 @@ class Evaluator:
         rounding: str,
         rates: Mapping[tuple[str, str], Decimal] | None = None,
         catalogues: Catalogues | None = None,
-        compiled: bool = True,
     ) -> None:
         units = catalogues.tax_units if catalogues is not None else {}
         frases = catalogues.frases if catalogues is not None else {}
@@ -474,36 +419,10 @@ class Evaluator:
         self._operators, self._functions = operators, functions
         self._local = threading.local()  # simpleeval keeps names on the instance: one per thread
         self.tolerance = tolerance
-        self.compiled = compiled
-        self._base: dict[str, object] = {
-            "__builtins__": {}, "tol": tolerance, **functions,
-            **{f"{_INTERNAL}f_{name}": function for name, function in functions.items()},
-            _GUARDED[ast.Add]: safe_add, _GUARDED[ast.Mult]: safe_mult,
-        }
-        self._globals: dict[CompiledExpression, dict[str, object]] = {}  # the globals each code runs with
 
     def evaluate(self, expression: CompiledExpression, names: Mapping[str, object]) -> object:
         """Value of ``expression`` with ``names`` bound (the tolerance is available as ``tol``)."""
-        if expression.name is not None:  # a bare name (``actual: impuesto``): no evaluation needed
-            return self.tolerance if expression.name == "tol" else names[expression.name]
-        if self.compiled and expression.code is not None:
-            return self._run(expression, expression.code, names)
-        return self.interpret(expression, names)
-
-    def _run(self, expression: CompiledExpression, code: CodeType, names: Mapping[str, object]) -> object:
-        """The compiled code of ``expression`` run with ``names`` as its locals, without builtins."""
-        scope = self._globals.get(expression)
-        if scope is None:
-            scope = self._globals[expression] = {**self._base, **expression.constants}
-        try:
-            return eval(code, scope, names)  # noqa: S307 - checked code, no builtins
-        except NameError as exc:  # said as the interpreter says it
-            raise NameNotDefined(exc.name or "?", expression.source) from None
-
-    def interpret(self, expression: CompiledExpression, names: Mapping[str, object]) -> object:
-        """Value of ``expression`` evaluated node by node by simpleeval (the reference the compiled code
-        agrees with)."""
-        if expression.name is not None:
+        if expression.name is not None:  # a bare name (``actual: impuesto``): no interpreter needed
             return self.tolerance if expression.name == "tol" else names[expression.name]
         engine = getattr(self._local, "engine", None)
         if engine is None:
