@@ -116,7 +116,7 @@ def _shared_key(description: tuple) -> int:
 
 
 class _Binding:
-    __slots__ = ("name", "spec", "path", "xpath", "find", "needs", "key", "value")
+    __slots__ = ("name", "spec", "path", "xpath", "find", "needs", "key", "value", "single", "fallback")
 
     def __init__(self, name: str, raw: str | LetSpec, env: RuleEnv, earlier: dict[str, LetSpec],
                  constants: list[str]) -> None:
@@ -124,6 +124,8 @@ class _Binding:
         self.name = name
         self.spec = spec
         self.value = None
+        self.single = not spec.many  # a value, not a list: absent means "not applicable" or the default
+        self.fallback = None if spec.default is None else _read(spec.default, spec.type)
         if spec.value is not None:
             self.value = _compiled(("let", name, "value"), spec.value, [*earlier, *constants])
             self.path, self.needs, self.xpath, self.find, self.key = None, set(), None, None, None
@@ -233,23 +235,14 @@ class ExpressionCheck:
                 key = (binding.key, node)
             cached = memo.get(key)
             if cached is None:  # the same binding in several rules (dte:Precio, dte:Total…) is read once
-                assert binding.xpath is not None, "a binding without a value has an XPath"
-                try:
-                    if binding.find is not None and type(node) is _ELEMENT:
-                        result = binding.find(node)
-                    else:
-                        result = binding.xpath(node, **variables)
-                except Exception as exc:  # lxml XPathEvalError and friends
-                    raise CheckError(f"XPath de 'let.{binding.name}' falló: {exc}") from exc
-                cached = memo[key] = _convert(result, binding.spec, binding.name)
-            value, first = cached
-            unread = _first_unread(value)
+                cached = memo[key] = _lookup(binding, node, variables)
+            value, first, unread = cached
             if unread is not None:
                 return unread
-            if value is None and not binding.spec.many:
-                if binding.spec.default is None:
+            if value is None and binding.single:
+                if binding.fallback is None:
                     return None
-                value = _read(binding.spec.default, binding.spec.type)
+                value = binding.fallback
             values[binding.name] = value
             nodes[binding.name] = first
         return values, nodes
@@ -298,6 +291,20 @@ class ExpressionCheck:
             actual=_text(actual) if actual is not None else None,
             difference=_text(difference) if difference is not None else None,
         )
+
+
+def _lookup(binding: _Binding, node: object, variables: dict[str, object]) -> tuple[object, object, _Unread | None]:
+    """(value, first matched node, the first unreadable value or ``None``) of ``binding`` at ``node``."""
+    assert binding.xpath is not None, "a binding without a value has an XPath"
+    try:
+        if binding.find is not None and type(node) is _ELEMENT:
+            result = binding.find(node)
+        else:
+            result = binding.xpath(node, **variables)
+    except Exception as exc:  # lxml XPathEvalError and friends
+        raise CheckError(f"XPath de 'let.{binding.name}' falló: {exc}") from exc
+    value, first = _convert(result, binding.spec, binding.name)
+    return value, first, _first_unread(value)
 
 
 def _computed(doc: CheckInput, name: str, expression: CompiledExpression, values: dict) -> object:

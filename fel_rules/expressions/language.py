@@ -363,8 +363,24 @@ def _too_deep(column: int | None) -> ExpressionError:
     )
 
 
+#: Catalogue keys of texts already seen (a text's key depends on nothing else); cleared when full.
+_CODES: dict[str, str] = {}
+_MAX_CODES = 4096
+
+
 def _code(value: object) -> str:
     """Catalogue key of a CodigoUnidadGravable: ``1``, ``"1"``, ``"01"`` and ``1.0`` are all ``"1"``."""
+    if type(value) is str:
+        key = _CODES.get(value)
+        if key is None:
+            if len(_CODES) >= _MAX_CODES:
+                _CODES.clear()
+            key = _CODES[value] = _code_of(value)
+        return key
+    return _code_of(value)
+
+
+def _code_of(value: object) -> str:
     text = str(value).strip()
     number = parse_decimal(text)
     if number is not None and number == number.to_integral_value():
