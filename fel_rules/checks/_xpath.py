@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Mapping
+from functools import partial
 from typing import Any
 
 from lxml import etree
@@ -55,19 +56,24 @@ def located(node: Any) -> tuple[str | None, int | None, str | None, etree._Eleme
 
 
 _NAME = r"[A-Za-z_][\w.-]*"
-_SIMPLE_PATH = re.compile(rf"(?:\.\./)*(?:{_NAME}:{_NAME})(?:/{_NAME}:{_NAME})*|(?:\.\./)+\.\.")
+_SIMPLE_PATH = re.compile(
+    rf"(?:\.\./)*(?:{_NAME}:{_NAME})(?:/{_NAME}:{_NAME})*|(?:\.\./)+\.\.|(?:/{_NAME}:{_NAME})+")
 
 
-def child_path_finder(path: str, namespaces: Mapping[str, str]) -> Callable[[etree._Element], list] | None:
-    """A faster equivalent of a plain child path (``../../dte:Precio``, ``dte:A/dte:B``), else ``None``.
+def child_path_finder(path: str, namespaces: Mapping[str, str]) -> Callable[[etree._Element, dict], list] | None:
+    """A faster equivalent of a plain element path (``../../dte:Precio``, ``dte:A/dte:B``, ``/dte:A/dte:B``),
+    else ``None``.
 
-    Such paths are most ``let`` bindings; lxml's ElementPath ``findall`` returns the same elements
-    in the same (document) order as XPath, at a fraction of the cost of an XPath call.
+    Such paths are most ``let`` bindings and many contexts. The finder takes the node and the document's
+    memo, where each element's children are indexed by tag the first time a path steps through it; it
+    returns the same elements in the same (document) order as XPath, at a fraction of the cost of an
+    XPath call.
     """
     text = path.strip()
     if not _SIMPLE_PATH.fullmatch(text):
         return None
-    steps = text.split("/")
+    absolute = text.startswith("/")
+    steps = text[1:].split("/") if absolute else text.split("/")
     ups = 0
     while steps and steps[0] == "..":
         ups += 1
@@ -78,13 +84,37 @@ def child_path_finder(path: str, namespaces: Mapping[str, str]) -> Callable[[etr
         if prefix not in namespaces:
             return None  # let XPath report the undefined prefix
         clark.append(f"{{{namespaces[prefix]}}}{local}")
-    relative = "/".join(clark)
+    if absolute:
+        return partial(_from_root, clark[0], tuple(clark[1:]))
+    return partial(_from_node, ups, tuple(clark))
 
-    def find(node: etree._Element) -> list:
-        for _ in range(ups):
-            node = node.getparent()
-            if node is None:
-                return []
-        return node.findall(relative) if relative else [node]
 
-    return find
+def _from_node(ups: int, tags: tuple[str, ...], node: etree._Element, memo: dict) -> list:
+    for _ in range(ups):
+        node = node.getparent()
+        if node is None:
+            return []
+    return _descend([node], tags, memo)
+
+
+def _from_root(top: str, tags: tuple[str, ...], node: etree._Element, memo: dict) -> list:
+    root = node.getroottree().getroot()
+    return _descend([root], tags, memo) if root.tag == top else []
+
+
+_CHILDREN = object()  # memo keys (_CHILDREN, element): the element's children by tag
+
+
+def _descend(nodes: list, tags: tuple[str, ...], memo: dict) -> list:
+    for tag in tags:
+        found = []
+        for parent in nodes:
+            key = (_CHILDREN, parent)
+            children = memo.get(key)
+            if children is None:
+                children = memo[key] = {}
+                for child in parent.iterchildren():
+                    children.setdefault(child.tag, []).append(child)
+            found.extend(children.get(tag, ()))
+        nodes = found
+    return nodes
