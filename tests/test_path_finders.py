@@ -54,18 +54,37 @@ def test_finder_gives_what_xpath_gives(path: str, namespaces: dict) -> None:
 
 
 
-@pytest.mark.parametrize("path", ["/dte:GTDocumento", "/dte:Otro/dte:SAT", "../..", "../../..", "dte:SAT/dte:DTE",
-                                  "../../dte:Items/dte:Item", "/dte:GTDocumento/dte:SAT/dte:DTE/dte:DatosEmision"])
+#: Predicates on children that have several values, nested text, comments, a "/" in the compared text.
+TRICKY = etree.fromstring(f"""<dte:R xmlns:dte="{DTE}">
+  <dte:I><dte:N>IVA</dte:N><dte:N>ISR</dte:N><dte:M>1</dte:M></dte:I>
+  <dte:I><dte:N>I<!-- c -->VA</dte:N><dte:M>2</dte:M></dte:I>
+  <dte:I><dte:N>I<dte:x>V</dte:x>A</dte:N><dte:M>3</dte:M><dte:M>4</dte:M></dte:I>
+  <dte:I><dte:N> IVA</dte:N><dte:M>5</dte:M></dte:I>
+  <dte:I><dte:N>a/b</dte:N><dte:M>6</dte:M></dte:I>
+  <dte:I><dte:N/><dte:M>7</dte:M></dte:I>
+  <dte:I><dte:M>8</dte:M></dte:I>
+</dte:R>""")
+
+
+@pytest.mark.parametrize("path", [
+    "/dte:GTDocumento", "/dte:Otro/dte:SAT", "../..", "../../..", "dte:SAT/dte:DTE", "../../dte:Items/dte:Item",
+    "/dte:GTDocumento/dte:SAT/dte:DTE/dte:DatosEmision", "dte:I[dte:N='IVA']/dte:M", "dte:I[dte:N!='IVA']/dte:M",
+    "dte:I[dte:N = \"a/b\"]/dte:M", "dte:I[ dte:N != '' ]", "dte:I[dte:N='']/dte:M", "/dte:R[dte:I='IVA']",
+    "/dte:R/dte:I[dte:M='4']/dte:N", "../dte:I[dte:N='IVA']", "dte:Impuestos/dte:Impuesto[dte:NombreCorto='IVA']",
+])
 def test_written_paths(path: str) -> None:
     finder = child_path_finder(path, NAMESPACES)
     assert finder is not None
     xpath = etree.XPath(path, namespaces=NAMESPACES)
-    for root in DOCUMENTS:
+    for root in [*DOCUMENTS, TRICKY]:
         memo: dict = {}
         for node in root.iter(etree.Element):
             assert finder(node, memo) == xpath(node), path
 
 
-@pytest.mark.parametrize("path", ["dte:A[1]", "//dte:Item", "@Tipo", "dte:A/@B", "x:A", "dte:A | dte:B", "."])
+@pytest.mark.parametrize("path", [
+    "dte:A[1]", "//dte:Item", "@Tipo", "dte:A/@B", "x:A", "dte:A | dte:B", ".", "dte:A[dte:B=1]",
+    "/dte:R[dte:I/dte:N='IVA']", "dte:A[dte:B='x'][dte:C='y']", "dte:A[x:B='y']", "dte:A[@B='x']",
+])
 def test_other_paths_have_no_finder(path: str) -> None:
     assert child_path_finder(path, NAMESPACES) is None
