@@ -1,5 +1,5 @@
-"""Benchmark of batch processing: throughput with 1 and 2 workers (validate + render), and peak memory
-for 1,000 vs 10,000 files without rendering.
+"""Benchmark of batch processing: throughput with 1 and 2 workers, with and without rendering, and peak
+memory for 1,000 vs 10,000 files without rendering.
 
 Run from the repository root: ``python -m benchmarks.batch [--files 1000] [--many 10000]``. Invoices are
 generated into a temporary folder first (not timed). Each measurement runs in a fresh process so peak
@@ -68,14 +68,15 @@ def main() -> None:
         generate(many, args.many)
         print(f"generated {args.files} + {args.many} invoices in {time.perf_counter() - start:.1f} s\n")
 
-        one = measure(few, 1, True)
-        two = measure(few, 2, True)
-        print(f"validate + render, {args.files} files:")
-        print(f"  1 worker : {one['files'] / one['seconds']:7.1f} files/s ({one['seconds']:.1f} s)")
-        print(f"  2 workers: {two['files'] / two['seconds']:7.1f} files/s ({two['seconds']:.1f} s)"
-              f"  speed-up {one['seconds'] / two['seconds']:.2f}x")
-        print(f"  coordinator CPU: {one['coordinator_cpu']:.1f} s (1 worker), "
-              f"{two['coordinator_cpu']:.1f} s (2 workers)")
+        for render in (False, True):
+            one = measure(few, 1, render)
+            two = measure(few, 2, render)
+            print(f"{'validate + render' if render else 'validate only'}, {args.files} files:")
+            print(f"  1 worker : {one['files'] / one['seconds']:7.1f} files/s ({one['seconds']:.1f} s)")
+            print(f"  2 workers: {two['files'] / two['seconds']:7.1f} files/s ({two['seconds']:.1f} s)"
+                  f"  speed-up {one['seconds'] / two['seconds']:.2f}x")
+            print(f"  coordinator CPU: {one['coordinator_cpu']:.1f} s (1 worker), "
+                  f"{two['coordinator_cpu']:.1f} s (2 workers)\n")
 
         small = measure(few, 2, False)
         large = measure(many, 2, False)

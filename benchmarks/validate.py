@@ -4,8 +4,9 @@ Run from the repository root: ``python -m benchmarks.validate [--repeat N]``. Fo
 lines and for the signed certified example it prints medians (ms) of the whole pipeline with the ``auto``
 schema engine (libxml2 decides, xmlschema explains) and with ``xmlschema`` alone, the time of each stage,
 and the **floor**: lxml parse + libxml2 validation of the same bytes, the least any validator of this
-schema set must spend. Ratios against the floor are measured in the same process, so noise on a shared
-machine touches both sides alike. Nothing here asserts timings.
+schema set must spend. A second table times the rules stage with each expression engine (compiled code and
+simpleeval's interpreter, the reference) on the same documents. Ratios are measured in the same process, so
+noise on a shared machine touches both sides alike. Nothing here asserts timings.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from fel_rules.core.resources import BUILTIN_XSD_DIR
 from fel_rules.document.facts import extract_facts
 from fel_rules.document.parse import parse_xml
 from fel_rules.document.schema import _XMLSCHEMA_DSIG, _decider, builtin_schema_set, check_schema
+from fel_rules.expressions.language import Evaluator
 from fel_rules.testing.builder import Invoice, Item
 
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
@@ -63,6 +65,31 @@ def main() -> None:
     for name, data in documents:
         print(_row(name, data, auto, reference, floor_schema, args.repeat))
     print("\nfloor = lxml parse + libxml2 validation of the same bytes; auto/floor = the pipeline's cost over it.")
+    print(f"\n{'rules stage':>18} {'compiled':>9} {'interpreted':>12} {'interp/compiled':>16}")
+    for name, data in documents:
+        print(_rules_row(name, data, auto, args.repeat))
+
+
+def _rules_row(name: str, data: bytes, validator: Validator, repeat: int) -> str:
+    """The rules stage on ``data`` with compiled and with interpreted expressions, side by side."""
+    root = parse_xml(data, max_bytes=validator.config.max_bytes).root
+    header = extract_facts(root, lines=False)
+    plan = validator._plan(header.kind, "FACT", validator._as_of(header))
+    config = validator.config
+    engines = {
+        engine: Evaluator(tolerance=config.tolerance, rounding=config.rounding_mode,
+                          catalogues=validator.catalog.catalogues, engine=engine)
+        for engine in ("compiled", "interpreted")
+    }
+
+    def run_rules(evaluator: Evaluator) -> list:
+        doc = CheckInput(root=root, header=header, config=config, evaluator=evaluator, source=data)
+        return [list(check.check(doc)) for _rule, _severity, check in plan]
+
+    assert run_rules(engines["compiled"]) == run_rules(engines["interpreted"]), name
+    compiled = median_ms(lambda: run_rules(engines["compiled"]), repeat)
+    interpreted = median_ms(lambda: run_rules(engines["interpreted"]), repeat)
+    return f"{name:>18} {compiled:>7.2f}ms {interpreted:>10.2f}ms {interpreted / compiled:>15.1f}×"
 
 
 def _row(name: str, data: bytes, auto: Validator, reference: Validator, floor_schema, repeat: int) -> str:

@@ -22,7 +22,7 @@ from .core.version import __version__
 
 if TYPE_CHECKING:
     from .batch import BatchCancelled, BatchError, BatchOptions, BatchResult, output_paths, run_batch
-    from .batch.manifest import Entry, Manifest, Summary
+    from .batch.manifest import Entry, Manifest, Summary, first_error
     from .core.catalogue import render_text
     from .core.config import Config
     from .core.errors import (
@@ -85,6 +85,7 @@ _HOMES = {
     "Text": ".core.text",
     "Totals": ".core.report",
     "Validator": ".engine",
+    "first_error": ".batch.manifest",
     "list_rules": ".ruleset.listing",
     "output_paths": ".batch",
     "render_bytes": ".outputs.render",
@@ -128,6 +129,7 @@ __all__ = [
     "Totals",
     "Validator",
     "__version__",
+    "first_error",
     "list_rules",
     "output_paths",
     "render_bytes",

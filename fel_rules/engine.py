@@ -16,6 +16,8 @@ from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
+from lxml import etree
+
 from .checks import CheckError, CheckInput, CheckKind, Unreadable
 from .core.catalogue import MESSAGES
 from .core.config import Config
@@ -61,6 +63,9 @@ MAX_FINDINGS_PER_RULE = 200
 _ITEM = f"{{{DTE}}}Item"
 
 _EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
+
+#: The first element with more attributes than ``$limit`` (compiled once).
+_CROWDED = etree.XPath("(//*[count(@*) > $limit])[1]")
 
 #: Rule plans (rules in force per document kind, DTE type and day) kept per validator.
 _MAX_PLANS = 512
@@ -184,7 +189,7 @@ class Validator:
         items = sum(1 for _ in root.iter(_ITEM))
         if items > config.max_items:
             return Finding(id="FEL-XML-08", values={"count": items, "limit": config.max_items})
-        crowded = root.xpath("(//*[count(@*) > $limit])[1]", limit=config.max_attributes)
+        crowded = _CROWDED(root, limit=config.max_attributes)
         if crowded:
             element = crowded[0]
             return Finding(id="FEL-XML-09", xpath=element_xpath(element), line=element.sourceline,

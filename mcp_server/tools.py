@@ -29,6 +29,7 @@ from fel_rules import (
     Summary,
     Text,
     Validator,
+    first_error,
     list_rules,
     render_text,
     rules_listing,
@@ -310,8 +311,8 @@ def _batch(args: BatchArgs, ctx: ToolContext) -> tuple[dict, str]:
     output = BatchOutput(ok=s.errors == 0, count=s.files, out_dir=str(out), manifest_path=str(result.path),
                          summary=s, exit_code=result.exit_code, problems=problems[:_SHOWN_PROBLEMS],
                          more_problems=max(0, len(problems) - _SHOWN_PROBLEMS))
-    return output.model_dump(mode="json"), (f"{s.files} archivos: {s.valid} válidos, {s.invalid} inválidos, "
-                                            f"{s.errors} con error, {s.rendered} PDFs. Manifiesto: {result.path}")
+    return output.model_dump(mode="json"), render_text(Text.of("mcp.batch_summary", **s.model_dump(),
+                                                               where=str(result.path)))
 
 
 def _problems(manifest_path: Path) -> list[BatchProblem]:
@@ -319,24 +320,12 @@ def _problems(manifest_path: Path) -> list[BatchProblem]:
     manifest = Manifest.model_validate_json(manifest_path.read_text(encoding="utf-8"))
     problems = []
     for entry in manifest.entries:
-        if entry.error:
-            problems.append(BatchProblem(path=entry.path, rule_id=None, message=entry.error))
-        elif not entry.valid:
-            rule_id, message = _first_error(manifest_path.parent, entry.report)
-            problems.append(BatchProblem(path=entry.path, rule_id=rule_id, message=message))
+        if entry.valid and not entry.error:
+            continue
+        unread = (None, render_text(Text("mcp.report_unreadable")))
+        rule_id, message = first_error(manifest_path.parent, entry) or unread
+        problems.append(BatchProblem(path=entry.path, rule_id=rule_id, message=message))
     return problems
-
-
-def _first_error(out_dir: Path, report_name: str | None) -> tuple[str | None, str]:
-    """The first error of a report the batch wrote (its rule id and message)."""
-    try:
-        report = Report.model_validate_json((out_dir / report_name).read_text(encoding="utf-8"))
-    except (OSError, ValueError, TypeError):
-        return None, render_text(Text("mcp.report_unreadable"))
-    first = next((i for i in report.issues if i.severity.value == "error"), None)
-    if first is None:
-        return None, render_text(Text("mcp.report_unreadable"))
-    return first.rule_id, first.message
 
 
 # --- fel_rules --------------------------------------------------------------------------------------

@@ -43,11 +43,11 @@ def _rules_with_cases(folder, *case_files: str):
 def test_rules_test_list_show_and_lint(tmp_path, capsys):
     """``rules test`` runs the folder's case files (every case is also run by tests/test_rule_cases.py)."""
     rules = _rules_with_cases(tmp_path, "FEL-IVA-01.yaml", "FEL-TOT-03.yaml")
-    assert main(["rules", "--rules-dir", str(rules), "test"]) == 0
+    assert main(["rules", "--rules-dir", str(rules), "test", "--all"]) == 0
     out = capsys.readouterr().out
-    assert ("ok   FEL-TOT-03/gran_total_distinto: esperado FEL-TOT-03, FEL-TOT-04; "
+    assert ("correcto FEL-TOT-03.yaml: FEL-TOT-03/gran_total_distinto: esperado FEL-TOT-03, FEL-TOT-04; "
             "obtenido FEL-TOT-03, FEL-TOT-04") in out
-    assert out.strip().endswith("casos, 0 fallidos") and "FEL-IVA-01/iva_alterado" in out
+    assert out.strip().endswith("fallidos: 0, sin ejecutar: 0)") and "FEL-IVA-01/iva_alterado" in out
     assert main(["rules", "list"]) == 0
     assert "FEL-IVA-01" in capsys.readouterr().out
     assert main(["rules", "show", "FEL-IVA-01"]) == 0
@@ -94,7 +94,7 @@ def test_adding_a_rule_as_the_readme_says(tmp_path, capsys):
         "        value: Cemento\n    expect: [EMP-DESC-01]\n", encoding="utf-8")
     assert main(["rules", "--rules-dir", str(rules), "lint"]) == 0
     assert main(["rules", "--rules-dir", str(rules), "test", str(rules / "tests" / "EMP-DESC-01.yaml")]) == 0
-    assert capsys.readouterr().out.rstrip().endswith("2 casos, 0 fallidos")
+    assert capsys.readouterr().out.rstrip().endswith("Casos: 2 (correctos: 2, fallidos: 0, sin ejecutar: 0)")
     short = tmp_path / "corta.xml"
     short.write_bytes((EXAMPLES / "factura-fact.xml").read_bytes().replace(
         b"Cemento gris de uso general, bolsa 42.5 kg", b"Cemento"))

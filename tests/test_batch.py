@@ -144,7 +144,7 @@ def test_cli_batch(mixed, tmp_path, capsys):
     code = main(["batch", str(mixed), "--out", str(tmp_path / "o"), "--no-render", "--workers", "1"])
     out = capsys.readouterr().out
     assert code == 2 and "e-invalida.xml: INVÁLIDO" in out and "g-roto.xml: ERROR FEL-XML-07" in out
-    assert out.strip().splitlines()[-1].startswith("8 archivos: 2 válidos, 5 inválidos, 1 con error, 0 PDFs")
+    assert out.strip().splitlines()[-1].startswith("Archivos: 8 (válidos: 2, inválidos: 5, con error: 1, PDFs: 0)")
     code = main(["batch", str(EXAMPLES), "--out", str(tmp_path / "e"), "--no-render", "--format", "json"])
     assert code == 0 and json.loads(capsys.readouterr().out)["summary"]["valid"] == len(list(EXAMPLES.glob("*.xml")))
 
@@ -166,7 +166,7 @@ def test_batch_notes_follow_the_language(tmp_path, capsys):
     capsys.readouterr()
     main(["batch", str(folder), "--out", str(tmp_path / "text"), "--no-render", "--lang", "en", "--workers", "1"])
     lines = capsys.readouterr().out.splitlines()
-    assert lines[-1].startswith("9 files: 3 valid, 5 invalid, 1 errors, 0 PDFs")
+    assert lines[-1].startswith("Files: 9 (valid: 3, invalid: 5, errors: 1, PDFs: 0)")
     for line in lines:  # file names are the user's: left out
         assert not _SPANISH.search(re.sub(r"\S+\.xml|\S*/\S*", "", line)), line
 

@@ -32,7 +32,9 @@ def broken_fact(tmp_path):
 def test_examples_folder_is_valid(capsys):
     code, out, err = run(capsys, EXAMPLES)
     assert code == 0 and err == ""
-    assert out.strip().splitlines()[-1].startswith(f"{len(list(EXAMPLES.glob('*.xml')))} archivos: ")
+    lines = out.strip().splitlines()
+    assert lines[-2].startswith(f"Archivos: {len(list(EXAMPLES.glob('*.xml')))} (")  # then the rules seen most
+    assert lines[-1].startswith("Reglas más frecuentes (archivos): ")
     assert "factura-fact.xml: VÁLIDO" in out
 
 

@@ -22,7 +22,8 @@ PUBLIC = [
     # the rules in force (``rules list`` and the MCP tool fel_rules)
     "RuleRow", "list_rules", "rules_listing",
     # batches and the manifest they write
-    "BatchCancelled", "BatchOptions", "BatchResult", "Entry", "Manifest", "Summary", "output_paths", "run_batch",
+    "BatchCancelled", "BatchOptions", "BatchResult", "Entry", "Manifest", "Summary", "first_error", "output_paths",
+    "run_batch",
     # the report
     "Counts", "DocumentSummary", "Issue", "Location", "Refs", "Report", "RulesetRef", "RunInfo", "SchemaInfo",
     "Severity", "Stage", "Totals",

@@ -71,6 +71,8 @@ def test_every_rule_has_a_case_file_with_pass_and_fail(validator):
     rule_ids = {rule.id for rule in validator.catalog.rules}
     assert rule_ids - covered == set(), "rules without test cases"
     assert covered - rule_ids == set(), "test cases for rules that do not exist"
+    lacking = [case_file.rule for _path, case_file in rule_case_files() if not case_file.has_pass_and_fail]
+    assert lacking == [], "every shipped rule has a case where it stays silent and one where it reports"
 
 
 ALTERED_IVA = """\
@@ -117,10 +119,11 @@ def test_rules_test_names_the_missing_finding(tmp_path, capsys):
                     encoding="utf-8")
     assert main(["rules", "test", str(path)]) == 1
     out = capsys.readouterr().out
-    assert ("FAIL FEL-IVA-01/iva_alterado: esperado FEL-IVA-03, FEL-TOT-01, FEL-TOT-04, FEL-IVA-01; obtenido "
+    assert ("FALLA FEL-IVA-01.yaml: FEL-IVA-01/iva_alterado: esperado FEL-IVA-03, FEL-TOT-01, FEL-TOT-04, FEL-IVA-01; "
+            "obtenido "
             "FEL-IVA-01, FEL-IVA-03, FEL-TOT-01, FEL-TOT-04; sin el hallazgo FEL-IVA-01 en "
             "dte:Item[2]/dte:Impuestos/dte:Impuesto/dte:MontoImpuesto expected=91.07 actual=99.00") in out
-    assert out.rstrip().endswith("2 casos, 1 fallidos")
+    assert out.rstrip().endswith("Casos: 2 (correctos: 1, fallidos: 1, sin ejecutar: 0)")
 
 
 MALFORMED = """\

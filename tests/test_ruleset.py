@@ -428,3 +428,17 @@ def test_single_documents_ignore_batch_rules(validator):
     report = validator.validate_path(EXAMPLES / "nota-credito-ncre.xml")  # a batch kind run on it would crash
     assert [(i.stage, i.rule_id) for i in report.issues] == [("schema", "FEL-XSD-02")]
     assert "fel-lote" not in {ruleset.id for ruleset in report.rulesets}
+
+
+@pytest.mark.parametrize("word, severity", [("advertencia", "warning"), ("Informativo", "info"), ("error", "error"),
+                                            ("warning", "warning"), ("info", "info")])
+def test_severity_is_written_as_reports_write_it(tmp_path, word, severity):
+    """Rule files take the reports' Spanish words for a severity, and the English ones."""
+    (rule,) = load_rule_file(write(tmp_path, GOOD_RULE + f"    severity: {word}\n")).rules
+    assert rule.severity.value == severity
+
+
+def test_an_unknown_severity_word_is_refused_with_its_line(tmp_path):
+    error = load_error(tmp_path, GOOD_RULE + "    severity: grave\n")
+    assert error.rule_id == "TST-01" and error.line is not None
+    assert "severidad desconocida 'grave': use error, advertencia o informativo" in error.message

@@ -62,11 +62,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ..core.errors import RuleFileError
 from ..core.namespaces import DS, DTE, PREFIXES
 from ..core.report import Issue, Report
+from ..core.text import Text
 from ..core.yamlfile import load_yaml, position
 
 __all__ = [
-    "CaseDocument", "CaseFile", "CaseResult", "ExpectedFinding", "FindingValues", "RuleCase", "apply_patches",
-    "load_case_file", "run_case",
+    "CaseDocument", "CaseError", "CaseFile", "CaseResult", "ExpectedFinding", "FindingValues", "RuleCase",
+    "apply_patches", "build_document", "load_case_file", "run_case",
 ]
 
 _NAMESPACES = {"dte": DTE, "ds": DS, **{prefix: uri for uri, prefix in PREFIXES.items() if prefix != "dte"}}
@@ -170,14 +171,21 @@ class RuleCase(BaseModel):
     base: str | None = None
     patch: list[Patch] = []
     documents: list[CaseDocument] | None = Field(default=None, min_length=1)
-    expect: Expectation | dict[str, Expectation]
+    expect: Expectation | dict[str, Expectation] | None = None
+    fires: list[str] | None = Field(default=None, min_length=1,
+                                    description="rules that must fire (others may fire too)")
+    not_: list[str] | None = Field(default=None, min_length=1, alias="not", description="rules that must not fire")
 
     @model_validator(mode="after")
     def _documents_and_expectations(self) -> RuleCase:
+        if self.expect is None and self.fires is None and self.not_ is None:
+            raise ValueError("el caso necesita 'expect', 'fires' o 'not'")
         if self.documents is None:
             if isinstance(self.expect, dict):
                 raise ValueError("'expect' por documento necesita 'documents'")
             return self
+        if self.fires is not None or self.not_ is not None:
+            raise ValueError("'fires' y 'not' son para casos de un documento; con 'documents' use 'expect'")
         if self.patch:
             raise ValueError("un caso con 'documents' lleva los parches en cada documento")
         names = [document.name for document in self.documents]
@@ -191,18 +199,20 @@ class RuleCase(BaseModel):
             raise ValueError(f"'expect' nombra un documento que el caso no tiene: {unknown[0]}")
         return self
 
-    def expected(self, document: str | None = None) -> Expectation:
-        """What the rule must say on ``document`` (of a batch case), or on the case's one document."""
+    def expected(self, document: str | None = None) -> Expectation | None:
+        """What the rule must say on ``document`` (of a batch case), or on the case's one document (``None``: the
+        case says only what fires and what does not)."""
         if isinstance(self.expect, dict):
             return self.expect.get(document, "pass")
         return self.expect
 
-    @property
-    def fails(self) -> bool:
-        """True when the rule under test must report something."""
+    def fails_for(self, rule: str) -> bool:
+        """True when ``rule`` (the rule under test) must report something."""
         if isinstance(self.expect, dict):
             return any(expected != "pass" for expected in self.expect.values())
-        return self.expect != "pass"
+        if self.expect is not None and self.expect != "pass":
+            return True
+        return rule in (self.fires or [])
 
 
 class CaseFile(BaseModel):
@@ -212,15 +222,14 @@ class CaseFile(BaseModel):
 
     rule: str
     base: str
-    cases: list[RuleCase] = Field(min_length=2)
+    cases: list[RuleCase] = Field(min_length=1)
 
-    @model_validator(mode="after")
-    def _pass_and_fail(self) -> CaseFile:
-        if all(case.fails for case in self.cases):
-            raise ValueError("se necesita al menos un caso 'pass'")
-        if not any(case.fails for case in self.cases):
-            raise ValueError("se necesita al menos un caso que falle")
-        return self
+    @property
+    def has_pass_and_fail(self) -> bool:
+        """True when some case expects the rule to stay silent and some case expects it to report (what every
+        shipped rule's file has; ``rules lint`` asks for it)."""
+        fails = [case.fails_for(self.rule) for case in self.cases]
+        return any(fails) and not all(fails)
 
 
 def load_case_file(path: Path) -> CaseFile:
@@ -245,13 +254,33 @@ def _data_path(loc: tuple) -> tuple:
     return tuple(key for key in loc if isinstance(key, int) or not ("[" in key or key[:1].isupper() or key == "str"))
 
 
+def build_document(folder: Path, base: str, patches: list[Patch]) -> bytes:
+    """The base document (relative to ``folder``) with ``patches`` applied; :class:`CaseError` when it cannot be
+    built."""
+    try:
+        data = (folder / base).read_bytes()
+    except OSError as exc:
+        raise CaseError(Text.of("cases.base_unreadable", base=base, reason=exc.strerror or str(exc))) from None
+    try:
+        return apply_patches(data, patches)
+    except etree.XMLSyntaxError as exc:
+        raise CaseError(Text.of("cases.base_not_xml", base=base, reason=str(exc))) from None
+    except etree.XPathError as exc:
+        raise CaseError(Text.of("cases.patch_bad_xpath", reason=str(exc))) from None
+    except ValueError as exc:
+        raise CaseError(Text.of("cases.patch_failed", reason=str(exc))) from None
+
+
 def apply_patches(document: bytes, patches: list[Patch]) -> bytes:
     """The document with every patch applied (each XPath must match at least one node)."""
     root = etree.fromstring(document, etree.XMLParser(resolve_entities=False, no_network=True))
     namespaces = {**_NAMESPACES, "dte": etree.QName(root).namespace or DTE}
     for patch in patches:
         path = patch.set or patch.remove or patch.append or patch.reindent
-        found = root.xpath(path, namespaces=namespaces)
+        try:
+            found = root.xpath(path, namespaces=namespaces)
+        except etree.XPathError as exc:
+            raise etree.XPathEvalError(f"{path}: {exc}") from None
         if not isinstance(found, list) or not found:
             raise ValueError(f"el parche no encuentra nada: {path}")
         for node in found:
@@ -325,23 +354,37 @@ class CaseResult:
         """Expected findings of ``name`` (default: the one document) that no reported finding matches."""
         name = name if name is not None else next(iter(self.reports))
         found = self.findings(name)
-        return [wanted for wanted in expected_findings(self.case.expected(name))
+        expected = self.case.expected(name)
+        return [wanted for wanted in expected_findings(expected if expected is not None else "pass")
                 if not any(map(wanted.matches, found))]
 
     def _as_expected(self, name: str) -> bool:
         expected, fired = self.case.expected(name), self.fired[name]
+        if not set(self.case.fires or ()) <= fired or set(self.case.not_ or ()) & fired:
+            return False
+        if expected is None:
+            return True
         if expected == "pass":
             return self.rule not in fired
         ids = set(expected_ids(expected))
         return self.rule in ids and fired == ids and not self.unmatched(name)
 
 
+class CaseError(Exception):
+    """A case that cannot run (its base is missing or not XML, a patch finds nothing or is not valid XPath);
+    ``reason`` says why, in the catalogue's words."""
+
+    def __init__(self, reason: Text) -> None:
+        super().__init__(reason.id)
+        self.reason = reason
+
+
 def run_case(validator: Any, case_file: CaseFile, case: RuleCase, folder: Path) -> CaseResult:
-    """Build the case's document (or documents), validate, and compare with the expectation."""
+    """Build the case's document (or documents), validate, and compare with the expectation (:class:`CaseError`
+    when the case cannot run)."""
     if case.documents is not None:
         return _run_batch_case(validator, case_file, case, folder)
-    base = folder / (case.base or case_file.base)
-    document = apply_patches(base.read_bytes(), case.patch)
+    document = build_document(folder, case.base or case_file.base, case.patch)
     name = f"{case_file.rule}/{case.name}"
     report = validator.validate_bytes(document, path=name)
     fired = frozenset(issue.rule_id for issue in report.issues if issue.stage == "rules")
@@ -355,9 +398,8 @@ def _run_batch_case(validator: Any, case_file: CaseFile, case: RuleCase, folder:
 
     outcomes = {}
     for document in case.documents or ():
-        base = folder / (document.base or case.base or case_file.base)
-        outcomes[document.name] = validator.inspect_bytes(apply_patches(base.read_bytes(), document.patch),
-                                                          path=document.name)
+        data = build_document(folder, document.base or case.base or case_file.base, document.patch)
+        outcomes[document.name] = validator.inspect_bytes(data, path=document.name)
     catalog, config = validator.catalog, validator.config
     found = cross_issues(((name, cross_facts(outcome.facts)) for name, outcome in outcomes.items()), catalog,
                          lang=config.lang, as_of=config.as_of)

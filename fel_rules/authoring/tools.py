@@ -10,12 +10,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.catalogue import render_text
 from ..core.config import Config
 from ..core.errors import FelRulesError
+from ..core.text import Text
 from ..engine import Validator
 from ..ruleset import LoadedRule, RuleCatalog, load_catalog
 from ..ruleset.model import RuleFile, RuleSpec
-from .rule_cases import CaseFile, CaseResult, load_case_file, run_case
+from .rule_cases import CaseError, CaseFile, CaseResult, load_case_file, run_case
 
 __all__ = [
     "CaseOutcome", "LintProblem", "case_files", "lint", "render_rules_markdown", "rule_file_json_schema",
@@ -55,21 +57,47 @@ def case_files(folder: Path) -> list[Path]:
 
 @dataclass(frozen=True)
 class CaseOutcome:
-    """One case run: its file, the case, and the result."""
+    """One case run: its file, the case file and the result; or, when the case (or its whole file) could not
+    run, ``problem`` says why (``case_name`` is then the case, or ``None`` for the file)."""
 
     path: Path
-    case_file: CaseFile
-    result: CaseResult
+    case_file: CaseFile | None
+    result: CaseResult | None
+    case_name: str | None = None
+    problem: Text | str | None = None
+
+    @property
+    def label(self) -> str:
+        """``file: rule/case`` (or just the file) for a line of output."""
+        rule = self.case_file.rule if self.case_file is not None else None
+        case = self.case_name or (self.result.case.name if self.result is not None else None)
+        named = f"{rule}/{case}" if rule and case else (rule or "")
+        return f"{self.path.name}: {named}" if named else self.path.name
 
 
-def run_cases(location: Path, validator: Validator | None = None) -> list[CaseOutcome]:
-    """Run every case of one case file, or of every case file in a folder."""
+def run_cases(location: Path, validator: Validator | None = None, *, rule: str | None = None) -> list[CaseOutcome]:
+    """Run every case of one case file, or of every case file in a folder (only those of ``rule`` when given).
+    Nothing raises for a broken case or file: its outcome carries the problem."""
     validator = validator or Validator(Config())
+    known = {loaded.id for loaded in validator.catalog.rules}
     outcomes = []
     for path in case_files(location) if location.is_dir() else [location]:
-        case_file = load_case_file(path)
+        try:
+            case_file = load_case_file(path)
+        except FelRulesError as exc:
+            outcomes.append(CaseOutcome(path, None, None, problem=exc.message))
+            continue
+        if rule is not None and case_file.rule != rule:
+            continue
+        if case_file.rule not in known:
+            outcomes.append(CaseOutcome(path, case_file, None, problem=Text.of("cases.unknown_rule",
+                                                                               rule=case_file.rule)))
+            continue
         for case in case_file.cases:
-            outcomes.append(CaseOutcome(path, case_file, run_case(validator, case_file, case, path.parent)))
+            try:
+                outcomes.append(CaseOutcome(path, case_file, run_case(validator, case_file, case, path.parent)))
+            except CaseError as exc:
+                outcomes.append(CaseOutcome(path, case_file, None, case.name, exc.reason))
     return outcomes
 
 
@@ -97,6 +125,10 @@ def lint(rules_dir: Path, cases_dir: Path | None = None) -> list[LintProblem]:
             covered[case_file.rule] = case_file
         except FelRulesError as exc:
             problems.append(LintProblem("error", str(path), exc.message))
+            continue
+        if not case_file.has_pass_and_fail:
+            problems.append(LintProblem("warning", str(path),
+                                        render_text(Text.of("cases.no_pass_and_fail", rule=case_file.rule))))
     for rule in catalog.rules:
         where = f"{rule.path}:{rule.line} [{rule.id}]"
         if rule.id not in covered:
@@ -152,8 +184,8 @@ def _rule_section(rule: LoadedRule, case_file: CaseFile | None) -> list[str]:
     if spec.hint:
         out.append(f"\nSugerencia: {spec.hint}")
     if case_file is not None:
-        passing = next((c for c in case_file.cases if not c.fails), None)
-        failing = next((c for c in case_file.cases if c.fails), None)
+        passing = next((c for c in case_file.cases if not c.fails_for(case_file.rule)), None)
+        failing = next((c for c in case_file.cases if c.fails_for(case_file.rule)), None)
         for label, case in (("Pasa", passing), ("Falla", failing)):
             if case is not None:
                 out.append(f"\n{label}: `{case.name}` — {_case_text(case, case_file)}")

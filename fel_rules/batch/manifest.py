@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..core.report import Counts, RulesetRef, SchemaInfo
 
-__all__ = ["MANIFEST_VERSION", "Entry", "Manifest", "RunStats", "Summary", "manifest_json_schema"]
+__all__ = ["MANIFEST_VERSION", "Entry", "Manifest", "RunStats", "Summary", "first_error", "manifest_json_schema"]
 
 MANIFEST_VERSION = 1
 
@@ -75,6 +76,22 @@ class Manifest(_Model):
         if not include_run:
             data.pop("run", None)
         return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def first_error(out_dir: Path, entry: Entry) -> tuple[str | None, str] | None:
+    """What is first wrong with the document of ``entry``: (rule id, message) of the first error of the report
+    the batch wrote in ``out_dir``, or (None, why it could not be processed); ``None`` for a valid document
+    (or a report that can no longer be read)."""
+    if entry.error:
+        return None, entry.error
+    if entry.valid or entry.report is None:
+        return None
+    try:
+        issues = json.loads((out_dir / entry.report).read_text(encoding="utf-8")).get("issues", [])
+    except (OSError, ValueError, AttributeError):
+        return None
+    first = next((i for i in issues if isinstance(i, dict) and i.get("severity") == "error"), None)
+    return (first.get("rule_id"), first.get("message", "")) if first else None
 
 
 def manifest_json_schema() -> dict:

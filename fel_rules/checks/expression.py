@@ -15,7 +15,7 @@ as its type (``99 999.99`` as a decimal) is never "not applicable": the check yi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date
 from decimal import Decimal
 from typing import Any, Literal
@@ -116,7 +116,8 @@ def _shared_key(description: tuple) -> int:
 
 
 class _Binding:
-    __slots__ = ("name", "spec", "path", "xpath", "find", "needs", "key", "value")
+    __slots__ = ("name", "spec", "path", "xpath", "find", "needs", "key", "value", "single", "fallback", "kind",
+                 "read")
 
     def __init__(self, name: str, raw: str | LetSpec, env: RuleEnv, earlier: dict[str, LetSpec],
                  constants: list[str]) -> None:
@@ -124,6 +125,9 @@ class _Binding:
         self.name = name
         self.spec = spec
         self.value = None
+        self.single = not spec.many  # a value, not a list: absent means "not applicable" or the default
+        self.fallback = None if spec.default is None else _read(spec.default, spec.type)
+        self.kind, self.read = spec.type, _READERS[spec.type]
         if spec.value is not None:
             self.value = _compiled(("let", name, "value"), spec.value, [*earlier, *constants])
             self.path, self.needs, self.xpath, self.find, self.key = None, set(), None, None, None
@@ -173,8 +177,10 @@ class ExpressionCheck:
 
     def __init__(self, params: ExpressionParams, env: RuleEnv) -> None:
         self.params = params
+        self.namespaces = dict(env.namespaces)
         context = env.xpath(params.context, "context")
         self.context = compile_xpath(context, env.namespaces, nodes=True)
+        self.context_find = child_path_finder(context, env.namespaces)
         self.context_key = _shared_key(("context", context, tuple(sorted(env.namespaces.items()))))
         self.constants = {name: _constant(value) for name, value in params.constants.items()}
         self.bindings: list[_Binding] = []
@@ -199,7 +205,9 @@ class ExpressionCheck:
         key = self.context_key
         nodes = memo.get(key)
         if nodes is None:  # rules sharing a context (//dte:Item…) select it once per document
-            nodes = memo[key] = self.context(doc.root)
+            root = doc.root
+            find = self.context_find
+            nodes = memo[key] = find(root, memo) if find is not None and type(root) is _ELEMENT else self.context(root)
         for node in nodes:
             bound = self._bind(node, memo, tolerance, doc)
             if bound is None:
@@ -233,23 +241,14 @@ class ExpressionCheck:
                 key = (binding.key, node)
             cached = memo.get(key)
             if cached is None:  # the same binding in several rules (dte:Precio, dte:Total…) is read once
-                assert binding.xpath is not None, "a binding without a value has an XPath"
-                try:
-                    if binding.find is not None and type(node) is _ELEMENT:
-                        result = binding.find(node)
-                    else:
-                        result = binding.xpath(node, **variables)
-                except Exception as exc:  # lxml XPathEvalError and friends
-                    raise CheckError(f"XPath de 'let.{binding.name}' falló: {exc}") from exc
-                cached = memo[key] = _convert(result, binding.spec, binding.name)
-            value, first = cached
-            unread = _first_unread(value)
+                cached = memo[key] = _lookup(binding, node, variables, memo)
+            value, first, unread = cached
             if unread is not None:
                 return unread
-            if value is None and not binding.spec.many:
-                if binding.spec.default is None:
+            if value is None and binding.single:
+                if binding.fallback is None:
                     return None
-                value = _read(binding.spec.default, binding.spec.type)
+                value = binding.fallback
             values[binding.name] = value
             nodes[binding.name] = first
         return values, nodes
@@ -298,6 +297,31 @@ class ExpressionCheck:
             actual=_text(actual) if actual is not None else None,
             difference=_text(difference) if difference is not None else None,
         )
+
+
+def _lookup(binding: _Binding, node: object, variables: dict[str, object],
+            memo: dict) -> tuple[object, object, _Unread | None]:
+    """(value, first matched node, the first unreadable value or ``None``) of ``binding`` at ``node``."""
+    assert binding.xpath is not None, "a binding without a value has an XPath"
+    try:
+        if binding.find is not None and type(node) is _ELEMENT:
+            result = binding.find(node, memo)
+        else:
+            result = binding.xpath(node, **variables)
+    except Exception as exc:  # lxml XPathEvalError and friends
+        raise CheckError(f"XPath de 'let.{binding.name}' falló: {exc}") from exc
+    if type(result) is list and binding.single:  # the usual case, as _convert and _read_node read it
+        if not result:
+            return None, None, None
+        node = result[0]
+        text = (node.text or "") if isinstance(node, _ELEMENT) else _node_text(node)
+        value = binding.read(text)
+        if value is None and binding.kind != "text" and text.strip(XML_SPACE):
+            unread = _Unread(text, binding.kind, node)
+            return unread, node, unread
+        return value, node, None
+    value, first = _convert(result, binding.spec, binding.name)
+    return value, first, _first_unread(value)
 
 
 def _computed(doc: CheckInput, name: str, expression: CompiledExpression, values: dict) -> object:
@@ -369,14 +393,18 @@ def _node_text(node: object) -> str:
     return text or ""
 
 
+def _text_value(text: str) -> str:
+    return text.strip()
+
+
+#: How a binding of each type reads a text.
+_READERS: dict[str, Callable[[str], object]] = {
+    "text": _text_value, "int": parse_small_int, "date": parse_date, "decimal": parse_decimal,
+}
+
+
 def _read(text: str, kind: str) -> object:
-    if kind == "text":
-        return text.strip()
-    if kind == "int":
-        return parse_small_int(text)
-    if kind == "date":
-        return parse_date(text)
-    return parse_decimal(text)
+    return _READERS[kind](text)
 
 
 def _as_xpath_variable(value: object) -> object:

@@ -107,6 +107,12 @@ def build_parser(*, plugins: bool = True) -> argparse.ArgumentParser:
     )
     validate.add_argument("paths", nargs="+", metavar="PATH", help="archivo XML o directorio")
     validate.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="formato de salida")
+    shown = validate.add_mutually_exclusive_group()
+    shown.add_argument("--min-severity", choices=("info", "warning", "error"), default="warning",
+                       help="en el texto, mostrar los hallazgos desde esta severidad (por defecto warning: los "
+                            "informativos se cuentan en la línea del veredicto)")
+    shown.add_argument("--solo-errores", dest="min_severity", action="store_const", const="error",
+                       help="en el texto, mostrar solo los errores (igual que --min-severity error)")
     validate.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de los mensajes")
     validate.add_argument("--schema-dir", type=Path, metavar="DIR", help="carpeta oficial de XSD de SAT a usar")
     validate.add_argument("--schema-engine", choices=("auto", "xmlschema"), default="auto",
@@ -221,9 +227,12 @@ def _stdout_gone() -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    arguments = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(plugins=_command_of(arguments) not in BUILT_IN_COMMANDS)
-    args = parser.parse_args(arguments)
+    from .argparse_words import argparse_language
+
+    words = list(sys.argv[1:] if argv is None else argv)
+    with argparse_language(words):
+        parser = build_parser(plugins=_command_of(words) not in BUILT_IN_COMMANDS)
+        args = parser.parse_args(words)
     lang = getattr(args, "lang", "es")
     try:
         if args.command in parser.plugin_commands:
@@ -306,7 +315,7 @@ def _validate(args: argparse.Namespace) -> int:
     elif args.format == "sarif":
         output = render_sarif(reports)
     else:
-        output = render_text(reports, lang=args.lang)
+        output = render_text(reports, lang=args.lang, min_severity=Severity(args.min_severity))
     sys.stdout.write(output + "\n")
     return exit_code(reports, Severity(args.fail_on))
 
@@ -342,6 +351,7 @@ def _render(args: argparse.Namespace) -> int:
 
 def _batch(args: argparse.Namespace) -> int:
     from ..batch import BatchOptions, run_batch
+    from ..batch.manifest import first_error
     from ..core.catalogue import render_text
     from ..core.config import Config
     from ..outputs.render import RenderSettings
@@ -368,6 +378,9 @@ def _batch(args: argparse.Namespace) -> int:
                 verdict = "report.verdict.valid" if entry.valid else "report.verdict.invalid"
                 state = render_text(Text(verdict), args.lang)
                 detail = entry.pdf or entry.pdf_note or ""
+                first = first_error(result.path.parent, entry)
+                if first is not None:  # what to fix first: the first error's rule and message
+                    detail = f"{first[0]} {first[1]}"
             print(escape_controls(f"{entry.path}: {state} {detail}".rstrip()))
         summary = manifest.summary.model_dump()
         print(render_text(Text("batch.summary", {**summary, "where": readable_name(result.path)}), args.lang))

@@ -7,12 +7,21 @@ import json
 import sys
 from pathlib import Path
 
+from ..core.printable import escape_controls
 from ..core.resources import BUILTIN_RULES_DIR
 from ..core.text import Text
 
 __all__ = ["register"]
 
 DOCS = Path("docs") / "RULES.md"  # relative to where the author runs it: the project's root
+
+
+def render_text(value: object, lang: str = "es") -> str:
+    """:func:`fel_rules.core.catalogue.render_text`, imported with the first text said: the catalogue loads pydantic
+    and YAML, which registering the sub-commands (done for every command) does not need."""
+    from ..core.catalogue import render_text as said
+
+    return said(value, lang)
 
 
 def register(commands) -> None:
@@ -33,6 +42,9 @@ def register(commands) -> None:
     show.add_argument("rule_id", metavar="ID")
     test = actions.add_parser("test", help="ejecutar los casos de prueba YAML")
     test.add_argument("path", nargs="?", type=Path, metavar="PATH", help="carpeta o archivo de casos (rules/tests)")
+    test.add_argument("--rule", metavar="ID", help="solo los casos de esta regla")
+    test.add_argument("--all", action="store_true", help="mostrar también los casos correctos (por defecto: solo "
+                                                         "los que fallan o no se pudieron ejecutar, y el resumen)")
     lint = actions.add_parser("lint", help="revisar archivos de reglas")
     lint.add_argument("path", nargs="?", type=Path, metavar="PATH", help="carpeta de reglas (por defecto --rules-dir)")
     docs = actions.add_parser("docs", help="generar docs/RULES.md, docs/SAT_COVERAGE.md y rules/schema.json")
@@ -61,9 +73,8 @@ def _list(args: argparse.Namespace) -> int:
         print(json.dumps(rules_listing(catalog, rows, detail=args.detail), ensure_ascii=False, indent=2))
         return 0
     for row in rows:
-        print(f"{row.id:<12} {row.severity:<8} {row.sat_code or '—':<24} {row.title}")
-    from ..core.catalogue import render_text
-
+        severity = render_text(Text(f"report.severity.{row.severity}"), args.lang)
+        print(f"{row.id:<12} {severity:<11} {row.sat_code or '—':<24} {row.title}")
     print(render_text(Text.of("cli.rule_count", count=len(rows)), args.lang))
     return 0
 
@@ -73,8 +84,6 @@ def _show(args: argparse.Namespace) -> int:
     catalog = _catalog(args)
     rule = catalog.get(args.rule_id)
     if rule is None:
-        from ..core.catalogue import render_text
-
         message = render_text(Text.of("cli.unknown_rule", rule=args.rule_id), args.lang)
         print(f"fel-rules: error: {message}", file=sys.stderr)
         return 2
@@ -92,27 +101,49 @@ def _test(args: argparse.Namespace) -> int:
     from ..engine import Validator
 
     path = args.path or args.rules_dir / "tests"
-    outcomes = run_cases(path, Validator(Config(rules_dir=args.rules_dir, lang=args.lang)))
-    failures = 0
+    outcomes = run_cases(path, Validator(Config(rules_dir=args.rules_dir, lang=args.lang)), rule=args.rule)
+    counts = {"passed": 0, "failed": 0, "broken": 0}
     for outcome in outcomes:
-        result, case = outcome.result, outcome.result.case
-        ok = result.passed
-        failures += not ok
-        expected, fired = _expected_text(case.expect), _fired_text(result)
-        missing = "".join(f"; sin el hallazgo {wanted.describe()}" for name in result.reports
-                          for wanted in result.unmatched(name))
-        print(f"{'ok  ' if ok else 'FAIL'} {outcome.case_file.rule}/{case.name}: esperado {expected}; obtenido {fired}"
-              f"{missing}")
-    print(f"{len(outcomes)} casos, {failures} fallidos")
-    return 1 if failures else 0
+        line, state = _case_line(outcome, args.lang)
+        counts[state] += 1
+        if state != "passed" or args.all:
+            print(escape_controls(line))
+    print(render_text(Text.of("cases.summary", count=len(outcomes), **counts), args.lang))
+    return 2 if counts["broken"] else (1 if counts["failed"] else 0)
 
 
-def _expected_text(expect) -> str:
-    """``pass``, ``FEL-X-01, FEL-Y-02``, or per document ``nota.xml: FEL-LOT-03; otra.xml: pass``."""
+def _case_line(outcome, lang: str) -> tuple[str, str]:
+    """One line of ``rules test`` output, and the case's state (passed, failed or broken)."""
+    if outcome.result is None:
+        broken = render_text(Text("cases.broken"), lang)
+        return f"{broken} {outcome.label}: {render_text(outcome.problem, lang)}", "broken"
+    result, case = outcome.result, outcome.result.case
+    said = render_text(Text.of("cases.expected", expected=_expected_text(case), fired=_fired_text(result)), lang)
+    missing = "".join(f"; {render_text(Text.of('cases.missing_finding', finding=wanted.describe()), lang)}"
+                      for name in result.reports for wanted in result.unmatched(name))
+    state = "passed" if result.passed else "failed"
+    label = render_text(Text("cases.ok" if state == "passed" else "cases.failed"), lang)
+    return f"{label} {outcome.label}: {said}{missing}", state
+
+
+def _expected_text(case) -> str:
+    """``pass``, ``FEL-X-01, FEL-Y-02``, per document ``nota.xml: FEL-LOT-03; otra.xml: pass``, and the
+    ``fires`` / ``not`` forms."""
+    parts = []
+    if isinstance(case.expect, dict):
+        parts.append("; ".join(f"{name}: {_expectation_text(expected)}" for name, expected in case.expect.items()))
+    elif case.expect is not None:
+        parts.append(_expectation_text(case.expect))
+    if case.fires:
+        parts.append(f"fires: {', '.join(case.fires)}")
+    if case.not_:
+        parts.append(f"not: {', '.join(case.not_)}")
+    return "; ".join(parts)
+
+
+def _expectation_text(expect) -> str:
     from ..authoring.rule_cases import expected_ids
 
-    if isinstance(expect, dict):
-        return "; ".join(f"{name}: {_expected_text(expected)}" for name, expected in expect.items())
     return expect if expect == "pass" else ", ".join(expected_ids(expect))
 
 

@@ -49,9 +49,16 @@ def parse_small_int(text: str | None) -> int | None:
     return int(text.strip(XML_SPACE))
 
 
+#: The quantum of each common number of decimals (``0.01`` for 2), made once.
+_QUANTA = {places: Decimal(1).scaleb(-places) for places in range(11)}
+
+
 def round_half_up(value: Decimal, places: int = 2, rounding: str = ROUND_HALF_UP) -> Decimal:
     """``value`` rounded to ``places`` decimals (half-up unless another mode is configured)."""
-    return value.quantize(Decimal(1).scaleb(-places), rounding=rounding, context=MONEY_CONTEXT)
+    quantum = _QUANTA.get(places) if type(places) is int else None
+    if quantum is None:
+        quantum = Decimal(1).scaleb(-places)
+    return value.quantize(quantum, rounding=rounding, context=MONEY_CONTEXT)
 
 
 @overload

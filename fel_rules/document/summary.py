@@ -17,7 +17,8 @@ __all__ = ["document_summary", "document_totals", "is_certified"]
 _GT_DOCUMENTO = f"{{{DTE}}}GTDocumento"
 _EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
 _ITEM = f"{{{DTE}}}Items/{{{DTE}}}Item"
-_TAX = f"{{{DTE}}}Impuestos/{{{DTE}}}Impuesto"
+_IMPUESTOS = f"{{{DTE}}}Impuestos"
+_IMPUESTO = f"{{{DTE}}}Impuesto"
 _NOMBRE_CORTO = f"{{{DTE}}}NombreCorto"
 _MONTO_GRAVABLE = f"{{{DTE}}}MontoGravable"
 _MONTO_IMPUESTO = f"{{{DTE}}}MontoImpuesto"
@@ -112,19 +113,35 @@ def _subtotal_and_iva(items: list[etree._Element]) -> tuple[Decimal, Decimal]:
     subtotal = Decimal(0)
     iva = Decimal(0)
     for item in items:
-        taxes = item.findall(_TAX)
-        line_iva = next((t for t in taxes if (t.findtext(_NOMBRE_CORTO) or "").strip() == "IVA"), None)
+        fields = _first_children(item)
+        taxes = [_first_children(tax)
+                 for group in item.iterchildren(_IMPUESTOS) for tax in group.iterchildren(_IMPUESTO)]
+        line_iva = next((t for t in taxes if (_findtext(t, _NOMBRE_CORTO) or "").strip() == "IVA"), None)
         if line_iva is not None:
             subtotal += _number(line_iva, _MONTO_GRAVABLE)
             iva += _number(line_iva, _MONTO_IMPUESTO)
         else:
             others = sum((_number(t, _MONTO_IMPUESTO) for t in taxes), Decimal(0))
-            subtotal += _number(item, _TOTAL) - others
+            subtotal += _number(fields, _TOTAL) - others
     return subtotal, iva
 
 
-def _number(element: etree._Element, tag: str) -> Decimal:
-    value = parse_decimal(element.findtext(tag))
+def _first_children(element: etree._Element) -> dict[object, etree._Element]:
+    """The first child of ``element`` with each tag, in one pass over its children."""
+    children: dict[object, etree._Element] = {}
+    for child in element:
+        children.setdefault(child.tag, child)
+    return children
+
+
+def _findtext(children: dict[object, etree._Element], tag: str) -> str | None:
+    """What ``element.findtext(tag)`` gives, from the element's :func:`_first_children`."""
+    child = children.get(tag)
+    return None if child is None else child.text or ""
+
+
+def _number(children: dict[object, etree._Element], tag: str) -> Decimal:
+    value = parse_decimal(_findtext(children, tag))
     if value is None:
         raise _Unknown(tag)
     return value

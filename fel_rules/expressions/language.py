@@ -1,9 +1,10 @@
 """The safe expression language of YAML rules: Python syntax, Decimal numbers, no attribute access.
 
-Expressions are parsed and checked once, when rules load (:func:`compile_expression`), and run
-with simpleeval (:class:`Evaluator`). Every number literal becomes a :class:`~decimal.Decimal`
-taken from its source text, so ``0.12`` is exactly twelve hundredths. Only a fixed set of node
-types and functions is accepted; attribute access, subscripts, comprehensions, lambdas and
+Expressions are parsed and checked once, when rules load (:func:`compile_expression`), and run as
+Python code without builtins (:mod:`~fel_rules.expressions.compiled`), or node by node with simpleeval,
+the reference the compiled form agrees with (:class:`Evaluator`). Every number literal becomes a
+:class:`~decimal.Decimal` taken from its source text, so ``0.12`` is exactly twelve hundredths. Only a
+fixed set of node types and functions is accepted; attribute access, subscripts, comprehensions, lambdas and
 ``**`` are refused with a message that names the column.
 """
 
@@ -18,21 +19,27 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from functools import cached_property
+from typing import TYPE_CHECKING, Literal
 
-from simpleeval import EvalWithCompoundTypes
+from simpleeval import EvalWithCompoundTypes, NameNotDefined
 
 from ..core.identifiers import uuid_numero, uuid_serie
 from ..core.money import XML_SPACE, parse_decimal, round_half_up
+from .compiled import ADD, MULT, Program, function_global, to_program
 from .patterns import MAX_MATCHED_TEXT, PatternError, compile_pattern
 
 if TYPE_CHECKING:  # the catalogues live in ruleset, which imports the check kinds that import this module
     from .catalogues import Catalogues
 
 __all__ = [
-    "FUNCTION_NAMES", "MAX_EXPRESSION_DEPTH", "CompiledExpression", "ExpressionError", "Evaluator", "Table",
-    "compile_expression",
+    "ENGINES", "FUNCTION_NAMES", "MAX_EXPRESSION_DEPTH", "CompiledExpression", "Engine", "ExpressionError",
+    "Evaluator", "Table", "compile_expression",
 ]
+
+#: How an :class:`Evaluator` runs expressions: compiled code, or simpleeval's interpreter (the reference).
+Engine = Literal["compiled", "interpreted"]
+ENGINES: tuple[Engine, ...] = ("compiled", "interpreted")
 
 _ALLOWED_NODES: tuple[type[ast.AST], ...] = (
     ast.Module, ast.Expr, ast.BoolOp, ast.And, ast.Or, ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div,
@@ -71,6 +78,11 @@ class CompiledExpression:
     node: ast.Expr
     names: frozenset[str]
     name: str | None = None
+
+    @cached_property
+    def program(self) -> Program | None:
+        """The expression compiled to Python code (on first use); ``None``: it is only interpreted."""
+        return to_program(self.node, self.source)
 
 
 def _sum(values: Iterable[Decimal | None]) -> Decimal:
@@ -351,8 +363,24 @@ def _too_deep(column: int | None) -> ExpressionError:
     )
 
 
+#: Catalogue keys of texts already seen (a text's key depends on nothing else); cleared when full.
+_CODES: dict[str, str] = {}
+_MAX_CODES = 4096
+
+
 def _code(value: object) -> str:
     """Catalogue key of a CodigoUnidadGravable: ``1``, ``"1"``, ``"01"`` and ``1.0`` are all ``"1"``."""
+    if type(value) is str:
+        key = _CODES.get(value)
+        if key is None:
+            if len(_CODES) >= _MAX_CODES:
+                _CODES.clear()
+            key = _CODES[value] = _code_of(value)
+        return key
+    return _code_of(value)
+
+
+def _code_of(value: object) -> str:
     text = str(value).strip()
     number = parse_decimal(text)
     if number is not None and number == number.to_integral_value():
@@ -380,7 +408,11 @@ class _DecimalEval(EvalWithCompoundTypes):
 
 
 class Evaluator:
-    """Runs compiled expressions with money helpers bound to a tolerance and rounding mode."""
+    """Runs compiled expressions with money helpers bound to a tolerance and rounding mode.
+
+    ``engine`` chooses how: ``compiled`` (Python code objects, the default) or ``interpreted``
+    (simpleeval, node by node); both give the same values and raise the same errors.
+    """
 
     def __init__(
         self,
@@ -389,40 +421,41 @@ class Evaluator:
         rounding: str,
         rates: Mapping[tuple[str, str], Decimal] | None = None,
         catalogues: Catalogues | None = None,
+        engine: Engine = "compiled",
     ) -> None:
-        units = catalogues.tax_units if catalogues is not None else {}
-        frases = catalogues.frases if catalogues is not None else {}
-        rdon = catalogues.rdon_personerias if catalogues is not None else frozenset()
-        factors = dict(rates) if rates is not None else {key: u.factor for key, u in units.items()}
-
-        def unit(tax: object, code: object):
-            return units.get((str(tax).strip().upper(), _code(code)))
-
-        def frase(tipo: object, escenario: object):
-            return frases.get((_code(tipo), _code(escenario)))
-
-        functions = _builtin_functions()
-        functions.update(
-            round2=lambda value: round_half_up(value, 2, rounding),
-            round_to=lambda value, places: round_half_up(value, int(places), rounding),
-            round_as=lambda value, like: round_half_up(value, _places(like), rounding),
-            close=lambda a, b: abs(a - b) <= tolerance,
-            rate=lambda tax, code: factors.get((str(tax).strip().upper(), _code(code))),
-            tax_base=lambda tax, code: getattr(unit(tax, code), "base", None),
-            tax_currency=lambda tax, code: getattr(unit(tax, code), "currency", None),
-            frase=lambda tipo, escenario: getattr(frase(tipo, escenario), "text", None),
-            frase_resolution=lambda tipo, escenario: bool(getattr(frase(tipo, escenario), "needs_resolution", False)),
-            personeria_rdon=lambda code: _code(code) in rdon,
-        )
+        if engine not in ENGINES:
+            raise ValueError(f"unknown expression engine {engine!r}; known: {', '.join(ENGINES)}")
+        functions = _configured_functions(tolerance, rounding, rates, catalogues)
         operators = dict(EvalWithCompoundTypes().operators)
         operators.pop(ast.Pow, None)
         self._operators, self._functions = operators, functions
         self._local = threading.local()  # simpleeval keeps names on the instance: one per thread
         self.tolerance = tolerance
+        self.engine = engine
+        # what simpleeval's compound-types evaluator adds to the functions it is given
+        reachable: dict[str, object] = {**functions, "list": list, "tuple": tuple, "dict": dict, "set": set}
+        self._globals: dict[str, object] = {
+            "__builtins__": {}, **reachable, "tol": tolerance,
+            **{function_global(name): function for name, function in reachable.items()},
+            ADD: operators[ast.Add], MULT: operators[ast.Mult],
+        }
 
     def evaluate(self, expression: CompiledExpression, names: Mapping[str, object]) -> object:
         """Value of ``expression`` with ``names`` bound (the tolerance is available as ``tol``)."""
-        if expression.name is not None:  # a bare name (``actual: impuesto``): no interpreter needed
+        program = expression.program if expression.name is None and self.engine == "compiled" else None
+        if program is None:
+            return self.interpret(expression, names)
+        scope = self._globals
+        if program.literals and next(iter(program.literals)) not in scope:
+            scope.update(program.literals)  # once per expression: hidden names are unique per process
+        try:
+            return eval(program.code, scope, names)  # noqa: S307 - checked syntax, no builtins, hidden globals
+        except NameError as exc:  # raised by the code's own name lookups (no function raises it)
+            raise NameNotDefined(exc.name, expression.source) from None
+
+    def interpret(self, expression: CompiledExpression, names: Mapping[str, object]) -> object:
+        """Value of ``expression`` computed by simpleeval, node by node (the reference)."""
+        if expression.name is not None:  # a bare name (``actual: impuesto``): nothing to run
             return self.tolerance if expression.name == "tol" else names[expression.name]
         engine = getattr(self._local, "engine", None)
         if engine is None:
@@ -431,3 +464,34 @@ class Evaluator:
             )
         engine.names = names if "tol" in names else {**names, "tol": self.tolerance}
         return engine.eval(expression.source, previously_parsed=expression.node)
+
+
+def _configured_functions(
+    tolerance: Decimal, rounding: str, rates: Mapping[tuple[str, str], Decimal] | None, catalogues: Catalogues | None,
+) -> dict[str, Callable[..., object]]:
+    """Every function of the language, the configured ones bound to ``tolerance``, ``rounding`` and the catalogues."""
+    units = catalogues.tax_units if catalogues is not None else {}
+    frases = catalogues.frases if catalogues is not None else {}
+    rdon = catalogues.rdon_personerias if catalogues is not None else frozenset()
+    factors = dict(rates) if rates is not None else {key: u.factor for key, u in units.items()}
+
+    def unit(tax: object, code: object):
+        return units.get((str(tax).strip().upper(), _code(code)))
+
+    def frase(tipo: object, escenario: object):
+        return frases.get((_code(tipo), _code(escenario)))
+
+    functions = _builtin_functions()
+    functions.update(
+        round2=lambda value: round_half_up(value, 2, rounding),
+        round_to=lambda value, places: round_half_up(value, int(places), rounding),
+        round_as=lambda value, like: round_half_up(value, _places(like), rounding),
+        close=lambda a, b: abs(a - b) <= tolerance,
+        rate=lambda tax, code: factors.get((str(tax).strip().upper(), _code(code))),
+        tax_base=lambda tax, code: getattr(unit(tax, code), "base", None),
+        tax_currency=lambda tax, code: getattr(unit(tax, code), "currency", None),
+        frase=lambda tipo, escenario: getattr(frase(tipo, escenario), "text", None),
+        frase_resolution=lambda tipo, escenario: bool(getattr(frase(tipo, escenario), "needs_resolution", False)),
+        personeria_rdon=lambda code: _code(code) in rdon,
+    )
+    return functions

@@ -241,12 +241,27 @@ def _check_templates(spec: RuleSpec, check: Any, loc: tuple, data: Any, path: Pa
             )
 
 
-_PYDANTIC_ES = {
+_PYDANTIC_ES = {  # pydantic's error types said in Spanish ({key}, and the error's context, e.g. {expected})
     "extra_forbidden": "clave desconocida '{key}'",
     "missing": "falta la clave obligatoria '{key}'",
-    "string_pattern_mismatch": "'{key}' no tiene el formato requerido ({msg})",
-    "literal_error": "valor no permitido en '{key}' ({msg})",
-    "enum": "valor no permitido en '{key}' ({msg})",
+    "string_pattern_mismatch": "'{key}' no tiene el formato requerido ({pattern})",
+    "literal_error": "valor no permitido en '{key}': use {expected}",
+    "enum": "valor no permitido en '{key}': use {expected}",
+    "string_type": "'{key}' debe ser texto",
+    "list_type": "'{key}' debe ser una lista",
+    "dict_type": "'{key}' debe ser un mapeo (clave: valor)",
+    "model_type": "'{key}' debe ser un mapeo (clave: valor)",
+    "bool_type": "'{key}' debe ser true o false",
+    "bool_parsing": "'{key}' debe ser true o false",
+    "int_type": "'{key}' debe ser un número entero",
+    "int_parsing": "'{key}' debe ser un número entero",
+    "date_type": "'{key}' debe ser una fecha AAAA-MM-DD",
+    "date_parsing": "'{key}' debe ser una fecha AAAA-MM-DD",
+    "date_from_datetime_parsing": "'{key}' debe ser una fecha AAAA-MM-DD",
+    "too_short": "'{key}' necesita al menos {min_length} elemento(s)",
+    "string_too_short": "'{key}' no puede estar vacío",
+    "greater_than_equal": "'{key}' debe ser mayor o igual que {ge}",
+    "greater_than": "'{key}' debe ser mayor que {gt}",
 }
 
 
@@ -267,8 +282,13 @@ def _validation_error(exc: ValidationError, data: Any, path: Path, *, prefix: tu
     msg = error["msg"].removeprefix("Value error, ")
     template = _PYDANTIC_ES.get(error["type"], "valor inválido en '{key}': {msg}")
     template_en = _PYDANTIC_EN.get(error["type"], "invalid value in '{key}': {msg}")
+    context = {name: str(value).replace("' or '", "' o '") for name, value in (error.get("ctx") or {}).items()}
+    try:
+        said = template.format(**{**context, "key": key, "msg": msg})
+    except (KeyError, IndexError):  # a context pydantic did not give: its own words, after ours
+        said = f"valor inválido en '{key}': {msg}"
     return RuleFileError(
-        template.format(key=key, msg=msg),
+        said,
         message_en=template_en.format(key=key, msg=msg),
         path=str(path), line=line, column=column, rule_id=rule_id,
     )

@@ -3,11 +3,28 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from ..core.report import Severity
+
+#: The words a rule or profile file may use for a severity: the reports' Spanish words, and the English ones.
+SEVERITY_WORDS = {"error": "error", "advertencia": "warning", "informativo": "info", "información": "info",
+                  "informacion": "info", "warning": "warning", "info": "info"}
+
+
+def _severity_word(value: object) -> object:
+    if not isinstance(value, str):
+        return value
+    word = SEVERITY_WORDS.get(value.strip().lower())
+    if word is None:
+        raise ValueError(f"severidad desconocida {value!r}: use error, advertencia o informativo")
+    return word
+
+
+#: A severity written as the reports write it (``advertencia``) or in English (``warning``).
+SeverityWord = Annotated[Severity, BeforeValidator(_severity_word)]
 
 __all__ = [
     "DTE_TYPES",
@@ -83,7 +100,7 @@ class RulesetHeader(_Strict):
 class Defaults(_Strict):
     """Values every rule of the file inherits unless it sets its own."""
 
-    severity: Severity = Severity.ERROR
+    severity: SeverityWord = Severity.ERROR
     applies_to: list[str] | None = None
     document: Literal["documento", "anulacion"] = "documento"
     effective: Effective | None = None
@@ -96,7 +113,7 @@ class RuleSpec(_Strict):
     id: str = Field(pattern=RULE_ID_PATTERN, description="Stable id, e.g. FEL-IVA-01; never reused.")
     title: str = Field(min_length=1, description="Short Spanish title.")
     title_en: str | None = None
-    severity: Severity | None = None
+    severity: SeverityWord | None = None
     refs: RuleRefs = RuleRefs()
     message: str = Field(min_length=1, description="Spanish message; {placeholders} come from the check.")
     message_en: str | None = None
@@ -149,7 +166,7 @@ class RuleFile(_Strict):
 class Override(_Strict):
     """A profile's change to one rule; every change needs a reason."""
 
-    severity: Severity | None = None
+    severity: SeverityWord | None = None
     enabled: bool | None = None
     params: dict[str, Any] | None = None
     reason: str = Field(min_length=3, description="Why the rule is changed (kept in the profile).")

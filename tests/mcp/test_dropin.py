@@ -194,7 +194,7 @@ def test_validate_compact_and_verdict_first(session):
     output = result["structuredContent"]
     assert not {"rulesets", "schema", "run"} & set(output) and output["issues"]
     summary = result["content"][1]["text"].splitlines()
-    assert summary[0].startswith("INVÁLIDO: ")
+    assert summary[0].startswith("INVÁLIDO (errores: ")
     assert summary[1].startswith("- FEL-TOT-") and "(línea " in summary[1]
     full = call(session, 2, "fel_validate", {"xml_text": bad})["structuredContent"]
     assert {"rulesets", "schema", "run"} <= set(full)

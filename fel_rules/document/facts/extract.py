@@ -34,12 +34,16 @@ _SIGNATURE = f"{{{DS}}}Signature"
 _REFERENCE = f"{{{DS}}}SignedInfo/{{{DS}}}Reference"
 
 
+#: Per namespace, the names of each local name read so far (the same few dozen in every document).
+_TAGS: dict[str, dict[str, tuple[str, str]]] = {}
+
+
 class _Reader:
     """Child lookup and located values within one namespace, building XPaths as it goes."""
 
     def __init__(self, namespace: str) -> None:
         self.ns = namespace
-        self._tags: dict[str, tuple[str, str]] = {}
+        self._tags = _TAGS.setdefault(namespace, {})  # (Clark name, prefixed name) of each local name
         self._kids: dict[etree._Element, dict[str, etree._Element]] = {}
 
     def tag(self, local: str) -> str:
