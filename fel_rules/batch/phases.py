@@ -17,6 +17,7 @@ from .cross import cross_issues, with_cross_issues
 from .errors import BatchCancelled
 from .journal import Journal
 from .output_check import missing_outputs
+from .pending import drop_folder, drop_view
 from .plan import BatchRun
 from .progress import Progress
 from .worker import (
@@ -113,7 +114,8 @@ def reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, journal: Journal, re
             result.pdf, result.pdf_note, result.error = None, PdfNote.NOT_WRITTEN, error
             briefs[rel].failed = True
         journal.record(result)
-        briefs[rel].has_pdf = error is None
+        briefs[rel].has_pdf, briefs[rel].pdf_pending = error is None, False
+    drop_folder(journal.folder, journal.roots)
 
 
 def _settle_pdf(rel: str, brief: Brief, out_dir: Path, journal: Journal) -> bool:
@@ -122,10 +124,11 @@ def _settle_pdf(rel: str, brief: Brief, out_dir: Path, journal: Journal) -> bool
     pdf = out_dir / output_paths(rel)[1]
     if brief.valid and brief.renderable and not brief.failed:
         return not brief.has_pdf or not pdf.is_file()
-    if brief.has_pdf or brief.pdf_failed or pdf.is_file():
+    meant = brief.has_pdf or brief.pdf_failed or brief.pdf_pending  # valid in phase 1, then made invalid by a
+    if meant or pdf.is_file():  # cross-document rule (or a PDF an earlier run left)
         remove_own(pdf, own_pdf, journal.roots)  # a PDF fel-rules did not write (another program's) stays
-        if brief.has_pdf or brief.pdf_failed:  # rendered (or tried) in phase 1, then made invalid by a
-            _drop_pdf(rel, brief, journal)  # cross-document rule
+        if meant:
+            _drop_pdf(rel, brief, journal)
     return False
 
 
@@ -135,7 +138,8 @@ def _drop_pdf(rel: str, brief: Brief, journal: Journal) -> None:
     result.pdf, result.pdf_sha256 = None, None
     result.pdf_note = PdfNote.INVALID_CROSS
     journal.record(result)
-    brief.has_pdf = brief.pdf_failed = False
+    drop_view(journal.folder, rel, journal.roots)
+    brief.has_pdf = brief.pdf_failed = brief.pdf_pending = False
 
 
 def unrendered(task: FileTask) -> tuple[str, None, str | None]:
