@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import io
 from functools import lru_cache
 from xml.sax.saxutils import escape
@@ -129,9 +130,23 @@ def _header(view: InvoiceView, styles: _Styles, theme: Theme, logo: bytes | None
 
 
 def _image_reader(data: bytes) -> ImageReader:
-    """A reader of the logo for one PDF: a reader keeps a file position, so PDFs rendered at the same time
-    (MCP tool calls on several threads) must not share one."""
-    return ImageReader(io.BytesIO(_flat_jpeg(data)))
+    """A reader of the logo for one PDF: a copy of the reader prepared once per process (decoded once), with
+    its own file, since a reader keeps a file position and PDFs rendered at the same time (MCP tool calls on
+    several threads) must not share one."""
+    prepared = _prepared_reader(data)
+    reader = copy.copy(prepared)
+    reader.fp = io.BytesIO(prepared.fp.getvalue())
+    reader.jpeg_fh = reader._jpeg_fh  # bound to this copy, not to the prepared reader
+    return reader
+
+
+@lru_cache(maxsize=8)
+def _prepared_reader(data: bytes) -> ImageReader:
+    """The logo as reportlab reads it, its pixels decoded once per process (reportlab asks for them on every
+    PDF, to name the image)."""
+    reader = ImageReader(io.BytesIO(_flat_jpeg(data)))
+    reader.getRGBData()
+    return reader
 
 
 @lru_cache(maxsize=8)
