@@ -51,10 +51,10 @@ class Calls:
             self.rendered[view.uuid or view.title] += 1
             return layout(view, **kwargs)
 
-        def recorded_write(path, data, roots, owned):
+        def recorded_write(path, data, roots, owned, **kwargs):
             if path.suffix == ".pdf":
                 self.pdfs_written.append(path)
-            return write_output(path, data, roots, owned)
+            return write_output(path, data, roots, owned, **kwargs)
 
         def recorded_remove(path, owned, roots=()):
             if path.is_file():
@@ -137,3 +137,29 @@ class _Stopped(Exception):
 
 def _stop(*args):
     raise _Stopped
+
+
+def test_outputs_are_flushed_to_disk_once_before_the_manifest(monkeypatch, tmp_path):
+    """Reports, PDFs and the journal are written atomically without a flush each; the whole output folder's
+    file system is flushed once, before the manifest (itself flushed) says the run is finished."""
+    import os
+
+    fill(tmp_path / "in")
+    Calls(monkeypatch)
+    fsyncs, flushes = [], []
+    fsync, flush = os.fsync, runner.flush_to_disk
+
+    def counted_fsync(handle):
+        fsyncs.append(handle)
+        fsync(handle)
+
+    def recorded_flush(folder, roots=()):
+        flushes.append((folder / "manifest.json").exists())
+        flush(folder, roots)
+
+    monkeypatch.setattr(os, "fsync", counted_fsync)
+    monkeypatch.setattr(runner, "flush_to_disk", recorded_flush)
+    result = _run(tmp_path)
+    assert result.summary.rendered == 3
+    assert flushes == [False]  # once, and no manifest yet
+    assert len(fsyncs) == 1  # the manifest's

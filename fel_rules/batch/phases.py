@@ -95,7 +95,7 @@ def apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, journal: Journal,
         report = Report.model_validate_json(confine(path, journal.roots).read_text(encoding="utf-8"))
         patched = with_cross_issues(report, new, batch_rules)
         result.report_sha256 = write_output(path, (patched.to_json(include_run=False) + "\n").encode(), journal.roots,
-                                            own_report)
+                                            own_report, durable=False)  # flushed with the rest before the manifest
         result.valid, result.counts, result.cross_applied = patched.valid, patched.counts.model_dump(), bool(new)
         journal.record(result)
         brief.valid, brief.cross_applied = result.valid, result.cross_applied

@@ -48,6 +48,7 @@ class FileTask:
     roots: tuple[str, ...] = ()
     time_limit: float | None = None  # seconds for this file's work (validation, report, PDF)
     recorded: tuple[str, ...] = ()  # outputs of this input that this folder's journal says fel-rules wrote
+    durable: bool = True  # flush each output to disk (False: the batch flushes the file system once, at the end)
 
     def owned(self, name: str, check):
         """How to recognise the earlier output ``name`` as fel-rules' own: by the journal, or by its format."""
@@ -246,7 +247,8 @@ def _write_report(task: FileTask, report: Report, result: FileResult) -> bool:
     try:
         result.report_sha256 = write_output(Path(task.out_dir) / report_rel,
                                             (report.to_json(include_run=False) + "\n").encode(),
-                                            task.allowed, task.owned(report_rel, own_report))
+                                            task.allowed, task.owned(report_rel, own_report),
+                                            durable=task.durable)
     except OSError as exc:  # disk full, read-only folder…: said in the entry, nothing half-written left
         result.report, result.pdf_note = None, PdfNote.NOT_PROCESSED
         result.error = _write_error(Text("batch.the_report"), report_rel, exc, task)
@@ -316,10 +318,10 @@ def _unprocessed_result(task: FileTask, error: str) -> FileResult:
                       pdf_note=PdfNote.NOT_PROCESSED, error=error)
 
 
-def write_output(path: Path, data: bytes, roots: tuple[Path, ...], owned) -> str:
+def write_output(path: Path, data: bytes, roots: tuple[Path, ...], owned, *, durable: bool = True) -> str:
     """Write an output file atomically inside ``roots``, replacing only a file ``owned`` recognises as
-    fel-rules'; its sha256, which the journal keeps."""
-    write_atomic(path, data, roots=roots, owned=owned)
+    fel-rules'; its sha256, which the journal keeps. ``durable``: flushed to disk before it replaces the old one."""
+    write_atomic(path, data, durable=durable, roots=roots, owned=owned)
     return hashlib.sha256(data).hexdigest()
 
 
@@ -375,7 +377,8 @@ def _write_pdf(task: FileTask, view) -> str:
     pdf = render_view(view, theme_name=settings.theme, logo=load_logo(settings.logo, settings),
                       qr_size_mm=settings.qr_size_mm, header_mm=settings.header_mm)
     pdf_rel = output_paths(task.rel)[1]
-    return write_output(Path(task.out_dir) / pdf_rel, pdf, task.allowed, task.owned(pdf_rel, own_pdf))
+    return write_output(Path(task.out_dir) / pdf_rel, pdf, task.allowed, task.owned(pdf_rel, own_pdf),
+                        durable=task.durable)
 
 
 def render_task(task: FileTask) -> tuple[str, str | None, str | None]:
