@@ -142,11 +142,18 @@ def _image_reader(data: bytes) -> ImageReader:
 
 @lru_cache(maxsize=8)
 def _prepared_reader(data: bytes) -> ImageReader:
-    """The logo as reportlab reads it, its pixels decoded once per process (reportlab asks for them on every
-    PDF, to name the image)."""
-    reader = ImageReader(io.BytesIO(_flat_jpeg(data)))
-    reader.getRGBData()
-    return reader
+    """The logo as reportlab reads it, prepared once per process."""
+    return _JpegReader(io.BytesIO(_flat_jpeg(data)))
+
+
+class _JpegReader(ImageReader):
+    """A reader of a JPEG that reportlab embeds as it is. reportlab asks a reader for its pixels only to name
+    the image inside the PDF (a digest of them); the JPEG's own bytes name it as well, without decoding and
+    hashing every pixel of the logo on each PDF."""
+
+    def getRGBData(self) -> bytes:  # noqa: N802 - reportlab's API
+        self._dataA = None  # flattened on white: no alpha channel, no soft mask
+        return self.fp.getvalue()
 
 
 @lru_cache(maxsize=8)
