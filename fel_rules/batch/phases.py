@@ -26,6 +26,7 @@ from .worker import (
     PdfNote,
     crashed_result,
     output_paths,
+    record_pdf,
     remove_stale_outputs,
     validator_for,
     write_output,
@@ -33,8 +34,9 @@ from .worker import (
 
 __all__ = ["RenderPdfs", "apply_cross_rules", "process_files", "reconcile_pdfs", "reusable_briefs", "unrendered"]
 
-#: Renders the PDFs of the given inputs in the workers: ``(rel, sha256 of the PDF, None)`` per PDF written,
-#: ``(rel, None, why not)`` per PDF that could not be.
+#: Renders the PDFs of the given inputs in the workers, each outcome recorded in the input's journal entry
+#: (:func:`~.worker.record_pdf`): ``(rel, sha256 of the PDF, None)`` per PDF written, ``(rel, None, why not)``
+#: per PDF that could not be.
 RenderPdfs = Callable[[list[str]], Iterable[tuple[str, str | None, str | None]]]
 
 
@@ -105,15 +107,8 @@ def reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, journal: Journal, re
     """Phase 3, after cross-document rules: valid documents have a PDF, invalid ones none. A PDF that could not
     be written (in phase 1, or here) is an ``error`` of its entry."""
     missing = [rel for rel, brief in briefs.items() if _settle_pdf(rel, brief, out_dir, journal)]
-    for rel, digest, error in render(missing):
-        result = journal.load(rel)
-        result.pdf_sha256 = digest
-        if error is None:
-            result.pdf, result.pdf_note = output_paths(rel)[1], None
-        else:
-            result.pdf, result.pdf_note, result.error = None, PdfNote.NOT_WRITTEN, error
-            briefs[rel].failed = True
-        journal.record(result)
+    for rel, _, error in render(missing):  # each recorded in its journal entry by its worker
+        briefs[rel].failed = briefs[rel].failed or error is not None
         briefs[rel].has_pdf, briefs[rel].pdf_pending = error is None, False
     drop_folder(journal.folder, journal.roots)
 
@@ -143,5 +138,7 @@ def _drop_pdf(rel: str, brief: Brief, journal: Journal) -> None:
 
 
 def unrendered(task: FileTask) -> tuple[str, None, str | None]:
-    """The render result of a file that killed its worker twice."""
-    return task.rel, None, crashed_result(task).error
+    """The render result of a file that killed its worker twice, recorded in its journal entry."""
+    error = crashed_result(task).error
+    record_pdf(task.journal, task.fingerprint, task.rel, None, error, task.allowed)
+    return task.rel, None, error

@@ -32,7 +32,7 @@ from .phases import reconcile_pdfs as _reconcile_pdfs
 from .plan import BatchRun, plan
 from .progress import Progress
 from .worker import process_and_record
-from .worker import render_task as _render_task
+from .worker import render_and_record as _render_task
 
 __all__ = ["run_batch"]
 

@@ -27,7 +27,8 @@ from .time_limit import FileTimeLimit, time_limit, time_limit_error
 
 __all__ = [
     "Brief", "FileResult", "FileTask", "crashed_result", "journal_file", "output_paths",
-    "process_and_record", "process_file", "record", "remove_stale_outputs", "render_pdf", "render_task",
+    "process_and_record", "process_file", "record", "record_pdf", "remove_stale_outputs", "render_and_record",
+    "render_pdf", "render_task",
     "validator_for", "write_output",
 ]
 
@@ -379,6 +380,28 @@ def _write_pdf(task: FileTask, view) -> str:
     pdf_rel = output_paths(task.rel)[1]
     return write_output(Path(task.out_dir) / pdf_rel, pdf, task.allowed, task.owned(pdf_rel, own_pdf),
                         durable=task.durable)
+
+
+def render_and_record(task: FileTask) -> tuple[str, str | None, str | None]:
+    """:func:`render_task`, its outcome recorded in the task's journal entry by the worker (as in phase 1: the
+    coordinator only keeps count)."""
+    rel, digest, error = render_task(task)
+    if task.journal:
+        record_pdf(task.journal, task.fingerprint, rel, digest, error, task.allowed)
+    return rel, digest, error
+
+
+def record_pdf(journal: str | Path, fingerprint: str, rel: str, digest: str | None, error: str | None,
+               roots: tuple[Path, ...] = ()) -> None:
+    """Patch the journal entry of ``rel`` with its PDF (``digest``), or with why it could not be written."""
+    path = journal_file(journal, rel)
+    result = FileResult.from_dict(json.loads(confine(path, roots).read_text(encoding="utf-8"))["result"])
+    result.pdf_sha256 = digest
+    if error is None:
+        result.pdf, result.pdf_note = output_paths(rel)[1], None
+    else:
+        result.pdf, result.pdf_note, result.error = None, PdfNote.NOT_WRITTEN, error
+    record(journal, fingerprint, result, roots)
 
 
 def render_task(task: FileTask) -> tuple[str, str | None, str | None]:
