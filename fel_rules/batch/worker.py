@@ -339,7 +339,8 @@ def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> s
             raise ValueError(f"{task.rel} ya no es un DTE imprimible / is no longer a printable DTE")
         view = _view(task, found, report)
     digest = _write_pdf(task, view)
-    drop_view(task.journal, task.rel, task.allowed)
+    if task.journal:
+        drop_view(task.journal, task.rel, task.allowed)
     return digest
 
 
