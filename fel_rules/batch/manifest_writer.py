@@ -4,7 +4,6 @@ journal (memory stays flat), atomically."""
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -43,15 +42,7 @@ def write_manifest(batch: BatchRun, summary: Summary, results: Iterator[FileResu
                      duration_ms=round((time.perf_counter() - batch.clock) * 1000, 1), executor=executor.name,
                      workers=executor.workers, reused=reused, engine_version=__version__),
     )
-    _flush_outputs()
     _write(batch.manifest_path, header, results, batch.roots, batch.lang)
-
-
-def _flush_outputs() -> None:
-    """Every report and PDF of the run on disk before the manifest names them: one flush of the file systems'
-    buffers instead of one per file."""
-    if hasattr(os, "sync"):
-        os.sync()
 
 
 def _write(path: Path, header: Manifest, results: Iterator[FileResult], roots: tuple[Path, ...], lang: str) -> None:

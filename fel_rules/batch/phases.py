@@ -17,6 +17,7 @@ from .cross import cross_issues, with_cross_issues
 from .errors import BatchCancelled
 from .journal import Journal
 from .output_check import missing_outputs
+from .pending import drop_folder, drop_view
 from .plan import BatchRun
 from .progress import Progress
 from .worker import (
@@ -25,6 +26,7 @@ from .worker import (
     PdfNote,
     crashed_result,
     output_paths,
+    record_pdf,
     remove_stale_outputs,
     validator_for,
     write_output,
@@ -32,8 +34,9 @@ from .worker import (
 
 __all__ = ["RenderPdfs", "apply_cross_rules", "process_files", "reconcile_pdfs", "reusable_briefs", "unrendered"]
 
-#: Renders the PDFs of the given inputs in the workers: ``(rel, sha256 of the PDF, None)`` per PDF written,
-#: ``(rel, None, why not)`` per PDF that could not be.
+#: Renders the PDFs of the given inputs in the workers, each outcome recorded in the input's journal entry
+#: (:func:`~.worker.record_pdf`): ``(rel, sha256 of the PDF, None)`` per PDF written, ``(rel, None, why not)``
+#: per PDF that could not be.
 RenderPdfs = Callable[[list[str]], Iterable[tuple[str, str | None, str | None]]]
 
 
@@ -94,7 +97,7 @@ def apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, journal: Journal,
         report = Report.model_validate_json(confine(path, journal.roots).read_text(encoding="utf-8"))
         patched = with_cross_issues(report, new, batch_rules)
         result.report_sha256 = write_output(path, (patched.to_json(include_run=False) + "\n").encode(), journal.roots,
-                                            own_report)
+                                            own_report, durable=False)  # flushed with the rest before the manifest
         result.valid, result.counts, result.cross_applied = patched.valid, patched.counts.model_dump(), bool(new)
         journal.record(result)
         brief.valid, brief.cross_applied = result.valid, result.cross_applied
@@ -104,16 +107,10 @@ def reconcile_pdfs(briefs: dict[str, Brief], out_dir: Path, journal: Journal, re
     """Phase 3, after cross-document rules: valid documents have a PDF, invalid ones none. A PDF that could not
     be written (in phase 1, or here) is an ``error`` of its entry."""
     missing = [rel for rel, brief in briefs.items() if _settle_pdf(rel, brief, out_dir, journal)]
-    for rel, digest, error in render(missing):
-        result = journal.load(rel)
-        result.pdf_sha256 = digest
-        if error is None:
-            result.pdf, result.pdf_note = output_paths(rel)[1], None
-        else:
-            result.pdf, result.pdf_note, result.error = None, PdfNote.NOT_WRITTEN, error
-            briefs[rel].failed = True
-        journal.record(result)
-        briefs[rel].has_pdf = error is None
+    for rel, _, error in render(missing):  # each recorded in its journal entry by its worker
+        briefs[rel].failed = briefs[rel].failed or error is not None
+        briefs[rel].has_pdf, briefs[rel].pdf_pending = error is None, False
+    drop_folder(journal.folder, journal.roots)
 
 
 def _settle_pdf(rel: str, brief: Brief, out_dir: Path, journal: Journal) -> bool:
@@ -122,10 +119,11 @@ def _settle_pdf(rel: str, brief: Brief, out_dir: Path, journal: Journal) -> bool
     pdf = out_dir / output_paths(rel)[1]
     if brief.valid and brief.renderable and not brief.failed:
         return not brief.has_pdf or not pdf.is_file()
-    if brief.has_pdf or brief.pdf_failed or pdf.is_file():
+    meant = brief.has_pdf or brief.pdf_failed or brief.pdf_pending  # valid in phase 1, then made invalid by a
+    if meant or pdf.is_file():  # cross-document rule (or a PDF an earlier run left)
         remove_own(pdf, own_pdf, journal.roots)  # a PDF fel-rules did not write (another program's) stays
-        if brief.has_pdf or brief.pdf_failed:  # rendered (or tried) in phase 1, then made invalid by a
-            _drop_pdf(rel, brief, journal)  # cross-document rule
+        if meant:
+            _drop_pdf(rel, brief, journal)
     return False
 
 
@@ -135,9 +133,12 @@ def _drop_pdf(rel: str, brief: Brief, journal: Journal) -> None:
     result.pdf, result.pdf_sha256 = None, None
     result.pdf_note = PdfNote.INVALID_CROSS
     journal.record(result)
-    brief.has_pdf = brief.pdf_failed = False
+    drop_view(journal.folder, rel, journal.roots)
+    brief.has_pdf = brief.pdf_failed = brief.pdf_pending = False
 
 
 def unrendered(task: FileTask) -> tuple[str, None, str | None]:
-    """The render result of a file that killed its worker twice."""
-    return task.rel, None, crashed_result(task).error
+    """The render result of a file that killed its worker twice, recorded in its journal entry."""
+    error = crashed_result(task).error
+    record_pdf(task.journal, task.fingerprint, task.rel, None, error, task.allowed)
+    return task.rel, None, error

@@ -67,7 +67,8 @@ class BatchRun:
         """The worker's task for the input at ``rel``."""
         return FileTask(str(self.input_dir / rel), rel, str(self.out_dir), self.options.render, self.config,
                         self.rendering, str(self.journal.folder), self.journal.fingerprint,
-                        tuple(map(str, self.roots)), self.options.file_time_limit, self.journal.written(rel))
+                        tuple(map(str, self.roots)), self.options.file_time_limit, self.journal.written(rel),
+                        durable=self.options.executor == "dask")  # a local run flushes once (runner)
 
     def cancelled(self) -> bool:
         """True once the caller asked the run to stop."""

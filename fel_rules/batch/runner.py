@@ -4,7 +4,10 @@ The run is planned first (:mod:`.plan`: inputs, configuration, fingerprint), the
 alone (:mod:`.lock`) through the phases (:mod:`.phases`): per-file work in parallel, recorded in the journal
 so a killed run can resume; cross-document rules; PDFs reconciled with the final verdicts. A last check
 (:mod:`.output_check`) makes sure every report and PDF still exists (an entry whose output vanished says
-so), then the manifest, sorted by path, is written atomically. An output folder that cannot be written (disk
+so), then the manifest, sorted by path, is written atomically. Reports and PDFs are written atomically but
+not flushed one by one: the output folder's file system is flushed once, just before the manifest, so a
+manifest on disk only names outputs on disk; after a power cut before it, ``--resume`` trusts an output
+only if it still has the sha256 its journal entry recorded. An output folder that cannot be written (disk
 full, read-only) stops the run with :class:`BatchError`; no manifest is left that describes anything but a
 finished run.
 """
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from ..core.atomic import remove_own, remove_own_temporaries
+from ..core.atomic import flush_to_disk, remove_own, remove_own_temporaries
 from ..core.confine import open_folder
 from ..core.owned import own_manifest
 from .errors import BatchError, output_error
@@ -29,7 +32,7 @@ from .phases import reconcile_pdfs as _reconcile_pdfs
 from .plan import BatchRun, plan
 from .progress import Progress
 from .worker import process_and_record
-from .worker import render_task as _render_task
+from .worker import render_and_record as _render_task
 
 __all__ = ["run_batch"]
 
@@ -69,6 +72,7 @@ def _run(batch: BatchRun) -> BatchResult:
     if getattr(executor, "crashes", 0):
         remove_own_temporaries(batch.out_dir, batch.roots)  # a killed worker could not remove its temporary file
     fixes = check_outputs(briefs, batch.out_dir, batch.journal, batch.lang)
+    flush_to_disk(batch.out_dir, batch.roots)  # reports and PDFs were written without a flush each
     summary = summarize(briefs.values())
     write_manifest(batch, summary, (fixes.get(rel) or batch.journal.load(rel) for rel in sorted(briefs)), executor,
                    reused)

@@ -22,11 +22,13 @@ from ..core.report import Report
 from ..core.text import Text
 from ..document.facts import Anulacion, Documento
 from ..engine import Validator
+from .pending import drop_view, load_view, save_view
 from .time_limit import FileTimeLimit, time_limit, time_limit_error
 
 __all__ = [
     "Brief", "FileResult", "FileTask", "crashed_result", "journal_file", "output_paths",
-    "process_and_record", "process_file", "record", "remove_stale_outputs", "render_pdf", "render_task",
+    "process_and_record", "process_file", "record", "record_pdf", "remove_stale_outputs", "render_and_record",
+    "render_pdf", "render_task",
     "validator_for", "write_output",
 ]
 
@@ -47,6 +49,7 @@ class FileTask:
     roots: tuple[str, ...] = ()
     time_limit: float | None = None  # seconds for this file's work (validation, report, PDF)
     recorded: tuple[str, ...] = ()  # outputs of this input that this folder's journal says fel-rules wrote
+    durable: bool = True  # flush each output to disk (False: the batch flushes the file system once, at the end)
 
     def owned(self, name: str, check):
         """How to recognise the earlier output ``name`` as fel-rules' own: by the journal, or by its format."""
@@ -187,6 +190,7 @@ class Brief:
     cross: CrossFacts | None
     has_report: bool = True
     pdf_failed: bool = False
+    pdf_pending: bool = False  # valid when its worker saw it, rendered once the cross-document rules are in
 
     @classmethod
     def of(cls, result: FileResult) -> Brief:
@@ -194,7 +198,9 @@ class Brief:
         relevant = result.cross.relevant and result.error is None
         return cls(result.rel, result.valid, result.renderable, result.error is not None, result.pdf is not None,
                    result.cross_applied, result.cross if relevant else None, result.report is not None,
-                   result.pdf is None and result.pdf_note == PdfNote.NOT_WRITTEN)
+                   result.pdf is None and result.pdf_note == PdfNote.NOT_WRITTEN,
+                   result.pdf is None and result.pdf_note is None and result.report is not None
+                   and result.error is None)
 
 
 def process_file(task: FileTask) -> FileResult:
@@ -242,7 +248,8 @@ def _write_report(task: FileTask, report: Report, result: FileResult) -> bool:
     try:
         result.report_sha256 = write_output(Path(task.out_dir) / report_rel,
                                             (report.to_json(include_run=False) + "\n").encode(),
-                                            task.allowed, task.owned(report_rel, own_report))
+                                            task.allowed, task.owned(report_rel, own_report),
+                                            durable=task.durable)
     except OSError as exc:  # disk full, read-only folder…: said in the entry, nothing half-written left
         result.report, result.pdf_note = None, PdfNote.NOT_PROCESSED
         result.error = _write_error(Text("batch.the_report"), report_rel, exc, task)
@@ -252,11 +259,18 @@ def _write_report(task: FileTask, report: Report, result: FileResult) -> bool:
 
 
 def _add_pdf(task: FileTask, facts: Documento | Anulacion | None, report: Report, result: FileResult) -> None:
-    """Render the PDF of a valid document, or say why there is none."""
+    """Render the PDF of a valid document whose verdict is final, or say why there is none. A document another
+    one could refer to waits for the cross-document rules: its view is kept (:mod:`.pending`), its entry has
+    neither a PDF nor a note yet, and the batch renders it from that view once the verdict is final."""
     result.pdf_note = _why_no_pdf(task, facts, report)
     if result.pdf_note is None and isinstance(facts, Documento):
         try:
-            result.pdf_sha256 = render_pdf(task, facts, report)
+            view = _view(task, facts, report)
+            if result.cross.relevant and task.journal:  # (a task outside a batch has nowhere to keep it)
+                save_view(task.journal, task.rel, task.fingerprint, result.sha256, view.model_dump(mode="json"),
+                          task.allowed)
+                return
+            result.pdf_sha256 = _write_pdf(task, view)
         except Exception:  # noqa: BLE001 - disk full, a layout failure…: the verdict stands; the batch tries
             result.pdf_note = PdfNote.NOT_WRITTEN  # again once cross rules are in, and the entry says why
         else:
@@ -305,32 +319,90 @@ def _unprocessed_result(task: FileTask, error: str) -> FileResult:
                       pdf_note=PdfNote.NOT_PROCESSED, error=error)
 
 
-def write_output(path: Path, data: bytes, roots: tuple[Path, ...], owned) -> str:
+def write_output(path: Path, data: bytes, roots: tuple[Path, ...], owned, *, durable: bool = True) -> str:
     """Write an output file atomically inside ``roots``, replacing only a file ``owned`` recognises as
-    fel-rules'; its sha256, which the journal keeps. Not flushed to disk one by one: the run flushes every
-    output once before it writes the manifest (a file lost to a power cut before that is caught by its
-    sha256 on ``--resume`` and made again)."""
-    write_atomic(path, data, durable=False, roots=roots, owned=owned)
+    fel-rules'; its sha256, which the journal keeps. ``durable``: flushed to disk before it replaces the old one."""
+    write_atomic(path, data, durable=durable, roots=roots, owned=owned)
     return hashlib.sha256(data).hexdigest()
 
 
 def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> str:
-    """Render the PDF of ``task`` (from given facts, or by validating again), write it atomically; its sha256."""
+    """Render the PDF of ``task`` and write it atomically; its sha256. From the given facts and report, else
+    from the view its first pass kept (:mod:`.pending`), else by validating the input again (no view kept:
+    an earlier run's entry, a failed write, an input changed since)."""
+    if facts is not None and report is not None:
+        return _write_pdf(task, _view(task, facts, report))
+    view = _kept_view(task)
+    if view is None:
+        report, found = validator_for(task.config).inspect_path(task.source_path(), name=task.rel)
+        if not isinstance(found, Documento):  # the input changed since it was validated
+            raise ValueError(f"{task.rel} ya no es un DTE imprimible / is no longer a printable DTE")
+        view = _view(task, found, report)
+    digest = _write_pdf(task, view)
+    if task.journal:
+        drop_view(task.journal, task.rel, task.allowed)
+    return digest
+
+
+def _view(task: FileTask, facts: Documento, report: Report):
+    """What the PDF of ``task`` shows."""
     from ..outputs.render import RenderSettings, build_view
+
+    lang = RenderSettings(**task.render_settings).lang
+    return build_view(facts, report, frases=validator_for(task.config).catalog.catalogues.frases, lang=lang)
+
+
+def _kept_view(task: FileTask):
+    """The view kept by the first pass over ``task``, when it still matches the input's bytes."""
+    from ..outputs.render import InvoiceView
+
+    if not task.journal:
+        return None
+    try:
+        digest = input_sha256(task.source_path(), validator_for(task.config).config.max_bytes)
+    except (OSError, InputTooLarge):
+        return None
+    data = load_view(task.journal, task.rel, task.fingerprint, digest, task.allowed)
+    try:
+        return None if data is None else InvoiceView.model_validate(data)
+    except ValueError:  # not a view (edited by hand): validate again
+        return None
+
+
+def _write_pdf(task: FileTask, view) -> str:
+    """Lay out ``view`` with the task's render settings and write the PDF; its sha256."""
+    from ..outputs.render import RenderSettings
     from ..outputs.render.api import load_logo
     from ..outputs.render.pdf import render_view
 
     settings = RenderSettings(**task.render_settings)
-    if facts is None or report is None:
-        report, found = validator_for(task.config).inspect_path(task.source_path(), name=task.rel)
-        if not isinstance(found, Documento):  # the input changed since it was validated
-            raise ValueError(f"{task.rel} ya no es un DTE imprimible / is no longer a printable DTE")
-        facts = found
-    view = build_view(facts, report, frases=validator_for(task.config).catalog.catalogues.frases, lang=settings.lang)
     pdf = render_view(view, theme_name=settings.theme, logo=load_logo(settings.logo, settings),
                       qr_size_mm=settings.qr_size_mm, header_mm=settings.header_mm)
     pdf_rel = output_paths(task.rel)[1]
-    return write_output(Path(task.out_dir) / pdf_rel, pdf, task.allowed, task.owned(pdf_rel, own_pdf))
+    return write_output(Path(task.out_dir) / pdf_rel, pdf, task.allowed, task.owned(pdf_rel, own_pdf),
+                        durable=task.durable)
+
+
+def render_and_record(task: FileTask) -> tuple[str, str | None, str | None]:
+    """:func:`render_task`, its outcome recorded in the task's journal entry by the worker (as in phase 1: the
+    coordinator only keeps count)."""
+    rel, digest, error = render_task(task)
+    if task.journal:
+        record_pdf(task.journal, task.fingerprint, rel, digest, error, task.allowed)
+    return rel, digest, error
+
+
+def record_pdf(journal: str | Path, fingerprint: str, rel: str, digest: str | None, error: str | None,
+               roots: tuple[Path, ...] = ()) -> None:
+    """Patch the journal entry of ``rel`` with its PDF (``digest``), or with why it could not be written."""
+    path = journal_file(journal, rel)
+    result = FileResult.from_dict(json.loads(confine(path, roots).read_text(encoding="utf-8"))["result"])
+    result.pdf_sha256 = digest
+    if error is None:
+        result.pdf, result.pdf_note = output_paths(rel)[1], None
+    else:
+        result.pdf, result.pdf_note, result.error = None, PdfNote.NOT_WRITTEN, error
+    record(journal, fingerprint, result, roots)
 
 
 def render_task(task: FileTask) -> tuple[str, str | None, str | None]:

@@ -18,8 +18,8 @@ from .catalogue import render_text
 from .confine import OutsideRoots, open_folder
 from .text import Text
 
-__all__ = ["Owned", "UnsafeTarget", "atomic_writer", "describe_os_error", "remove_own", "remove_own_temporaries",
-           "write_atomic"]
+__all__ = ["Owned", "UnsafeTarget", "atomic_writer", "describe_os_error", "flush_to_disk", "remove_own",
+           "remove_own_temporaries", "write_atomic"]
 
 Owned = Callable[[BinaryIO], bool]
 """Says, from an open existing file, whether it is one this tool wrote (and so may replace or remove)."""
@@ -79,6 +79,30 @@ def atomic_writer(path: Path, *, durable: bool = True, roots: Sequence[Path] = (
         raise
     finally:
         os.close(folder)
+
+
+def flush_to_disk(folder: Path, roots: Sequence[Path] = ()) -> None:
+    """Flush to disk every file written so far on the file system of ``folder`` (Linux ``syncfs``; a full
+    ``sync`` elsewhere): one call makes many files written without ``durable`` survive a power cut."""
+    try:
+        handle = open_folder(Path(folder), roots, create=False)
+    except FileNotFoundError:  # deleted meanwhile: nothing of it is left to flush
+        return
+    try:
+        if _syncfs(handle) != 0:
+            os.sync()
+    finally:
+        os.close(handle)
+
+
+def _syncfs(handle: int) -> int:
+    """``syncfs(handle)``; -1 where the C library has none."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).syncfs(handle)
+    except (OSError, AttributeError):
+        return -1
 
 
 def write_atomic(path: Path, data: bytes, *, durable: bool = True, roots: Sequence[Path] = (),

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from functools import cache
+
 import qrcode
+from qrcode import LUT, base, util
 from qrcode.constants import ERROR_CORRECT_M
 from reportlab.platypus import Flowable
 
@@ -11,11 +15,112 @@ __all__ = ["QRCodeFlowable", "qr_matrix"]
 
 def qr_matrix(data: str) -> list[list[bool]]:
     """Module matrix of ``data`` (error correction M, quiet zone of 4 modules included)."""
-    # A fixed mask skips trying all eight (the slowest part of qrcode); any mask decodes.
+    # A fixed mask skips trying all eight (the slowest part of qrcode); any mask decodes. qrcode lays out the
+    # symbol; the version and the codewords (bits, then Reed-Solomon error correction) are computed here with
+    # whole integers instead of qrcode's bit-by-bit buffer and polynomial objects: the same codewords, several
+    # times faster.
     code = qrcode.QRCode(error_correction=ERROR_CORRECT_M, border=4, mask_pattern=0)
     code.add_data(data)
-    code.make(fit=True)
+    code.version = _version(code.data_list, code.error_correction)
+    code.data_cache = _codewords(code.version, code.error_correction, code.data_list)
+    code.make(fit=False)
     return code.get_matrix()
+
+
+class _Bits:
+    """A bit buffer with the interface ``QRData.write`` uses (``put``), held in one integer."""
+
+    def __init__(self) -> None:
+        self.value = self.length = 0
+
+    def put(self, number: int, length: int) -> None:
+        self.value = (self.value << length) | (number & ((1 << length) - 1))
+        self.length += length
+
+    def __len__(self) -> int:
+        return self.length
+
+
+def _segments(data_list, version: int) -> _Bits:
+    """The segments of ``data_list`` as bits: mode, length, data (as in a symbol of ``version``)."""
+    sizes = util.mode_sizes_for_version(version)
+    bits = _Bits()
+    for segment in data_list:
+        bits.put(segment.mode, 4)
+        bits.put(len(segment), sizes[segment.mode])
+        segment.write(bits)
+    return bits
+
+
+def _version(data_list, error_correction: int, start: int = 1) -> int:
+    """The smallest version that holds ``data_list`` (qrcode's own fitting, on :class:`_Bits`)."""
+    needed = len(_segments(data_list, start))
+    version = bisect_left(util.BIT_LIMIT_TABLE[error_correction], needed, start)
+    if version == 41:
+        raise qrcode.exceptions.DataOverflowError()
+    if util.mode_sizes_for_version(start) is not util.mode_sizes_for_version(version):
+        return _version(data_list, error_correction, version)
+    return version
+
+
+def _codewords(version: int, error_correction: int, data_list) -> list[int]:
+    """Data and error correction codewords, interleaved by block, as ``qrcode.util.create_data`` gives them."""
+    bits = _segments(data_list, version)
+    blocks = base.rs_blocks(version, error_correction)
+    limit = sum(block.data_count * 8 for block in blocks)
+    if len(bits) > limit:
+        raise qrcode.exceptions.DataOverflowError(f"Code length overflow ({len(bits)} > {limit} bits)")
+    bits.put(0, min(limit - len(bits), 4))  # terminator
+    bits.put(0, -len(bits) % 8)  # to a whole byte
+    value = bits.value
+    for index in range((limit - len(bits)) // 8):  # pad bytes 0xEC, 0x11… up to the capacity
+        value = (value << 8) | (util.PAD0 if index % 2 == 0 else util.PAD1)
+    stream = value.to_bytes(limit // 8, "big")
+    data_blocks, ec_blocks, offset = [], [], 0
+    for block in blocks:
+        chunk = stream[offset: offset + block.data_count]
+        offset += block.data_count
+        data_blocks.append(chunk)
+        ec_blocks.append(_remainder(chunk, block.total_count - block.data_count))
+    return _interleaved(data_blocks) + _interleaved(ec_blocks)
+
+
+def _remainder(data: bytes, count: int) -> list[int]:
+    """The ``count`` Reed-Solomon error correction codewords of ``data`` (GF(256), QR's generator): long
+    division with the remainder held in one integer, one table row XORed in per data byte."""
+    rows, top, mask = _division_rows(count), 8 * (count - 1), (1 << 8 * count) - 1
+    remainder = 0
+    for byte in data:
+        remainder = ((remainder << 8) & mask) ^ rows[byte ^ (remainder >> top)]
+    return list(remainder.to_bytes(count, "big"))
+
+
+@cache
+def _division_rows(count: int) -> tuple[int, ...]:
+    """For each leading byte, the generator with ``count`` codewords times that byte, as one integer."""
+    log, exp = base.LOG_TABLE, base.EXP_TABLE
+    generator = [log[c] for c in _generator(count)[1:]]  # as logarithms; its coefficients are never 0
+    rows = [0]
+    for factor in range(1, 256):
+        row = bytes(exp[(log[factor] + g) % 255] for g in generator)
+        rows.append(int.from_bytes(row, "big"))
+    return tuple(rows)
+
+
+def _generator(count: int) -> list[int]:
+    """The generator polynomial with ``count`` error correction codewords (coefficients, highest first)."""
+    if count in LUT.rsPoly_LUT:
+        return list(LUT.rsPoly_LUT[count])
+    polynomial = base.Polynomial([1], 0)
+    for index in range(count):
+        polynomial = polynomial * base.Polynomial([1, base.gexp(index)], 0)
+    return [polynomial[i] for i in range(len(polynomial))]
+
+
+def _interleaved(blocks) -> list[int]:
+    """The codewords of ``blocks`` taken one from each block in turn."""
+    longest = max(len(block) for block in blocks)
+    return [block[i] for i in range(longest) for block in blocks if i < len(block)]
 
 
 class QRCodeFlowable(Flowable):
@@ -31,7 +136,6 @@ class QRCodeFlowable(Flowable):
     def draw(self) -> None:
         canvas = self.canv
         count = len(self.matrix)
-        module = self.size / count
         canvas.saveState()
         canvas.setFillColorRGB(1, 1, 1)
         canvas.rect(0, 0, self.size, self.size, stroke=0, fill=1)
@@ -39,17 +143,25 @@ class QRCodeFlowable(Flowable):
             canvas.setFillColor(self.color)
         else:
             canvas.setFillColorRGB(0, 0, 0)
-        path = canvas.beginPath()
-        for row_index, row in enumerate(self.matrix):
-            y = self.size - (row_index + 1) * module
-            column = 0
-            while column < count:
-                if row[column]:
-                    start = column
-                    while column < count and row[column]:
-                        column += 1
-                    path.rect(start * module, y, (column - start) * module, module)
-                else:
-                    column += 1
-        canvas.drawPath(path, stroke=0, fill=1)
+        canvas.scale(self.size / count, self.size / count)  # one unit per module: whole numbers below
+        canvas.addLiteral(f"{_runs(self.matrix)} f")  # one path, filled once
         canvas.restoreState()
+
+
+def _runs(matrix: list[list[bool]]) -> str:
+    """The dark modules of ``matrix`` as PDF rectangles (``x y w h re``), merged into horizontal runs, in
+    module units from the bottom-left corner."""
+    count = len(matrix)
+    rects = []
+    for row_index, row in enumerate(matrix):
+        y = count - row_index - 1
+        column = 0
+        while column < count:
+            if row[column]:
+                start = column
+                while column < count and row[column]:
+                    column += 1
+                rects.append(f"{start} {y} {column - start} 1 re")
+            else:
+                column += 1
+    return "\n".join(rects)
