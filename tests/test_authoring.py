@@ -57,8 +57,9 @@ def test_rules_test_list_show_and_lint(tmp_path, capsys):
 
 
 def test_lint_finds_a_rule_without_cases(tmp_path):
-    rules = tmp_path / "reglas"
+    rules = tmp_path / "rules"  # beside examples/, as in a checkout: the cases' base documents are there
     shutil.copytree(RULES, rules)
+    (tmp_path / "examples").symlink_to(EXAMPLES)
     (rules / "tests" / "FEL-LIN-02.yaml").unlink()
     problems = lint(rules)
     assert [(p.severity, p.where.split("[")[-1]) for p in problems] == [("error", "FEL-LIN-02]")]
