@@ -45,8 +45,8 @@ def register(commands) -> None:
     test.add_argument("--rule", metavar="ID", help="solo los casos de esta regla")
     test.add_argument("--all", action="store_true", help="mostrar también los casos correctos (por defecto: solo "
                                                          "los que fallan o no se pudieron ejecutar, y el resumen)")
-    lint = actions.add_parser("lint", help="revisar archivos de reglas y de casos: todos los problemas, código 2 si hay "
-                                           "errores")
+    lint = actions.add_parser("lint", help="revisar archivos de reglas y de casos: todos los problemas a la vez "
+                                           "(código 2 si hay errores)")
     lint.add_argument("path", nargs="?", type=Path, metavar="PATH", help="carpeta de reglas (por defecto --rules-dir)")
     docs = actions.add_parser("docs", help="generar docs/RULES.md, docs/SAT_COVERAGE.md y rules/schema.json")
     docs.add_argument("--check", action="store_true", help="solo comprobar que están al día (código 1 si no)")

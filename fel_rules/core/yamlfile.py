@@ -14,8 +14,8 @@ from .atomic import describe_os_error
 from .catalogue import error_texts
 from .errors import RuleFileError
 from .foreign import yaml_error
-from .text import Text
 from .inputs import InputTooLarge, NotRegularFile, describe_read_error, read_input
+from .text import Text
 
 __all__ = ["MAX_YAML_BYTES", "MarkedDict", "MarkedList", "load_yaml", "position", "value_position"]
 
