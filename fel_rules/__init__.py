@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     )
     from .core.text import Text
     from .engine import Validator
+    from .outputs.formats.text import errors_in_brief
     from .outputs.render import RenderResult, RenderSettings, render_bytes, render_file, render_xml
     from .ruleset.listing import RuleRow, list_rules, rules_listing
 
@@ -85,6 +86,7 @@ _HOMES = {
     "Text": ".core.text",
     "Totals": ".core.report",
     "Validator": ".engine",
+    "errors_in_brief": ".outputs.formats.text",
     "first_error": ".batch.manifest",
     "list_rules": ".ruleset.listing",
     "output_paths": ".batch",
@@ -129,6 +131,7 @@ __all__ = [
     "Totals",
     "Validator",
     "__version__",
+    "errors_in_brief",
     "first_error",
     "list_rules",
     "output_paths",

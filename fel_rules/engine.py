@@ -22,6 +22,7 @@ from .checks import CheckError, CheckInput, CheckKind, Unreadable
 from .core.catalogue import MESSAGES
 from .core.config import Config
 from .core.errors import InputError
+from .core.foreign import evaluation
 from .core.inputs import InputTooLarge, describe_read_error, read_input, readable_name
 from .core.money import MONEY_CONTEXT
 from .core.namespaces import DTE, prefixed
@@ -269,8 +270,11 @@ class Validator:
         ))
 
     def _crash(self, rule: LoadedRule, exc: Exception, *, unexpected: bool = False) -> Issue:
-        detail = f"{type(exc).__name__}: {exc}" if unexpected else str(exc)
-        return self._say(Finding(id="FEL-ENG-01", values={"rule": rule.id, "detail": detail}),
+        if isinstance(exc, CheckError) and not unexpected:
+            reason, said = exc.reason, exc.detail
+        else:
+            reason, said = evaluation(exc), f"{type(exc).__name__}: {exc}"
+        return self._say(Finding(id="FEL-ENG-01", values={"rule": rule.id, "detail": reason}, detail=said),
                          refs=Refs(sat_code=rule.spec.refs.sat_code_text))
 
     def _refused(self, path: str, size: int) -> Outcome:
@@ -328,7 +332,8 @@ def _tipo(facts: Documento | Anulacion) -> str | None:
 
 
 def _engine_failure(stage: str, exc: Exception) -> Finding:
-    return Finding(id="FEL-ENG-02", values={"stage": stage, "detail": f"{type(exc).__name__}: {exc}"})
+    return Finding(id="FEL-ENG-02", values={"stage": stage, "detail": evaluation(exc)},
+                   detail=f"{type(exc).__name__}: {exc}")
 
 
 def _beyond_sat_limits(root) -> list[Text] | None:

@@ -231,12 +231,8 @@ def _out(args: RenderArgs, default: Path, ctx: ToolContext) -> Path | str:
 
 def _refusal(report: Report, lang: str) -> str:
     """An invalid document is not printed: said for an MCP client (the argument is force: true, not --force)."""
-    errors = [f"{i.rule_id}: {i.message}" for i in report.issues if i.severity.value == "error"]
-    shown = "; ".join(errors[:_SHOWN_ERRORS])
-    more = len(errors) - _SHOWN_ERRORS
-    if more > 0:
-        shown += f"; {render_text(Text.of('mcp.more_errors', count=more), lang)}"
-    return render_text(Text.of("mcp.render_refused", errors=shown), lang)
+    return render_text(Text.of("mcp.render_refused", errors=fel_rules.errors_in_brief(report, lang, _SHOWN_ERRORS)),
+                       lang)
 
 
 def _default_name(path: Path, roots: Roots) -> Path:

@@ -26,7 +26,7 @@ PUBLIC = [
     "run_batch",
     # the report
     "Counts", "DocumentSummary", "Issue", "Location", "Refs", "Report", "RulesetRef", "RunInfo", "SchemaInfo",
-    "Severity", "Stage", "Totals",
+    "Severity", "Stage", "Totals", "errors_in_brief",
     # texts of the message catalogue (a summary line in the caller's language)
     "Text", "render_text",
     # errors

@@ -23,7 +23,9 @@ from typing import Any, Literal
 from lxml import etree
 from pydantic import Field, model_validator
 
+from ..core.foreign import evaluation, xpath_error
 from ..core.money import XML_SPACE, decimal_str, parse_decimal, parse_small_int
+from ..core.text import Text
 from ..expressions.language import (
     FUNCTION_NAMES,
     CompiledExpression,
@@ -276,7 +278,8 @@ class ExpressionCheck:
         except CheckError:
             raise
         except Exception as exc:  # noqa: BLE001 - arithmetic on document data must not crash the run
-            raise CheckError(f"{type(exc).__name__}: {exc}") from exc
+            raise CheckError(Text.of("check.eval_failed", reason=evaluation(exc)), f"{type(exc).__name__}: {exc}") \
+                from exc
         if passed:
             return None
         anchor = nodes.get(self.params.at) if self.params.at else None
@@ -309,7 +312,8 @@ def _lookup(binding: _Binding, node: object, variables: dict[str, object],
         else:
             result = binding.xpath(node, **variables)
     except Exception as exc:  # lxml XPathEvalError and friends
-        raise CheckError(f"XPath de 'let.{binding.name}' falló: {exc}") from exc
+        raise CheckError(Text.of("check.xpath_failed", path=f"let.{binding.name}", reason=xpath_error(str(exc))),
+                         str(exc)) from exc
     if type(result) is list and binding.single:  # the usual case, as _convert and _read_node read it
         if not result:
             return None, None, None
@@ -329,7 +333,8 @@ def _computed(doc: CheckInput, name: str, expression: CompiledExpression, values
     try:
         return doc.evaluator.evaluate(expression, values)
     except Exception as exc:  # noqa: BLE001 - arithmetic on document data must not crash the run
-        raise CheckError(f"'let.{name}': {type(exc).__name__}: {exc}") from exc
+        raise CheckError(Text.of("check.value_failed", name=f"let.{name}", reason=evaluation(exc)),
+                         f"{type(exc).__name__}: {exc}") from exc
 
 
 class _Unread:

@@ -240,7 +240,11 @@ def template_error(message: str) -> Text:
 # ---- evaluating a rule on a document ---------------------------------------------------------------------
 
 def evaluation(exc: BaseException) -> Text:
-    """What went wrong evaluating a rule's arithmetic or functions on a document's values."""
+    """What went wrong evaluating a rule's arithmetic or functions on a document's values (a function of the
+    expression language that says why itself: its own words)."""
+    said = getattr(exc, "said", None)
+    if isinstance(said, Text):
+        return said
     if isinstance(exc, (ZeroDivisionError, decimal.DivisionByZero)) or (
             isinstance(exc, decimal.InvalidOperation) and "DivisionUndefined" in repr(exc.args)):
         return Text("foreign.eval.division_by_zero")

@@ -46,6 +46,7 @@ def render_issue(
         expected=finding.expected,
         actual=finding.actual,
         difference=finding.difference,
+        detail=finding.detail,
     )
 
 

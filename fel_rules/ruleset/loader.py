@@ -12,9 +12,10 @@ from ..checks import CheckKind, RuleEnv, get_check_kind
 from ..checks.registry import known_kinds
 from ..core.catalogue import error_texts
 from ..core.errors import CheckKindError, RuleFileError
-from ..core.foreign import pydantic_error
+from ..core.foreign import pydantic_error, template_error
 from ..core.resources import BUILTIN_RULES_DIR
-from ..core.templates import template_fields
+from ..core.templates import TemplateError, template_fields
+from ..core.text import Text
 from ..core.yamlfile import load_yaml, position, value_position
 from ..expressions.catalogues import load_catalogues
 from .loaded import LoadedRule, RuleCatalog, Ruleset
@@ -276,8 +277,10 @@ def _check_templates(spec: RuleSpec, check: Any, loc: tuple, data: Any, path: Pa
         line, column = position(data, (*loc, key))
         try:
             names = template_fields(template)
-        except ValueError as exc:
-            raise RuleFileError(f"{key}: {exc}", path=str(path), line=line, column=column, rule_id=spec.id) from None
+        except TemplateError as exc:
+            reason = template_error(exc.said) if exc.said else Text.of("template.not_a_name", shown=exc.shown)
+            raise RuleFileError(**error_texts(Text.of("template.in_key", key=key, reason=reason)), path=str(path),
+                                line=line, column=column, rule_id=spec.id, detail=exc.said) from None
         unknown = sorted(names - allowed) if allowed is not None else []
         if unknown:
             available = ", ".join(sorted(allowed or ()))

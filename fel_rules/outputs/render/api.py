@@ -14,15 +14,17 @@ from pathlib import Path
 from PIL import Image as PILImage
 
 from ...core.atomic import UnsafeTarget, describe_os_error, write_atomic
-from ...core.catalogue import render_text
+from ...core.catalogue import error_texts, render_text
 from ...core.config import Config
 from ...core.errors import RenderError
 from ...core.inputs import InputTooLarge, describe_read_error, read_input, readable_name
 from ...core.owned import own_pdf
 from ...core.report import Report
+from ...core.text import Text
 from ...document.facts import Anulacion, Documento
 from ...engine import Validator
 from ...expressions.catalogues import FraseEntry
+from ..formats.text import errors_in_brief
 from .pdf import render_view
 from .settings import DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS, RenderSettings
 from .view import InvoiceView, build_view
@@ -61,11 +63,7 @@ def render_document(report: Report, facts: Documento | Anulacion | None, *,
     the catalogue of the rules in force. What must not be printed (no readable document, an annulment, an
     invalid document without ``force``) raises :class:`RenderError`; nothing is validated or read here."""
     if facts is None:
-        raise RenderError(
-            "No se puede imprimir: el archivo no es un documento FEL legible. " + _errors(report),
-            message_en="Cannot render: the file is not a readable FEL document. " + _errors(report),
-            report=report, reason="unreadable",
-        )
+        raise RenderError(**_refusal("render.unreadable", report), report=report, reason="unreadable")
     if isinstance(facts, Anulacion):
         raise RenderError(
             "Una anulación (GTAnulacionDocumento) no tiene representación impresa de factura; imprima el DTE anulado.",
@@ -74,13 +72,7 @@ def render_document(report: Report, facts: Documento | Anulacion | None, *,
         )
     invalid = not report.valid
     if invalid and not force:
-        raise RenderError(
-            "El documento no es válido y no se imprime (use --force para imprimirlo marcado NO VÁLIDO). "
-            + _errors(report),
-            message_en="The document is not valid and is not rendered (use --force to render it marked NO VÁLIDO). "
-            + _errors(report),
-            report=report, reason="invalid",
-        )
+        raise RenderError(**_refusal("render.invalid", report), report=report, reason="invalid")
     logo = load_logo(settings.logo, settings)
     try:
         view = build_view(facts, report, frases=frases, lang=settings.lang, invalid=invalid)
@@ -218,8 +210,7 @@ def _too_many_pixels(path: str, size: str | None, limit: int) -> RenderError:
                                   "(FEL_RULES_LOGO_PIXELS); use a smaller image")
 
 
-def _errors(report: Report) -> str:
-    errors = [issue for issue in report.issues if issue.severity.value == "error"]
-    shown = "; ".join(f"{i.rule_id}: {i.message}" for i in errors[:_SHOWN_ERRORS])
-    more = f" (+{len(errors) - _SHOWN_ERRORS})" if len(errors) > _SHOWN_ERRORS else ""
-    return shown + more
+def _refusal(id: str, report: Report) -> dict[str, str]:
+    """Why a document is not printed, with its first errors, in both languages (the report's language for them)."""
+    return error_texts(Text.of(id, errors=errors_in_brief(report, report.run.lang if report.run else "es",
+                                                          _SHOWN_ERRORS)))

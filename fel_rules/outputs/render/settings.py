@@ -22,7 +22,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ...core.catalogue import error_texts
 from ...core.errors import FelRulesError
+from ...core.foreign import pydantic_error
+from ...core.text import Text
 
 __all__ = ["DEFAULT_LOGO_MAX_BYTES", "DEFAULT_LOGO_MAX_PIXELS", "RenderSettings", "ThemeName"]
 
@@ -72,7 +75,5 @@ class RenderSettings(BaseModel):
             error = exc.errors(include_url=False)[0]
             field = str(error["loc"][0]) if error["loc"] else "?"
             variable = _ENV.get(field, field)
-            raise FelRulesError(
-                f"Configuración de impresión inválida ({variable}): {error['msg']}",
-                message_en=f"Invalid render setting ({variable}): {error['msg']}",
-            ) from None
+            said = Text.of("render.bad_setting", reason=pydantic_error(error, variable))
+            raise FelRulesError(**error_texts(said), detail=error["msg"]) from None
