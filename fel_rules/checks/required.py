@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from lxml import etree
 from pydantic import Field
 
-from ..core.xmlpath import element_xpath
 from ..core.foreign import xpath_error
 from ..core.text import Text
+from ..core.xmlpath import element_xpath
 from ._xpath import compile_xpath, item_number
 from .base import CheckError, CheckInput, Finding, KindParams, RuleEnv
 from .registry import check_kind
