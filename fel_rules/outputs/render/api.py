@@ -63,7 +63,8 @@ def render_document(report: Report, facts: Documento | Anulacion | None, *,
     the catalogue of the rules in force. What must not be printed (no readable document, an annulment, an
     invalid document without ``force``) raises :class:`RenderError`; nothing is validated or read here."""
     if facts is None:
-        raise RenderError(**_refusal("render.unreadable", report), report=report, reason="unreadable")
+        raise RenderError(**error_texts(Text.of("render.unreadable", errors=_errors(report))), report=report,
+                          reason="unreadable")
     if isinstance(facts, Anulacion):
         raise RenderError(
             "Una anulación (GTAnulacionDocumento) no tiene representación impresa de factura; imprima el DTE anulado.",
@@ -72,7 +73,8 @@ def render_document(report: Report, facts: Documento | Anulacion | None, *,
         )
     invalid = not report.valid
     if invalid and not force:
-        raise RenderError(**_refusal("render.invalid", report), report=report, reason="invalid")
+        raise RenderError(**error_texts(Text.of("render.invalid", errors=_errors(report))), report=report,
+                          reason="invalid")
     logo = load_logo(settings.logo, settings)
     try:
         view = build_view(facts, report, frases=frases, lang=settings.lang, invalid=invalid)
@@ -210,7 +212,6 @@ def _too_many_pixels(path: str, size: str | None, limit: int) -> RenderError:
                                   "(FEL_RULES_LOGO_PIXELS); use a smaller image")
 
 
-def _refusal(id: str, report: Report) -> dict[str, str]:
-    """Why a document is not printed, with its first errors, in both languages (the report's language for them)."""
-    return error_texts(Text.of(id, errors=errors_in_brief(report, report.run.lang if report.run else "es",
-                                                          _SHOWN_ERRORS)))
+def _errors(report: Report) -> str:
+    """The report's first errors, in the report's language, for a refusal to print."""
+    return errors_in_brief(report, report.run.lang if report.run else "es", _SHOWN_ERRORS)
