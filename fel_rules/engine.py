@@ -203,6 +203,7 @@ class Validator:
         issues: list[Issue] = []
         unreadable: dict[tuple, tuple[Unreadable, list[str]]] = {}
         status = "passed"
+        currency = _currency(facts)
         with decimal.localcontext(MONEY_CONTEXT):
             for rule, severity, check in self._plan(facts.kind, _tipo(facts), self._as_of(facts)):
                 try:
@@ -218,7 +219,8 @@ class Validator:
                 findings = _set_aside_unreadable(findings, rule.id, unreadable)
                 if not findings:
                     continue
-                issues.extend(rule_issue(rule.id, finding, self.config.lang, self.messages, severity=severity)
+                issues.extend(rule_issue(rule.id, finding, self.config.lang, self.messages, severity=severity,
+                                         currency=currency)
                               for finding in findings[:MAX_FINDINGS_PER_RULE])
                 if len(findings) > MAX_FINDINGS_PER_RULE:
                     more = Text.of("count.more_than", count=MAX_FINDINGS_PER_RULE)
@@ -323,6 +325,12 @@ def _set_aside_unreadable(findings: list, rule_id: str, unreadable: dict[tuple, 
         else:
             kept.append(finding)
     return kept
+
+
+def _currency(facts: Documento | Anulacion) -> str | None:
+    """The document's CodigoMoneda (the amounts of its issues are said in it)."""
+    general = facts.datos_generales if isinstance(facts, Documento) else None
+    return general.codigo_moneda.value if general is not None and general.codigo_moneda is not None else None
 
 
 def _tipo(facts: Documento | Anulacion) -> str | None:

@@ -27,7 +27,7 @@ def test_english_messages(validator_en):
     data = path.read_bytes().replace(b"<dte:MontoImpuesto>91.07<", b"<dte:MontoImpuesto>91.90<")
     report = validator_en.validate_bytes(data, path=path.name)
     iva = next(issue for issue in report.issues if issue.rule_id == "FEL-IVA-01")
-    assert iva.message.startswith("Line 1: IVA is 91.90 but should be 91.07 ")
+    assert iva.message.startswith("Line 1: IVA is Q 91.90 but should be Q 91.07 ")
     assert iva.title == "Line IVA = taxable amount × rate of the taxable-unit code"
     signature = next(issue for issue in report.issues if issue.rule_id == "FEL-XSD-02")
     assert signature.message.startswith("The document has no ds:Signature")

@@ -1,19 +1,15 @@
-"""Printed names: DTE types (from the message catalogue), currencies, and frase texts (from the frases catalogue
+"""Printed names: DTE types (from the message catalogue) and frase texts (from the frases catalogue
 the caller gives)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import Decimal
 
 from ...core.catalogue import MESSAGES, render_text
 from ...core.text import Text
 from ...expressions.catalogues import FraseEntry
 
-__all__ = ["format_money", "frase_text", "tipo_name"]
-
-_SYMBOLS = {"GTQ": "Q", "USD": "US$", "EUR": "€", "MXN": "MX$"}
-
+__all__ = ["frase_text", "tipo_name"]
 
 def tipo_name(tipo: str | None, lang: str = "es") -> str:
     """Printed name of a DTE type (the code itself when unknown, "Documento" when there is none)."""
@@ -22,14 +18,6 @@ def tipo_name(tipo: str | None, lang: str = "es") -> str:
     if f"dte_type.{tipo}" not in MESSAGES.texts:
         return tipo
     return render_text(Text(f"dte_type.{tipo}"), lang)
-
-
-def format_money(amount: Decimal | None, currency: str = "GTQ") -> str:
-    """``Q 1,234.56``, ``US$ 1,234.56``; other currencies as ``HNL 1,234.56``."""
-    if amount is None:
-        return ""
-    symbol = _SYMBOLS.get(currency.upper(), currency.upper())
-    return f"{symbol} {amount:,.2f}" if amount >= 0 else f"-{symbol} {-amount:,.2f}"
 
 
 def frase_text(frases: Mapping[tuple[str, str], FraseEntry], tipo: str | None, escenario: str | None,

@@ -9,12 +9,12 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict
 
-from ...core.money import parse_decimal
+from ...core.money import format_money, format_number, parse_decimal
 from ...core.namespaces import PREFIXES
 from ...core.report import Report
 from ...document.facts import Address, Documento, Text
 from ...expressions.catalogues import FraseEntry
-from .catalogs import format_money, frase_text, tipo_name
+from .catalogs import frase_text, tipo_name
 from .labels import labels
 from .words import amount_in_words
 
@@ -172,9 +172,7 @@ def _number(field, *, money: bool = True) -> str:
     value = _amount(field)
     if value is None:
         return "" if field is None else field.raw
-    exponent = value.normalize().as_tuple().exponent
-    places = max(2 if money else 0, -exponent if isinstance(exponent, int) else 0)
-    return f"{value:,.{places}f}"
+    return format_number(value.normalize(), 2 if money else 0)
 
 
 def _date(text: str | None) -> str | None:
