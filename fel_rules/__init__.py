@@ -23,6 +23,7 @@ from .core.version import __version__
 if TYPE_CHECKING:
     from .batch import BatchCancelled, BatchError, BatchOptions, BatchResult, output_paths, run_batch
     from .batch.manifest import Entry, Manifest, Summary, first_error
+    from .core.atomic import describe_os_error
     from .core.catalogue import render_text
     from .core.config import Config
     from .core.errors import (
@@ -86,6 +87,7 @@ _HOMES = {
     "Text": ".core.text",
     "Totals": ".core.report",
     "Validator": ".engine",
+    "describe_os_error": ".core.atomic",
     "errors_in_brief": ".outputs.formats.text",
     "first_error": ".batch.manifest",
     "list_rules": ".ruleset.listing",
@@ -131,6 +133,7 @@ __all__ = [
     "Totals",
     "Validator",
     "__version__",
+    "describe_os_error",
     "errors_in_brief",
     "first_error",
     "list_rules",

@@ -190,3 +190,24 @@ def test_the_mcp_tools_say_it_in_spanish(tmp_path):
                 assert not ENGLISH.search(said), said
     finally:
         session.close()
+
+
+def test_a_renderer_failure_keeps_its_words_as_detail():
+    from fel_rules.outputs.render.api import render_failure
+
+    class LayoutError(Exception):
+        pass
+
+    failure = render_failure(LayoutError("Flowable <Table> too large on page 2 in frame 'normal'"))
+    assert "too large" in failure.detail and "too large" not in failure.message and "no cabe" in failure.message
+
+
+def test_a_system_error_is_said_in_spanish(tmp_path, capsys):
+    from fel_rules.core.catalogue import render_text
+    from fel_rules.core.foreign import os_error
+
+    assert render_text(os_error(PermissionError(13, "Permission denied"))) == "permiso denegado"
+    assert render_text(os_error(OSError(6, "No such device or address"))) == "error del sistema ENXIO"
+    assert main(["validate", str(tmp_path / ("x" * 300) / "f.xml")]) == 2
+    err = capsys.readouterr().err
+    assert not ENGLISH.search(err) and "File name too long" not in err, err

@@ -393,6 +393,14 @@ def collect_files(paths: Sequence[str], lang: str = "es") -> list[Path]:
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
+        try:
+            path.exists()
+        except OSError as exc:  # e.g. a name longer than the file system allows, which exists() does not swallow
+            from ..core.atomic import describe_os_error
+            from ..core.catalogue import error_texts
+
+            raise InputError(**error_texts(Text.of("cli.path_refused", path=path, reason=describe_os_error(exc))),
+                             detail=str(exc)) from None
         if path.is_dir():
             found = sorted(p for p in path.iterdir() if p.suffix.lower() == ".xml" and not p.is_dir())
             if not found:

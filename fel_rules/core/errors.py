@@ -98,7 +98,7 @@ class RenderError(FelRulesError):
     or ``write``."""
 
     def __init__(self, message: str, *, message_en: str | None = None, report: object | None = None,
-                 reason: str | None = None) -> None:
-        super().__init__(message, message_en=message_en)
+                 reason: str | None = None, detail: str | None = None) -> None:
+        super().__init__(message, message_en=message_en, detail=detail)
         self.report = report
         self.reason = reason

@@ -13,14 +13,15 @@ those libraries.
 from __future__ import annotations
 
 import decimal
+import errno
 import re
 from collections.abc import Mapping
 
 from .text import Text
 
 __all__ = [
-    "PYDANTIC_TYPES", "evaluation", "pydantic_error", "python_syntax", "regex_error", "template_error", "xml_syntax",
-    "xpath_error", "yaml_error",
+    "PYDANTIC_TYPES", "evaluation", "os_error", "pydantic_error", "python_syntax", "regex_error", "template_error",
+    "xml_syntax", "xpath_error", "yaml_error",
 ]
 
 _Table = list[tuple[re.Pattern[str], str]]
@@ -257,3 +258,36 @@ def evaluation(exc: BaseException) -> Text:
     if isinstance(exc, RecursionError | MemoryError):
         return Text("foreign.eval.too_complex")
     return Text("foreign.eval.other")
+
+
+# ---- the operating system ----------------------------------------------------------------------------------
+
+_OS_ERRORS = {  # errno → catalogue text
+    errno.ENOSPC: "os_error.no_space",
+    errno.EDQUOT: "os_error.quota",
+    errno.EROFS: "os_error.read_only",
+    errno.EACCES: "os_error.access",
+    errno.EPERM: "os_error.not_permitted",
+    errno.ENOENT: "os_error.not_found",
+    errno.ENOTDIR: "os_error.not_a_folder",
+    errno.EISDIR: "os_error.is_a_folder",
+    errno.ENAMETOOLONG: "os_error.name_too_long",
+    errno.EIO: "os_error.io",
+    errno.ELOOP: "os_error.symlink",
+    errno.EBUSY: "os_error.busy",
+    errno.EMFILE: "os_error.too_many_open",
+    errno.ENFILE: "os_error.too_many_open",
+    errno.EINVAL: "os_error.invalid",
+    errno.EILSEQ: "os_error.invalid",
+    errno.ETXTBSY: "os_error.busy",
+}
+
+
+def os_error(exc: OSError) -> Text:
+    """Why the operating system refused a file operation (the system's words are English: ``Permission
+    denied``); an error no text knows is named by its code (``error del sistema ENXIO``)."""
+    id = _OS_ERRORS.get(exc.errno) if exc.errno is not None else None
+    if id is not None:
+        return Text(id)
+    code = errno.errorcode.get(exc.errno, str(exc.errno)) if exc.errno is not None else type(exc).__name__
+    return Text.of("os_error.other", code=code)

@@ -12,7 +12,7 @@ from ..checks import CheckKind, RuleEnv, get_check_kind
 from ..checks.registry import known_kinds
 from ..core.catalogue import error_texts
 from ..core.errors import CheckKindError, RuleFileError
-from ..core.foreign import pydantic_error, template_error
+from ..core.foreign import os_error, pydantic_error, template_error
 from ..core.resources import BUILTIN_RULES_DIR
 from ..core.templates import TemplateError, template_fields
 from ..core.text import Text
@@ -346,8 +346,8 @@ def apply_profile(catalog: RuleCatalog, path: Path) -> RuleCatalog:
     try:
         exists = path.is_file()
     except OSError as exc:  # e.g. a profile name longer than the filesystem allows (ENAMETOOLONG)
-        raise RuleFileError(f"no se pudo leer el perfil: {exc.strerror or exc}",
-                            message_en=f"cannot read the profile: {exc.strerror or exc}", path=str(path)) from exc
+        raise RuleFileError(**error_texts(Text.of("profile.cannot_read", reason=os_error(exc))), path=str(path),
+                            detail=str(exc)) from exc
     if not exists:
         raise RuleFileError("el perfil no existe", message_en="profile does not exist", path=str(path))
     data = load_yaml(path)

@@ -17,6 +17,7 @@ from ...core.atomic import UnsafeTarget, describe_os_error, write_atomic
 from ...core.catalogue import error_texts, render_text
 from ...core.config import Config
 from ...core.errors import RenderError
+from ...core.foreign import evaluation
 from ...core.inputs import InputTooLarge, describe_read_error, read_input, readable_name
 from ...core.owned import own_pdf
 from ...core.report import Report
@@ -82,17 +83,17 @@ def render_document(report: Report, facts: Documento | Anulacion | None, *,
                           header_mm=settings.header_mm)
     except Exception as exc:  # noqa: BLE001 - a layout failure is one clear line, and the verdict stands
         failure = render_failure(exc)
-        raise RenderError(failure.message, message_en=failure.message_en, report=report, reason="layout") from exc
+        raise RenderError(failure.message, message_en=failure.message_en, report=report, reason="layout",
+                          detail=failure.detail) from exc
     return RenderResult(pdf=pdf, view=view, report=report)
 
 
 def render_failure(exc: Exception) -> RenderError:
     """The renderer's own failure (reportlab, Pillow…) as one line; it says nothing about the document's validity."""
     lines = f"{type(exc).__name__}: {exc}".splitlines()
-    detail = " ".join(line.strip() for line in lines)[:300]
-    return RenderError(f"No se pudo componer el PDF (el veredicto de validación no cambia): {detail}",
-                       message_en=f"Could not lay out the PDF (the validation verdict stands): {detail}",
-                       reason="layout")
+    said = " ".join(line.strip() for line in lines)[:300]
+    reason = Text("render.does_not_fit") if type(exc).__name__ == "LayoutError" else evaluation(exc)
+    return RenderError(**error_texts(Text.of("render.layout_failed", reason=reason)), reason="layout", detail=said)
 
 
 def render_file(source: str | Path, out: str | Path | None = None, *, settings: RenderSettings | None = None,
