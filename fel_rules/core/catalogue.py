@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib.resources import files
 from types import MappingProxyType
-from typing import Protocol
+from typing import Protocol, TypedDict
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -22,7 +22,7 @@ from .templates import render_template, template_fields
 from .text import LANGUAGES, Text, Wording, say
 
 __all__ = [
-    "LANGUAGES", "MESSAGES", "Catalogue", "Entry", "RuleSources", "RuleTexts", "Wording", "error_texts",
+    "LANGUAGES", "MESSAGES", "Catalogue", "Entry", "ErrorTexts", "RuleSources", "RuleTexts", "Wording", "error_texts",
     "load_catalogue", "render_text", "render_values", "rule_entry", "say",
 ]
 
@@ -174,7 +174,14 @@ def render_values(values: Mapping[str, object], lang: str, catalogue: Catalogue 
     return {name: render_text(value, lang, catalogue) for name, value in values.items()}
 
 
-def error_texts(value: object, catalogue: Catalogue = MESSAGES) -> dict[str, str]:
+class ErrorTexts(TypedDict):
+    """The two texts of an error: Spanish and English."""
+
+    message: str
+    message_en: str
+
+
+def error_texts(value: object, catalogue: Catalogue = MESSAGES) -> ErrorTexts:
     """``value`` said in Spanish and in English, as the ``message`` and ``message_en`` of a
     :class:`~fel_rules.core.errors.FelRulesError`."""
     return {"message": render_text(value, "es", catalogue), "message_en": render_text(value, "en", catalogue)}

@@ -121,11 +121,14 @@ def load_yaml(path: Path) -> Any:
         problem = getattr(exc, "problem", None) or getattr(exc, "reason", None) or str(exc)
         if "nesting depth" in problem:  # libyaml's own limit, past ours
             raise _too_deep(text, path) from None
-        if mark is None and getattr(exc, "position", None) is not None:  # a ReaderError: a character offset
-            line = text.count("\n", 0, exc.position) + 1
-            column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
-        else:
-            line, column = (mark.line + 1, mark.column + 1) if mark else (None, None)
+        line: int | None = None
+        column: int | None = None
+        offset = getattr(exc, "position", None)
+        if mark is None and isinstance(offset, int):  # a ReaderError: a character offset
+            line = text.count("\n", 0, offset) + 1
+            column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        elif mark is not None:
+            line, column = mark.line + 1, mark.column + 1
         raise RuleFileError(
             **error_texts(Text.of("yaml.invalid", reason=yaml_error(problem))),
             path=str(path), line=line, column=column, detail=str(exc),
