@@ -1,5 +1,5 @@
-"""Printed names: DTE types (from the message catalogue), currencies, and frase texts (from the frases catalogue
-the caller gives)."""
+"""Printed names: DTE types and taxes (from the message catalogue), currencies, and frase texts (from the frases
+catalogue the caller gives)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from ...core.catalogue import MESSAGES, render_text
 from ...core.text import Text
 from ...expressions.catalogues import FraseEntry
 
-__all__ = ["format_money", "frase_text", "tipo_name"]
+__all__ = ["format_money", "frase_text", "tax_name", "tipo_name"]
 
 _SYMBOLS = {"GTQ": "Q", "USD": "US$", "EUR": "€", "MXN": "MX$"}
 
@@ -22,6 +22,14 @@ def tipo_name(tipo: str | None, lang: str = "es") -> str:
     if f"dte_type.{tipo}" not in MESSAGES.texts:
         return tipo
     return render_text(Text(f"dte_type.{tipo}"), lang)
+
+
+def tax_name(nombre_corto: str | None, lang: str = "es") -> str:
+    """The name a tax is printed with (``PETROLEO`` → ``IDP``), from the catalogue's ``tax.*`` texts; a tax the
+    catalogue does not name is printed as the document writes it."""
+    code = " ".join((nombre_corto or "").split())
+    key = f"tax.{code.upper()}"
+    return render_text(Text(key), lang) if key in MESSAGES.texts else code
 
 
 def format_money(amount: Decimal | None, currency: str = "GTQ") -> str:

@@ -8,9 +8,8 @@ from functools import cache
 import qrcode
 from qrcode import LUT, base, util
 from qrcode.constants import ERROR_CORRECT_M
-from reportlab.platypus import Flowable
 
-__all__ = ["QRCodeFlowable", "qr_matrix"]
+__all__ = ["draw_qr", "qr_matrix"]
 
 
 def qr_matrix(data: str) -> list[list[bool]]:
@@ -123,29 +122,19 @@ def _interleaved(blocks) -> list[int]:
     return [block[i] for i in range(longest) for block in blocks if i < len(block)]
 
 
-class QRCodeFlowable(Flowable):
-    """A square QR code of side ``size`` points; dark modules are drawn as merged horizontal runs."""
-
-    def __init__(self, data: str, size: float, color=None) -> None:
-        super().__init__()
-        self.matrix = qr_matrix(data)
-        self.size = size
-        self.color = color
-        self.width = self.height = size
-
-    def draw(self) -> None:
-        canvas = self.canv
-        count = len(self.matrix)
-        canvas.saveState()
-        canvas.setFillColorRGB(1, 1, 1)
-        canvas.rect(0, 0, self.size, self.size, stroke=0, fill=1)
-        if self.color is not None:
-            canvas.setFillColor(self.color)
-        else:
-            canvas.setFillColorRGB(0, 0, 0)
-        canvas.scale(self.size / count, self.size / count)  # one unit per module: whole numbers below
-        canvas.addLiteral(f"{_runs(self.matrix)} f")  # one path, filled once
-        canvas.restoreState()
+def draw_qr(canvas, data: str, x: float, y: float, size: float) -> None:
+    """The QR of ``data`` as a square of side ``size`` points with its bottom-left corner at ``(x, y)``: a white
+    ground, then the dark modules merged into horizontal runs, one path filled once."""
+    matrix = qr_matrix(data)
+    count = len(matrix)
+    canvas.saveState()
+    canvas.setFillColorRGB(1, 1, 1)
+    canvas.rect(x, y, size, size, stroke=0, fill=1)
+    canvas.setFillColorRGB(0, 0, 0)
+    canvas.translate(x, y)
+    canvas.scale(size / count, size / count)  # one unit per module: whole numbers below
+    canvas.addLiteral(f"{_runs(matrix)} f")
+    canvas.restoreState()
 
 
 def _runs(matrix: list[list[bool]]) -> str:
