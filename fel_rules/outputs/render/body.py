@@ -6,7 +6,7 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
-from .compose import Band, Block, Lines, Part, beside, stack
+from .compose import Band, Block, Lines, Part, stack
 from .kit import Kit
 from .qr import draw_qr
 from .table import Column, table_bands
@@ -104,7 +104,7 @@ def _totals(view: InvoiceView, kit: Kit) -> Band:
                   + kit.measure(kit.clean(value), size=big if grand else size, bold=grand)
                   for label, value, grand in rows) + 6 * mm
     words = [kit.text(f"{labels['en_letras']}:", width, bold=True, size=size - 0.5)]
-    block_width = width if kit.page.narrow else min(max(natural, 72 * mm), 0.6 * width)
+    block_width = width if kit.page.ticket else min(max(natural, (56 if kit.page.narrow else 72) * mm), 0.6 * width)
     lines: list[Part] = []
     for label, value, grand in rows:
         if grand:
@@ -163,7 +163,7 @@ def _certification(view: InvoiceView, kit: Kit, qr_size: float) -> Band:
     if view.qr_url is None:
         block = kit.small(labels["sin_certificar"], width)
         return Band(block.height, _at(block, width))
-    ticket = kit.page.narrow
+    ticket = kit.page.ticket
     qr = min(qr_size, width * (0.6 if ticket else 0.3))
     text_width = width if ticket else width - qr - kit.gap
     align = "center" if kit.page.ticket else "left"
@@ -177,7 +177,7 @@ def _certification(view: InvoiceView, kit: Kit, qr_size: float) -> Band:
     url = view.qr_url
     if ticket:
         height = qr + 2 * mm + text.height
-        left = (width - qr) / 2 if kit.page.ticket else 0.0
+        left = (width - qr) / 2
 
         def draw_below(canvas: Canvas, x: float, top: float) -> None:
             draw_qr(canvas, url, x + left, top - qr, qr)

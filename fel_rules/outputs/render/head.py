@@ -61,8 +61,14 @@ def _stacked_header(view: InvoiceView, kit: Kit, logo: ImageReader | None, *, ce
         emisor_width = width - (logo_width + gap if logo else 0)
         emisor = stack(_emisor(view, kit, emisor_width))
         top_part = beside([(logo_width, picture), (emisor_width, emisor)], gap) if logo else emisor
-    align = "center" if centered else "left"
-    box = boxed(_document_box(view, kit, width - 2 * _BOX_PAD, align), _BOX_PAD, fill=kit.theme.header_fill)
+    inner = width - 2 * _BOX_PAD
+    if centered:  # a thermal roll prints no solid fill: the box is outlined, its text in ink
+        box = boxed(_document_box(view, kit, inner, "center", ink=True), _BOX_PAD, stroke=kit.theme.ink)
+    else:  # the type on the left, serie, número and date on the right
+        half = (inner - gap) / 2
+        left = stack(_box_title(view, kit, half, "left", kit.theme.accent_text))
+        right = stack(_box_numbers(view, kit, half, "left", kit.theme.accent_text))
+        box = boxed(beside([(half, left), (half, right)], gap), _BOX_PAD, fill=kit.theme.header_fill)
     whole = stack([top_part, 3 * mm, box])
     return Band(whole.height, lambda canvas, x, top: whole.draw(canvas, x, top, width))
 
@@ -81,29 +87,38 @@ def _emisor(view: InvoiceView, kit: Kit, width: float, align: str = "left") -> l
     return parts
 
 
-def _document_box(view: InvoiceView, kit: Kit, inner: float, align: str) -> Block:
-    """Inside the coloured box: the caption, the document type, serie and número in large type, the date."""
-    labels, size, white = view.labels, kit.size, kit.theme.accent_text
+def _document_box(view: InvoiceView, kit: Kit, inner: float, align: str, *, ink: bool = False) -> Block:
+    """Inside the box: the caption, the document type, serie and número in large type, the date."""
+    color = kit.theme.ink if ink else kit.theme.accent_text
+    return stack([*_box_title(view, kit, inner, align, color), *_box_numbers(view, kit, inner, align, color)])
+
+
+def _box_title(view: InvoiceView, kit: Kit, inner: float, align: str, color) -> list[Part]:
+    size = kit.size
     big = size + 6.5
-    parts: list[Part] = [
-        kit.text(labels["dte"].upper(), inner, size=size - 2.5, bold=True, color=white, align=align), 1.0,
-        kit.text(view.title, inner, bold=True, color=white, align=align, sizes=(big, big - 2, big - 4), max_lines=2),
-    ]
+    return [kit.text(view.labels["dte"].upper(), inner, size=size - 2.5, bold=True, color=color, align=align), 1.0,
+            kit.text(view.title, inner, bold=True, color=color, align=align, sizes=(big, big - 2, big - 4),
+                     max_lines=2)]
+
+
+def _box_numbers(view: InvoiceView, kit: Kit, inner: float, align: str, color) -> list[Part]:
+    labels, size = view.labels, kit.size
+    parts: list[Part] = []
     if view.serie or view.numero:
         half = (inner - 2 * mm) / 2
         numbers = size + 3.5
         columns = []
         for label, value in ((labels["serie"], view.serie), (labels["numero"], view.numero)):
             columns.append((half, stack([
-                kit.text(label.upper(), half, size=size - 2, color=white, align=align),
-                kit.text(value or "—", half, bold=True, color=white, align=align,
+                kit.text(label.upper(), half, size=size - 2, color=color, align=align),
+                kit.text(value or "—", half, bold=True, color=color, align=align,
                          sizes=(numbers, numbers - 1.5, numbers - 3), max_lines=1),
             ])))
         parts += [2.5, beside(columns, 2 * mm)]
     if view.fecha_emision:
-        parts += [2.5, kit.text(labels["emision"].upper(), inner, size=size - 2, color=white, align=align),
-                  kit.text(view.fecha_emision, inner, color=white, align=align)]
-    return stack(parts)
+        parts += [2.5, kit.text(labels["emision"].upper(), inner, size=size - 2, color=color, align=align),
+                  kit.text(view.fecha_emision, inner, color=color, align=align)]
+    return parts
 
 
 def parties_band(view: InvoiceView, kit: Kit) -> Band:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from reportlab.lib.units import mm
 
 __all__ = ["MAX_PAGE_HEIGHT", "PAGES", "PageSize"]
