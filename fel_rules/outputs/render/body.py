@@ -207,7 +207,7 @@ def _rule_band(kit: Kit) -> Band:
     return Band(1.0, lambda canvas, x, top: rule.draw(canvas, x, top - 0.5, kit.width))
 
 
-def _at(block: Part, width: float):
+def _at(block: Lines | Block, width: float):
     """A band's drawing of ``block`` across ``width``."""
     return lambda canvas, x, top: block.draw(canvas, x, top, width)
 

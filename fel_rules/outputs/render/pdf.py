@@ -50,7 +50,8 @@ def render_view(view: InvoiceView, *, theme_name: str = "clasico", logo: bytes |
         height = min(MAX_PAGE_HEIGHT, size.top + sum(band.height for band in bands) + size.bottom + 1)
     pages = paginate(bands, height - size.top, height - size.top - _RUNNING_HEAD, size.bottom)
     buffer = io.BytesIO()
-    canvas = Canvas(buffer, pagesize=(size.width, height), invariant=1)
+    canvas = Canvas(buffer, pagesize=(size.width, height), invariant=1, initialFontName=theme.font,
+                    initialFontSize=size.font_size)  # no page refers to a font that is not embedded
     canvas.setTitle(" ".join(part for part in (view.title, view.serie, view.numero) if part))
     canvas.setAuthor(view.emisor.name)
     canvas.setSubject("FEL")
