@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from reportlab.lib.colors import Color
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
 from .fonts import ascent
@@ -43,17 +44,22 @@ class Lines:
 
     def draw(self, canvas: Canvas, x: float, top: float, width: float) -> None:
         """Draw the lines with their first line's top at ``top``, within ``width`` from ``x``."""
-        canvas.setFont(self.font, self.size)
-        canvas.setFillColor(self.color)
+        if not any(self.lines):
+            return
+        text = canvas.beginText()  # one text object for all the lines
+        text.setFont(self.font, self.size)
+        text.setFillColor(self.color)
         baseline = top - ascent(self.size)
         for line in self.lines:
-            if self.align == "right":
-                canvas.drawRightString(x + width, baseline, line)
-            elif self.align == "center":
-                canvas.drawCentredString(x + width / 2, baseline, line)
+            if self.align == "left":
+                left = x
             else:
-                canvas.drawString(x, baseline, line)
+                room = width - stringWidth(line, self.font, self.size)
+                left = x + (room if self.align == "right" else room / 2)
+            text.setTextOrigin(left, baseline)
+            text.textOut(line)
             baseline -= self.leading
+        canvas.drawText(text)
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ class TextCleaner:
 
     def __init__(self) -> None:
         faces = register_fonts()
-        self._covered = faces[REGULAR] & faces[BOLD]
+        self._covered = frozenset(map(chr, faces[REGULAR] & faces[BOLD]))
         self.missing: set[str] = set()
 
     def __call__(self, text: str | None) -> str:
@@ -69,12 +69,12 @@ class TextCleaner:
         if not text:
             return ""
         text = " ".join(unicodedata.normalize("NFC", text).split())
-        if text.isascii():
+        if text.isascii() or self._covered.issuperset(text):
             return text
         return "".join(self._glyph(char) for char in text)
 
     def _glyph(self, char: str) -> str:
-        if ord(char) in self._covered:
+        if char in self._covered:
             return char
         if _invisible(char):
             return ""
