@@ -14,7 +14,7 @@ from reportlab.lib.colors import Color
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
-from .fonts import ascent
+from .fonts import ascent, line_height
 
 __all__ = ["Band", "Block", "Lines", "Part", "Placed", "beside", "boxed", "paginate", "stack"]
 
@@ -35,7 +35,7 @@ class Lines:
     @property
     def leading(self) -> float:
         """Distance between baselines (the font's full height: lines never overlap)."""
-        return 1.2 * self.size
+        return line_height(self.size)
 
     @property
     def height(self) -> float:

@@ -12,7 +12,7 @@ import threading
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["BOLD", "REGULAR", "TextCleaner", "ascent", "descent", "register_fonts"]
+__all__ = ["BOLD", "REGULAR", "TextCleaner", "ascent", "line_height", "register_fonts"]
 
 REGULAR = "FiraSans"
 BOLD = "FiraSans-Bold"
@@ -35,6 +35,8 @@ def register_fonts() -> dict[str, frozenset[int]]:
                 font = TTFont(name, path)
                 pdfmetrics.registerFont(font)
                 covered[name] = frozenset(font.face.charToGlyph)
+                _METRICS["ascent"] = max(_METRICS["ascent"], font.face.ascent / 1000)
+                _METRICS["descent"] = max(_METRICS["descent"], -font.face.descent / 1000)
             _registered.update(covered)
     return _registered
 
@@ -45,14 +47,18 @@ def _font_paths() -> dict[str, str]:
     return {name: str(ROOT / "files" / file) for name, file in _FILES.items()}
 
 
+#: The faces' ascent and descent, in ems (read from the fonts when they are registered).
+_METRICS = {"ascent": 0.0, "descent": 0.0}
+
+
 def ascent(size: float) -> float:
-    """Height above the baseline of the tallest letters, at ``size`` points."""
-    return 0.935 * size
+    """Height above the baseline of the tallest letters (accented capitals), at ``size`` points."""
+    return _METRICS["ascent"] * size
 
 
-def descent(size: float) -> float:
-    """Depth below the baseline (positive), at ``size`` points."""
-    return 0.265 * size
+def line_height(size: float) -> float:
+    """Distance between baselines: the faces' full height, and at least 1.2 × ``size`` (lines never overlap)."""
+    return max(1.2, _METRICS["ascent"] + _METRICS["descent"]) * size
 
 
 class TextCleaner:

@@ -10,6 +10,7 @@ from reportlab.lib.colors import Color
 from reportlab.pdfgen.canvas import Canvas
 
 from .compose import Band, Lines
+from .fonts import line_height
 from .kit import Kit
 from .textfit import wrap
 
@@ -49,7 +50,7 @@ def table_bands(kit: Kit, columns: Sequence[Column], rows: Sequence[Sequence[str
                         theme.accent_text, c.align) for c, w in zip(columns, widths, strict=True)]
         head = _band(titles, widths, fill=theme.header_fill, keep=True)
         bands.append(head)
-    limit = max(3, int((0.45 * kit.body_room - _TOP - _BOTTOM) / (1.2 * size)))  # lines of one band at most
+    limit = max(3, int((0.45 * kit.body_room - _TOP - _BOTTOM) / line_height(size)))  # lines of one band at most
     for index, row in enumerate(cells):
         laid = []
         for column, width, cell in zip(columns, widths, row, strict=True):
