@@ -18,6 +18,7 @@ __all__ = ["Column", "table_bands"]
 
 _PAD = 3.5  # points left and right of a cell's text
 _TOP, _BOTTOM = 2.6, 3.0  # points above and below a row's text
+_ROW_LINES = 8  # lines of a row per band: a longer row continues on further bands
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ def table_bands(kit: Kit, columns: Sequence[Column], rows: Sequence[Sequence[str
                 size: float | None = None, header: bool = True, zebra: bool = True,
                 min_flex_share: float = 0.4) -> list[Band]:
     """The bands of a table spanning the content width: the header (kept with the first row) and one band per
-    row, or several for a row taller than a share of the page."""
+    row, or one per few lines of a tall row (which so fills the page and goes on on the next one)."""
     size = size or kit.size - 0.5
     cells = [[kit.clean(cell) for cell in row] for row in rows]
     widths = _widths(kit, columns, cells, size, header, min_flex_share)
@@ -50,7 +51,8 @@ def table_bands(kit: Kit, columns: Sequence[Column], rows: Sequence[Sequence[str
                         theme.accent_text, c.align) for c, w in zip(columns, widths, strict=True)]
         head = _band(titles, widths, fill=theme.header_fill, keep=True)
         bands.append(head)
-    limit = max(3, int((0.45 * kit.body_room - _TOP - _BOTTOM) / line_height(size)))  # lines of one band at most
+    # a tall row is laid out in bands of a few lines: the page takes as many as it has room for
+    limit = max(1, min(_ROW_LINES, int((0.45 * kit.body_room - _TOP - _BOTTOM) / line_height(size))))
     for index, row in enumerate(cells):
         laid = []
         for column, width, cell in zip(columns, widths, row, strict=True):
