@@ -40,6 +40,7 @@ from .core.report import (
 from .core.text import Text
 from .core.version import __version__
 from .core.xmlpath import element_xpath
+from .document.adenda import read_adenda
 from .document.facts import Anulacion, Documento, extract_facts
 from .document.parse import parse_xml
 from .document.schema import (
@@ -163,6 +164,7 @@ class Validator:
         refused = self._beyond_limits(root)
         if refused is not None:  # bounded work: refused before the schema and the rules
             return self._finish(path, sha256, [self._say(refused)], ["error"], None, started)
+        adenda = read_adenda(root) if lines else None  # printed on the PDF only
         strip_adendas(root)  # free-form certifier data: neither the schema nor the rules look inside
         schema = check_schema(self.schema_set, root, source=data, max_errors=self.config.max_schema_errors,
                               engine=self.config.schema_engine)
@@ -170,6 +172,8 @@ class Validator:
         statuses = [parsed.status, schema.status]
         try:  # the facts of the lines only when the caller wants them (checks read them lazily)
             facts = extract_facts(root, lines=lines)
+            if adenda is not None and adenda.entries and isinstance(facts, Documento):
+                facts = facts.model_copy(update={"adenda": adenda.entries, "adenda_omitted": adenda.omitted})
         except Exception as exc:  # noqa: BLE001 - never a traceback, never a silent pass
             issues.append(self._say(_engine_failure("facts", exc)))
             return self._finish(path, sha256, issues, [*statuses, "error"], None, started)

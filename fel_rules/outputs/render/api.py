@@ -27,13 +27,14 @@ from ...engine import Validator
 from ...expressions.catalogues import FraseEntry
 from ..formats.text import errors_in_brief
 from .pdf import render_view
-from .settings import DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS, RenderSettings
+from .settings import DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS, RenderSettings, logo_for
 from .view import InvoiceView, build_view
 
 __all__ = ["RenderResult", "load_logo", "render_bytes", "render_document", "render_failure", "render_file",
            "render_xml"]
 
 _SHOWN_ERRORS = 5
+_SHOWN_GLYPHS = 12
 _DEFAULT_LIMITS = (DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS)
 
 
@@ -45,6 +46,17 @@ class RenderResult:
     view: InvoiceView
     report: Report
     path: Path | None = None
+    missing_glyphs: tuple[str, ...] = ()
+
+    @property
+    def warnings(self) -> list[Text]:
+        """What the reader of the PDF should know: the characters printed as ``[U+XXXX]`` for want of a glyph."""
+        if not self.missing_glyphs:
+            return []
+        chars = ", ".join(f"{char} (U+{ord(char):04X})" for char in self.missing_glyphs[:_SHOWN_GLYPHS])
+        if len(self.missing_glyphs) > _SHOWN_GLYPHS:
+            chars += " …"
+        return [Text.of("render.missing_glyphs", count=len(self.missing_glyphs), chars=chars)]
 
 
 def render_bytes(data: bytes, *, settings: RenderSettings | None = None, force: bool = False,
@@ -76,16 +88,20 @@ def render_document(report: Report, facts: Documento | Anulacion | None, *,
     if invalid and not force:
         raise RenderError(**error_texts(Text.of("render.invalid", errors=_errors(report))), report=report,
                           reason="invalid")
-    logo = load_logo(settings.logo, settings)
+    logo = load_logo(logo_for(settings, _emisor_nit(facts)), settings)
     try:
         view = build_view(facts, report, frases=frases, lang=settings.lang, invalid=invalid)
-        pdf = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
-                          header_mm=settings.header_mm)
+        rendered = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
+                               header_mm=settings.header_mm, page=settings.page)
     except Exception as exc:  # noqa: BLE001 - a layout failure is one clear line, and the verdict stands
         failure = render_failure(exc)
         raise RenderError(failure.message, message_en=failure.message_en, report=report, reason="layout",
                           detail=failure.detail) from exc
-    return RenderResult(pdf=pdf, view=view, report=report)
+    return RenderResult(pdf=rendered.pdf, view=view, report=report, missing_glyphs=rendered.missing)
+
+
+def _emisor_nit(facts: Documento) -> str | None:
+    return facts.emisor.nit.value if facts.emisor is not None and facts.emisor.nit is not None else None
 
 
 def render_failure(exc: Exception) -> RenderError:
@@ -131,7 +147,8 @@ def _written(result: RenderResult, target: Path, roots: Sequence[Path], source: 
             f"No se pudo escribir {target}: {render_text(describe_os_error(exc))}",
             message_en=f"Could not write {target}: {render_text(describe_os_error(exc), 'en')}", reason="write",
         ) from exc
-    return RenderResult(pdf=result.pdf, view=result.view, report=result.report, path=target)
+    return RenderResult(pdf=result.pdf, view=result.view, report=result.report, path=target,
+                        missing_glyphs=result.missing_glyphs)
 
 
 def _pdf_target(source: Path, out: str | Path | None, output_dir: Path) -> Path:

@@ -1,5 +1,5 @@
-"""Printed names: DTE types (from the message catalogue) and frase texts (from the frases catalogue
-the caller gives)."""
+"""Printed names: DTE types and taxes (from the message catalogue) and frase texts (from the frases catalogue the
+caller gives)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from ...core.catalogue import MESSAGES, render_text
 from ...core.text import Text
 from ...expressions.catalogues import FraseEntry
 
-__all__ = ["frase_text", "tipo_name"]
+__all__ = ["frase_text", "tax_name", "tipo_name"]
+
 
 def tipo_name(tipo: str | None, lang: str = "es") -> str:
     """Printed name of a DTE type (the code itself when unknown, "Documento" when there is none)."""
@@ -18,6 +19,14 @@ def tipo_name(tipo: str | None, lang: str = "es") -> str:
     if f"dte_type.{tipo}" not in MESSAGES.texts:
         return tipo
     return render_text(Text(f"dte_type.{tipo}"), lang)
+
+
+def tax_name(nombre_corto: str | None, lang: str = "es") -> str:
+    """The name a tax is printed with (``PETROLEO`` → ``IDP``), from the catalogue's ``tax.*`` texts; a tax the
+    catalogue does not name is printed as the document writes it."""
+    code = " ".join((nombre_corto or "").split())
+    key = f"tax.{code.upper()}"
+    return render_text(Text(key), lang) if key in MESSAGES.texts else code
 
 
 def frase_text(frases: Mapping[tuple[str, str], FraseEntry], tipo: str | None, escenario: str | None,
