@@ -1,8 +1,11 @@
-"""The plain-path finders give exactly what XPath gives: same nodes, same order, on every node they may start from."""
+"""The path finders give exactly what XPath gives: same nodes, same order, the same attributes (with their element
+and name), the same counts and booleans, on every node they may start from."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
 from fel_rules import Config, Validator
@@ -49,20 +52,35 @@ def test_finder_gives_what_xpath_gives(path: str, namespaces: dict) -> None:
     for root in DOCUMENTS:
         memo: dict = {}
         for node in root.iter(etree.Element):
-            assert finder(node, memo) == xpath(node), (path, root.getroottree().getpath(node))
-            assert finder(node, memo) == xpath(node), "again, from the memo"
+            assert_same(finder(node, memo), xpath(node), (path, root.getroottree().getpath(node)))
+            assert_same(finder(node, memo), xpath(node), "again, from the memo")
+
+
+def assert_same(found: object, expected: object, where: object) -> None:
+    """``found`` is what XPath gave: the same type of result, the same nodes; an attribute by value, element
+    and name."""
+    assert type(found) is type(expected), where
+    assert found == expected, where
+    if isinstance(expected, list):
+        for mine, theirs in zip(found, expected, strict=True):
+            if isinstance(theirs, str):
+                assert (mine.getparent(), mine.attrname, mine.is_attribute) == (
+                    theirs.getparent(), theirs.attrname, theirs.is_attribute), where
+            else:
+                assert mine is theirs, where
 
 
 
-#: Predicates on children that have several values, nested text, comments, a "/" in the compared text.
-TRICKY = etree.fromstring(f"""<dte:R xmlns:dte="{DTE}">
-  <dte:I><dte:N>IVA</dte:N><dte:N>ISR</dte:N><dte:M>1</dte:M></dte:I>
-  <dte:I><dte:N>I<!-- c -->VA</dte:N><dte:M>2</dte:M></dte:I>
-  <dte:I><dte:N>I<dte:x>V</dte:x>A</dte:N><dte:M>3</dte:M><dte:M>4</dte:M></dte:I>
-  <dte:I><dte:N> IVA</dte:N><dte:M>5</dte:M></dte:I>
-  <dte:I><dte:N>a/b</dte:N><dte:M>6</dte:M></dte:I>
-  <dte:I><dte:N/><dte:M>7</dte:M></dte:I>
-  <dte:I><dte:M>8</dte:M></dte:I>
+#: Predicates on children that have several values, nested text, comments, a "/" in the compared text, numbers
+#: as XPath reads them (blanks around, a zero fraction, a sign, an exponent libxml2 accepts, too many digits).
+TRICKY = etree.fromstring(f"""<dte:R xmlns:dte="{DTE}" A="1">
+  <dte:I C=" 1 "><dte:N>IVA</dte:N><dte:N>ISR</dte:N><dte:M>1</dte:M><dte:K>1.0</dte:K></dte:I>
+  <dte:I C="01"><dte:N>I<!-- c -->VA</dte:N><dte:M>2</dte:M><dte:K> 2 </dte:K></dte:I>
+  <dte:I C="1e0"><dte:N>I<dte:x>V</dte:x>A</dte:N><dte:M>3</dte:M><dte:M>4</dte:M><dte:K>-0</dte:K></dte:I>
+  <dte:I C="+1"><dte:N> IVA</dte:N><dte:M>5</dte:M><dte:K>.5</dte:K></dte:I>
+  <dte:I C="1.5"><dte:N>a/b</dte:N><dte:M>6</dte:M><dte:K>0.99999999999999999999</dte:K></dte:I>
+  <dte:I C=""><dte:N/><dte:M>7</dte:M><dte:K>1234567890123456</dte:K></dte:I>
+  <dte:I><dte:M>8</dte:M><dte:K>1\u00a0</dte:K><dte:K>14</dte:K></dte:I>
 </dte:R>""")
 
 
@@ -71,6 +89,17 @@ TRICKY = etree.fromstring(f"""<dte:R xmlns:dte="{DTE}">
     "/dte:GTDocumento/dte:SAT/dte:DTE/dte:DatosEmision", "dte:I[dte:N='IVA']/dte:M", "dte:I[dte:N!='IVA']/dte:M",
     "dte:I[dte:N = \"a/b\"]/dte:M", "dte:I[ dte:N != '' ]", "dte:I[dte:N='']/dte:M", "/dte:R[dte:I='IVA']",
     "/dte:R/dte:I[dte:M='4']/dte:N", "../dte:I[dte:N='IVA']", "dte:Impuestos/dte:Impuesto[dte:NombreCorto='IVA']",
+    # attributes, self, numbers, several predicates, and/or/not, paths compared with paths, count and boolean
+    "@A", "dte:I/@C", "../@A", "../../dte:R/@A", "../../dte:GTDocumento", "../../../dte:R", ".", "./dte:M", "@Nada",
+    "dte:I[@C = 1]", "dte:I[@C != 1]", "dte:I[dte:K = 1]", "dte:I[dte:K = 2]", "dte:I[dte:K != 2]", "dte:I[dte:K = 0]",
+    "dte:I[dte:K = 14]", "dte:I[dte:M = 4]", "dte:I[dte:M = '4'][dte:N]", "dte:I[dte:N][not(dte:N = 'IVA')]",
+    "dte:I[dte:N = 'IVA' or dte:M = 7]", "dte:I[dte:N and dte:M = 1]", "dte:I[not(dte:N = 'IVA' or dte:N = '')]",
+    "dte:I[(dte:M = 3 or dte:M = 5) and not(dte:K)]", "dte:I[dte:M = /dte:R/dte:I/@C]", "dte:I[dte:N != /dte:R/dte:I/dte:N]",
+    "dte:I[dte:N = /dte:R/dte:I/dte:N]/dte:M", "/dte:R[@A = 1]/dte:I[@C]/dte:M", "dte:I[dte:N[. = 'ISR']]",
+    "dte:I[. = 'IVA1']", "dte:I/dte:M[. = 1 or . = 8]", "count(dte:I)", "count(dte:I/@C)", "count(/dte:R/dte:I[@C=1])",
+    "count(dte:Nada)", "boolean(dte:I)", "boolean(@A)", "boolean(dte:Nada)", "boolean(dte:I[dte:M = 8])",
+    "/dte:GTDocumento/dte:SAT/dte:DTE/dte:DatosEmision/dte:DatosGenerales/@Tipo",
+    "/dte:GTDocumento/dte:SAT/dte:DTE/dte:DatosEmision[dte:Receptor/@IDReceptor='CF'][not(dte:DatosGenerales/@Exp='SI')]",
 ])
 def test_written_paths(path: str) -> None:
     finder = child_path_finder(path, NAMESPACES)
@@ -79,12 +108,38 @@ def test_written_paths(path: str) -> None:
     for root in [*DOCUMENTS, TRICKY]:
         memo: dict = {}
         for node in root.iter(etree.Element):
-            assert finder(node, memo) == xpath(node), path
+            assert_same(finder(node, memo), xpath(node), path)
 
 
 @pytest.mark.parametrize("path", [
-    "dte:A[1]", "//dte:Item", "@Tipo", "dte:A/@B", "x:A", "dte:A | dte:B", ".", "dte:A[dte:B=1]",
-    "/dte:R[dte:I/dte:N='IVA']", "dte:A[dte:B='x'][dte:C='y']", "dte:A[x:B='y']", "dte:A[@B='x']",
+    "dte:A[1]", "//dte:Item", "x:A", "dte:A | dte:B", "dte:A[x:B='y']", "dte:A[@x:B='y']", "dte:A[dte:B < 1]",
+    "dte:A[dte:B = 1.5]", "dte:A[dte:B = $v]", "dte:A[last()]", "dte:A[count(dte:B)]", "*", "dte:A/*", "A",
+    "self::dte:A", "preceding-sibling::dte:A", "local-name()", "normalize-space(@A)", "dte:A[normalize-space(@A)]",
+    "/", "/@A", "dte:A/..", "dte:A[../dte:B]", "count(../dte:A)", "dte:A[dte:B = 1234567890123456]", "dte:A[2 = 2]",
+    "dte:A['x']", "dte:A[@B = 'x'", "dte:A/@B/dte:C", "@B[. = 'x']", "dte:A[1.0]", "string(dte:A)", "dte:A[dte:B = -1]",
 ])
 def test_other_paths_have_no_finder(path: str) -> None:
     assert child_path_finder(path, NAMESPACES) is None
+
+
+def test_contexts_take_only_element_paths() -> None:
+    assert child_path_finder("dte:A/@B", NAMESPACES, elements_only=True) is None
+    assert child_path_finder("count(dte:A)", NAMESPACES, elements_only=True) is None
+    assert child_path_finder("dte:A[@B = 'x']", NAMESPACES, elements_only=True) is not None
+
+
+_BLANKS = st.sampled_from(["", " ", "\t", "\n ", "\u00a0"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_BLANKS, st.from_regex(r"-?[0-9]{0,17}(\.[0-9]{0,17})?([eE][+-]?[0-9]{1,3})?|[+.]?[0-9]{1,3}|x",
+                                                fullmatch=True), _BLANKS), min_size=1, max_size=4),
+       st.integers(min_value=0, max_value=20))
+def test_numbers_compare_as_libxml2_compares_them(values: list[tuple[str, str, str]], number: int) -> None:
+    document = etree.fromstring(f"<dte:R xmlns:dte='{DTE}'>" + "".join(
+        f"<dte:V>{before}{value}{after}</dte:V>" for before, value, after in values) + "</dte:R>")
+    for operator in ("=", "!="):
+        path = f"/dte:R[dte:V {operator} {number}]"
+        finder = child_path_finder(path, NAMESPACES)
+        assert finder is not None
+        assert finder(document, {}) == etree.XPath(path, namespaces=NAMESPACES)(document), (path, values)

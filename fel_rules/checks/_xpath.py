@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping
-from functools import partial
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from lxml import etree
@@ -13,9 +12,10 @@ from ..core.catalogue import render_text
 from ..core.foreign import xpath_error
 from ..core.text import Text
 from ..core.xmlpath import element_xpath, item_number
+from ._finders import Finder, finds_nodes, path_finder
 
 # item_number is re-exported from core.xmlpath
-__all__ = ["XPathProblem", "child_path_finder", "compile_xpath", "item_number", "located", "referenced_variables"]
+__all__ = ["XPathProblem", "child_path_finder", "compile_xpath", "finds_nodes", "item_number", "located", "referenced_variables"]
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -69,92 +69,9 @@ def located(node: Any) -> tuple[str | None, int | None, str | None, etree._Eleme
     return element_xpath(parent), parent.sourceline, etree.QName(parent).localname, parent
 
 
-_NAME = r"[A-Za-z_][\w.-]*"
-_LITERAL = r"'[^']*'|\"[^\"]*\""
-#: One step: a prefixed element name, optionally ``[p:Child='text']`` or ``[p:Child!='text']``.
-_STEP = rf"({_NAME}):({_NAME})(?:\[\s*({_NAME}):({_NAME})\s*(!?=)\s*({_LITERAL})\s*\])?"
-_PLAIN_STEP = re.sub(r"\((?!\?)", "(?:", _STEP)
-_SIMPLE_PATH = re.compile(
-    rf"(?:\.\./)*{_PLAIN_STEP}(?:/{_PLAIN_STEP})*|(?:\.\./)+\.\.|(?:/{_PLAIN_STEP})+")
-_STEPS = re.compile(_STEP)
-
-#: A step's predicate: (child's Clark name, equal?, text); true when some such child's string-value is
-#: (or, not equal, is not) the text, as XPath compares a node-set with a string.
-_Predicate = tuple[str, bool, str]
-
-
-def child_path_finder(path: str, namespaces: Mapping[str, str]) -> Callable[[etree._Element, dict], list] | None:
-    """A faster equivalent of a plain element path (``../../dte:Precio``, ``dte:A/dte:B``, ``/dte:A/dte:B``,
-    ``dte:A[dte:B='x']/dte:C``), else ``None``.
-
-    Such paths are most ``let`` bindings and many contexts. The finder takes the node and the document's
-    memo, where each element's children are indexed by tag the first time a path steps through it; it
-    returns the same elements in the same (document) order as XPath, at a fraction of the cost of an
-    XPath call.
-    """
-    text = path.strip()
-    if not _SIMPLE_PATH.fullmatch(text):
-        return None
-    ups = 0
-    while text.startswith(".."):
-        ups += 1
-        text = text[3:]
-    absolute = text.startswith("/")
-    steps: list[tuple[str, _Predicate | None]] = []
-    for prefix, local, child_prefix, child_local, operator, literal in _STEPS.findall(text):
-        if prefix not in namespaces or (child_prefix and child_prefix not in namespaces):
-            return None  # let XPath report the undefined prefix
-        predicate = (f"{{{namespaces[child_prefix]}}}{child_local}", operator == "=", literal[1:-1]) \
-            if child_prefix else None
-        steps.append((f"{{{namespaces[prefix]}}}{local}", predicate))
-    if absolute:
-        return partial(_from_root, steps[0], tuple(steps[1:]))
-    return partial(_from_node, ups, tuple(steps))
-
-
-def _from_node(ups: int, steps: tuple, node: etree._Element, memo: dict) -> list:
-    for _ in range(ups):
-        node = node.getparent()
-        if node is None:
-            return []
-    return _descend([node], steps, memo)
-
-
-def _from_root(top: tuple[str, _Predicate | None], steps: tuple, node: etree._Element, memo: dict) -> list:
-    root = node.getroottree().getroot()
-    tag, predicate = top
-    if root.tag != tag or (predicate is not None and not _holds(root, predicate, memo)):
-        return []
-    return _descend([root], steps, memo)
-
-
-_CHILDREN = object()  # memo keys (_CHILDREN, element): the element's children by tag
-_STRING_VALUE = etree.XPath("string()")
-
-
-def _children(parent: etree._Element, memo: dict) -> dict[object, list]:
-    key = (_CHILDREN, parent)
-    children = memo.get(key)
-    if children is None:
-        children = memo[key] = {}
-        for child in parent.iterchildren():
-            children.setdefault(child.tag, []).append(child)
-    return children
-
-
-def _descend(nodes: list, steps: tuple[tuple[str, _Predicate | None], ...], memo: dict) -> list:
-    for tag, predicate in steps:
-        found: list = []
-        for parent in nodes:
-            found.extend(_children(parent, memo).get(tag, ()))
-        nodes = found if predicate is None else [node for node in found if _holds(node, predicate, memo)]
-    return nodes
-
-
-def _holds(element: etree._Element, predicate: _Predicate, memo: dict) -> bool:
-    tag, equal, text = predicate
-    for child in _children(element, memo).get(tag, ()):
-        value = (child.text or "") if len(child) == 0 else _STRING_VALUE(child)
-        if (value == text) == equal:
-            return True
-    return False
+def child_path_finder(path: str, namespaces: Mapping[str, str], *, elements_only: bool = False,
+                      light: bool = False) -> Finder | None:
+    """A faster equivalent of ``path`` when it is a plain path (``../../dte:Precio``, ``dte:A/@B``,
+    ``/dte:A/dte:B[dte:C='x']``, ``count(…)``…), else ``None``: see :mod:`._finders`. The finder takes the node and
+    the document's memo and returns what XPath returns, in the same order."""
+    return path_finder(path, namespaces, elements_only=elements_only, light=light)

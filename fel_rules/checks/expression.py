@@ -36,6 +36,7 @@ from ..expressions.language import (
 )
 from ._xpath import (
     child_path_finder,
+    finds_nodes,
     compile_xpath,
     item_number,
     located,
@@ -128,7 +129,7 @@ def _shared_key(description: tuple) -> int:
 
 class _Binding:
     __slots__ = ("name", "spec", "path", "xpath", "find", "needs", "key", "value", "single", "fallback", "kind",
-                 "read", "money")
+                 "read", "money", "lookup")
 
     def __init__(self, name: str, raw: str | LetSpec, env: RuleEnv, earlier: dict[str, LetSpec],
                  constants: list[str]) -> None:
@@ -143,6 +144,7 @@ class _Binding:
         if spec.value is not None:
             self.value = _compiled(("let", name, "value"), spec.value, [*earlier, *constants])
             self.path, self.needs, self.xpath, self.find, self.key = None, set(), None, None, None
+            self.lookup = None
             return
         where = ("let", name, "path") if isinstance(raw, LetSpec) else ("let", name)
         assert spec.path is not None, "a LetSpec without a value has a path (its validator)"
@@ -159,8 +161,37 @@ class _Binding:
         if spec.default is not None and _read(spec.default, spec.type) is None:
             raise ValueError(f"'let.{name}': el valor por defecto {spec.default!r} no es de tipo {spec.type}")
         self.xpath = compile_xpath(self.path, env.namespaces, variables=self.needs)
-        self.find = None if self.needs else child_path_finder(self.path, env.namespaces)
+        self.find = None if self.needs else child_path_finder(self.path, env.namespaces, light=True)
         self.key = _shared_key((self.path, spec.type, spec.many, tuple(sorted(env.namespaces.items()))))
+        #: (value, first node, unread) at an element, through the finder; ``None``: through :func:`_lookup`.
+        nodes = self.find is not None and finds_nodes(self.find)
+        self.lookup = _first_value(self.find, self.read, self.kind, name) if nodes and self.single else None
+
+
+_NOTHING: tuple[None, None, None] = (None, None, None)
+
+
+def _first_value(find: Callable, read: Callable[[str], object], kind: str, name: str) -> Callable:
+    """What :func:`_lookup` gives for a single binding read through ``find`` (the same, with less to do)."""
+    text_kind = kind == "text"
+
+    def lookup(node: etree._Element, memo: dict) -> tuple[object, object, _Unread | None]:
+        try:
+            found = find(node, memo)
+        except Exception as exc:  # as _lookup says a failing XPath (a finder only fails on a broken tree)
+            raise CheckError(Text.of("check.xpath_failed", path=f"let.{name}", reason=xpath_error(str(exc))),
+                             str(exc)) from exc
+        if not found:
+            return _NOTHING
+        first = found[0]
+        text = (first.text or "") if type(first) is _ELEMENT else first  # an element, or an attribute's value
+        value = read(text)
+        if value is None and not text_kind and text.strip(XML_SPACE):
+            unread = _Unread(text, kind, first)
+            return unread, first, unread
+        return value, first, None
+
+    return lookup
 
 
 _LAST_STEP = re.compile(r"(?:^|[/:@])([A-Za-z_][\w.-]*)\s*(?:\[[^\]]*\]\s*)*$")
@@ -202,7 +233,7 @@ class ExpressionCheck:
         self.namespaces = dict(env.namespaces)
         context = env.xpath(params.context, "context")
         self.context = compile_xpath(context, env.namespaces, nodes=True)
-        self.context_find = child_path_finder(context, env.namespaces)
+        self.context_find = child_path_finder(context, env.namespaces, elements_only=True, light=True)
         self.context_key = _shared_key(("context", context, tuple(sorted(env.namespaces.items()))))
         self.constants = {name: _constant(value) for name, value in params.constants.items()}
         self.bindings: list[_Binding] = []
@@ -215,6 +246,7 @@ class ExpressionCheck:
         self.expected = _compiled(("expected",), params.expected, names)
         self.actual = _compiled(("actual",), params.actual, names)
         self.tolerance = _compiled(("tolerance",), params.tolerance, names)
+        self._base: tuple[object, dict[str, object]] = (None, {})  # (tolerance, the constants and tol)
         self.amounts = frozenset(params.amounts) | {b.name for b in self.bindings if b.money}
         compared = (self.expected.names if self.expected else frozenset()) | (
             self.actual.names if self.actual else frozenset())
@@ -238,19 +270,22 @@ class ExpressionCheck:
             bound = self._bind(node, memo, tolerance, doc)
             if bound is None:
                 continue
-            if isinstance(bound, _Unread):
+            if type(bound) is _Unread:
                 yield bound.finding()
                 continue
-            values, nodes = bound
-            finding = self._judge(doc, node, values, nodes)
+            finding = self._judge(doc, node, bound[0], bound[1])
             if finding is not None:
                 yield finding
 
     def _bind(
         self, node: object, memo: dict, tolerance: Decimal, doc: CheckInput
     ) -> tuple[dict[str, object], dict[str, object]] | _Unread | None:
-        values: dict[str, object] = {**self.constants, "tol": tolerance}
+        base = self._base
+        if base[0] is not tolerance:
+            base = self._base = (tolerance, {**self.constants, "tol": tolerance})
+        values = base[1].copy()
         nodes: dict[str, object] = {}
+        element = type(node) is _ELEMENT
         for binding in self.bindings:
             key: tuple
             if binding.value is not None:
@@ -267,16 +302,18 @@ class ExpressionCheck:
                 key = (binding.key, node)
             cached = memo.get(key)
             if cached is None:  # the same binding in several rules (dte:Precio, dte:Total…) is read once
-                cached = memo[key] = _lookup(binding, node, variables, memo)
-            value, first, unread = cached
-            if unread is not None:
-                return unread
+                lookup = binding.lookup
+                cached = memo[key] = lookup(node, memo) if lookup is not None and element else \
+                    _lookup(binding, node, variables, memo)
+            value = cached[0]
+            if cached[2] is not None:
+                return cached[2]
             if value is None and binding.single:
                 if binding.fallback is None:
                     return None
                 value = binding.fallback
             values[binding.name] = value
-            nodes[binding.name] = first
+            nodes[binding.name] = cached[1]
         return values, nodes
 
     def _judge(self, doc: CheckInput, node: object, values: dict, nodes: dict) -> Finding | None:

@@ -34,13 +34,34 @@ def parse_decimal(text: str | None) -> Decimal | None:
     Exponents (``1E+999999``), underscores, non-ASCII digits, inner or non-XML whitespace
     (``99 999.99``, a no-break space) and numbers longer than :data:`MAX_DIGITS` digits are
     refused, so no document can make an amount explode or be read as another amount.
+
+    The same few texts come again and again (``0.00``, ``1``, a price): short ones are remembered with their
+    value, a pure function of the text (Decimals cannot change), in a table emptied when it is full.
     """
     if text is None:
         return None
+    value = _PARSED.get(text, _UNKNOWN)
+    if value is _UNKNOWN:
+        value = _parse_decimal(text)
+        if len(text) <= _MAX_REMEMBERED_LENGTH:
+            if len(_PARSED) >= _MAX_REMEMBERED:
+                _PARSED.clear()
+            _PARSED[str(text)] = value  # a plain str: lxml's "smart strings" hold on to their element
+    return value  # type: ignore[return-value]
+
+
+def _parse_decimal(text: str) -> Decimal | None:
     text = text.strip(XML_SPACE)
     if len(text) > MAX_DIGITS + 2 or not _XSD_DECIMAL.fullmatch(text):  # + sign and decimal point
         return None
     return Decimal(text)
+
+
+#: Texts already read by :func:`parse_decimal` and their values (``None``: not a number).
+_PARSED: dict[str, Decimal | None] = {}
+_UNKNOWN = object()
+_MAX_REMEMBERED = 4096
+_MAX_REMEMBERED_LENGTH = 64
 
 
 def parse_small_int(text: str | None) -> int | None:

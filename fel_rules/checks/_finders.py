@@ -1,0 +1,545 @@
+"""Finders: a subset of XPath 1.0 evaluated in Python over a per-document index of each element's children.
+
+Most paths of the rules are plain (``dte:Precio``, ``../../dte:Descuento``, ``emision/dte:DatosGenerales/@Tipo``,
+``impuestos[dte:NombreCorto='IVA'][dte:CodigoUnidadGravable = 1]``). For those, :func:`path_finder` gives a
+function ``finder(element, memo)`` that returns exactly what lxml's XPath returns, at a fraction of the cost of
+an XPath call: the same nodes in the same (document) order, an attribute as a string that knows its element
+(:class:`AttributeValue`, as lxml's "smart strings" do), a number for ``count()``, a boolean for ``boolean()``.
+``memo`` is the document's memo, where each element's children are indexed by tag the first time a path steps
+through it. Anything outside the subset gives ``None``, and lxml's XPath runs instead.
+
+The subset:
+
+* a path of child steps ``p:Name`` (prefix declared), optionally absolute (``/p:Root/…``), leading ``..``
+  steps, ``.`` steps, and a last ``@name`` step (an attribute without a prefix);
+* predicates ``[…]`` on element steps, made of ``and``, ``or``, ``not(…)``, parentheses, paths (true when they
+  select something), and ``=`` / ``!=`` between a path and a quoted text, an integer or another path — compared
+  as XPath 1.0 compares node-sets: some node's string-value equals (or differs from) the other side;
+* at the top, ``count(path)`` and ``boolean(…)``.
+
+No positional predicate, axis, wildcard, union, variable or other function is taken: ``None``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from lxml import etree
+
+__all__ = ["AttributeValue", "Finder", "children_by_tag", "finds_nodes", "path_finder"]
+
+#: A finder: (context element, the document's memo) → list of nodes, a number or a boolean.
+Finder = Callable[[etree._Element, dict], Any]
+
+
+class AttributeValue(str):
+    """An attribute's value as lxml's XPath returns it: the text, which also knows the element holding it
+    (:meth:`getparent`) and the attribute's name (:attr:`attrname`)."""
+
+    is_attribute = True
+    is_text = False
+    is_tail = False
+
+    def __new__(cls, value: str, parent: etree._Element, name: str) -> AttributeValue:
+        self = super().__new__(cls, value)
+        self._parent = parent
+        self.attrname = name
+        return self
+
+    def getparent(self) -> etree._Element:
+        """The element that holds the attribute."""
+        return self._parent
+
+
+def children_by_tag(parent: etree._Element, memo: dict) -> dict[object, list]:
+    """``parent``'s children by tag, indexed in ``memo`` the first time (the element itself is the key)."""
+    children = memo.get(parent)
+    if children is None:
+        children = memo[parent] = {}
+        for child in parent.iterchildren():
+            found = children.get(child.tag)
+            if found is None:
+                children[child.tag] = [child]
+            else:
+                found.append(child)
+    return children
+
+
+def path_finder(path: str, namespaces: Mapping[str, str], *, elements_only: bool = False,
+                light: bool = False) -> Finder | None:
+    """A finder equivalent to the XPath ``path`` (see the module docstring), or ``None`` when ``path`` is outside
+    the subset; ``elements_only``: also ``None`` when the path may select attributes or compute a value."""
+    tokens = _tokens(path)
+    if tokens is None:
+        return None
+    parser = _Parser(tokens, namespaces)
+    try:
+        finder, kind = parser.top()
+        parser.expect_end()
+    except _Unsupported:
+        return None
+    if (elements_only and kind != "elements") or (light and parser.heavy):
+        return None
+    if kind in ("elements", "attributes"):
+        _NODE_FINDERS.add(finder)
+    return finder
+
+
+#: The finders that give a list of nodes (the others give a number or a boolean).
+_NODE_FINDERS: set[Finder] = set()
+
+
+def finds_nodes(finder: Finder) -> bool:
+    """True when ``finder`` gives a list of nodes (a path), not a number or a boolean."""
+    return finder in _NODE_FINDERS
+
+
+class _Unsupported(Exception):
+    """The path is outside the subset (lxml's XPath evaluates it)."""
+
+
+_TOKEN = re.compile(r"""\s*(?:
+    (?P<literal>'[^']*'|"[^"]*")
+  | (?P<number>[0-9]+)(?![0-9.])
+  | (?P<symbol>!=|\.\.|\.|//|/|\[|\]|\(|\)|@|=)
+  | (?P<name>[A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)(?![\w.:-])
+  )""", re.VERBOSE)
+
+
+def _tokens(path: str) -> list[tuple[str, str]] | None:
+    """``path`` as (kind, text) tokens; ``None`` when it has anything the subset has no token for."""
+    tokens: list[tuple[str, str]] = []
+    position, end = 0, len(path.rstrip())
+    while position < end:
+        match = _TOKEN.match(path, position)
+        if match is None:
+            return None
+        kind = match.lastgroup
+        assert kind is not None
+        tokens.append((kind, match.group(kind)))
+        position = match.end()
+    return tokens
+
+
+#: What an operand of a predicate gives: the string-values of a node-set, a text, a number.
+_NODES, _TEXT, _NUMBER = "nodes", "text", "number"
+_Values = Callable[[etree._Element, dict], list[str]]
+_Test = Callable[[etree._Element, dict], bool]
+
+
+class _Parser:
+    """Recursive descent over the tokens, building the finder's functions as it goes."""
+
+    def __init__(self, tokens: list[tuple[str, str]], namespaces: Mapping[str, str]) -> None:
+        self.tokens = tokens
+        self.position = 0
+        self.namespaces = namespaces
+        #: Whether some predicate is more than one comparison of a child or attribute with a text: evaluated
+        #: node by node in Python, such a path costs more than an XPath call once it runs over many nodes.
+        self.heavy = False
+
+    # ---- tokens -------------------------------------------------------------------------------------------
+
+    def peek(self, offset: int = 0) -> tuple[str, str] | None:
+        index = self.position + offset
+        return self.tokens[index] if index < len(self.tokens) else None
+
+    def take(self, kind: str, text: str | None = None) -> str:
+        token = self.peek()
+        if token is None or token[0] != kind or (text is not None and token[1] != text):
+            raise _Unsupported
+        self.position += 1
+        return token[1]
+
+    def accept(self, kind: str, text: str) -> bool:
+        if self.peek() == (kind, text):
+            self.position += 1
+            return True
+        return False
+
+    def expect_end(self) -> None:
+        if self.position != len(self.tokens):
+            raise _Unsupported
+
+    def _call_of(self, name: str) -> bool:
+        """True (and the name and "(" taken) when the next tokens call the function ``name``."""
+        if self.peek() == ("name", name) and self.peek(1) == ("symbol", "("):
+            self.position += 2
+            return True
+        return False
+
+    # ---- the top: a path, count(path) or boolean(expression) -------------------------------------------------
+
+    def top(self) -> tuple[Finder, str]:
+        if self._call_of("count"):
+            select = self.path(top=False).select
+            self.take("symbol", ")")
+            return (lambda node, memo: float(len(select(node, memo)))), "number"
+        if self._call_of("boolean"):
+            test = self.or_expression()
+            self.take("symbol", ")")
+            return test, "boolean"
+        path = self.path(top=True)
+        return path.select, ("attributes" if path.attribute else "elements")
+
+    # ---- paths --------------------------------------------------------------------------------------------
+
+    def path(self, *, top: bool) -> _Path:
+        """A location path; ``top``: its attribute step gives :class:`AttributeValue` s, and it may begin with
+        ``..`` steps (elsewhere, an ``..`` could reach the document node, which the finders do not model)."""
+        absolute = self.accept("symbol", "/")
+        ups = 0
+        steps: list[_Step] = []
+        attribute = None
+        while True:
+            token = self.peek()
+            start = self.position
+            if token == ("symbol", ".."):
+                if absolute or steps or not top:
+                    raise _Unsupported
+                self.position += 1
+                ups += 1
+            elif token == ("symbol", "."):
+                self.position += 1
+            elif token == ("symbol", "@"):
+                self.position += 1
+                name = self.take("name")
+                if ":" in name:
+                    raise _Unsupported
+                attribute = name
+            elif token is not None and token[0] == "name" and ":" in token[1] and self.peek(1) != ("symbol", "("):
+                self.position += 1
+                tag, tests = self.element_name(token[1]), self.predicates()
+                written = " ".join(text for _, text in self.tokens[start:self.position])
+                steps.append((tag, tests, (written, tuple(sorted(self.namespaces.items())))))
+            else:
+                raise _Unsupported
+            if attribute is not None or not self.accept("symbol", "/"):
+                break
+        if absolute and not steps:
+            raise _Unsupported  # "/" alone, or "/@x": the document node
+        if absolute:
+            return _absolute(tuple(steps), attribute, top)
+        return _interned(("relative", ups, tuple(step[2] for step in steps), attribute, top),
+                         lambda: _Path(ups, tuple(steps), attribute, top))
+
+    def element_name(self, qname: str) -> str:
+        prefix, local = qname.split(":")
+        namespace = self.namespaces.get(prefix)
+        if namespace is None:
+            raise _Unsupported  # XPath reports the undefined prefix
+        return f"{{{namespace}}}{local}"
+
+    def predicates(self) -> tuple[_Test, ...]:
+        tests = []
+        while self.accept("symbol", "["):
+            tests.append(self.or_expression())
+            self.take("symbol", "]")
+        if len(tests) > 1:
+            self.heavy = True
+        return tuple(tests)
+
+    # ---- predicate expressions (boolean) ------------------------------------------------------------------
+
+    def or_expression(self) -> _Test:
+        tests = [self.and_expression()]
+        while self.accept("name", "or"):
+            tests.append(self.and_expression())
+        if len(tests) == 1:
+            return tests[0]
+        self.heavy = True
+        alternatives = tuple(tests)
+        return lambda node, memo: any(test(node, memo) for test in alternatives)
+
+    def and_expression(self) -> _Test:
+        tests = [self.comparison()]
+        while self.accept("name", "and"):
+            tests.append(self.comparison())
+        if len(tests) == 1:
+            return tests[0]
+        self.heavy = True
+        all_of = tuple(tests)
+        return lambda node, memo: all(test(node, memo) for test in all_of)
+
+    def comparison(self) -> _Test:
+        start = self.position
+        test = self._comparison()
+        kinds = [kind for kind, _ in self.tokens[start:self.position]]
+        light = kinds in (["name"], ["name", "symbol", "literal"], ["symbol", "name", "symbol", "literal"],
+                          ["name", "symbol", "number"], ["symbol", "name", "symbol", "number"])
+        if not light:
+            self.heavy = True
+        return test
+
+    def _comparison(self) -> _Test:
+        if self._call_of("not"):
+            test = self.or_expression()
+            self.take("symbol", ")")
+            return lambda node, memo: not test(node, memo)
+        if self.accept("symbol", "("):
+            test = self.or_expression()
+            self.take("symbol", ")")
+            return test
+        left = self.operand()
+        token = self.peek()
+        if token not in (("symbol", "="), ("symbol", "!=")):
+            if left[0] != _NODES:
+                raise _Unsupported  # a number alone is a position; a text alone, unusual: XPath decides
+            path: _Path | _AbsolutePath = left[1]
+            if path.child is not None and path.attribute is None:
+                tag = path.child
+                return lambda node, memo: tag in (memo.get(node) or children_by_tag(node, memo))
+            select = path.select
+            return lambda node, memo: bool(select(node, memo))
+        self.position += 1
+        right = self.operand()
+        return _compare(left, right, equal=token == ("symbol", "="))
+
+    def operand(self) -> tuple[str, Any]:
+        token = self.peek()
+        if token is None:
+            raise _Unsupported
+        kind, text = token
+        if kind == "literal":
+            self.position += 1
+            return _TEXT, text[1:-1]
+        if kind == "number":
+            self.position += 1
+            if len(text) > 15:
+                raise _Unsupported
+            return _NUMBER, int(text)
+        return _NODES, self.path(top=False)
+
+
+#: One step of a path: (the element's Clark name, its predicates, what identifies it: its text and namespaces).
+_Step = tuple[str, tuple[_Test, ...], tuple]
+
+#: Every path compiled so far, by what identifies it.
+_PATHS: dict[tuple, Any] = {}
+
+
+def _interned(key: tuple, build: Callable[[], Any]) -> Any:
+    """The path known by ``key`` (built the first time): a path many rules write is one object, and so is the
+    memo entry of an absolute one."""
+    path = _PATHS.get(key)
+    if path is None:
+        path = _PATHS.setdefault(key, build())
+    return path
+
+
+class _Path:
+    """A compiled relative location path: :attr:`select` gives its nodes, :attr:`string_values` their
+    string-values."""
+
+    __slots__ = ("ups", "steps", "attribute", "top", "select", "string_values", "child")
+
+    def __init__(self, ups: int, steps: tuple[_Step, ...], attribute: str | None, top: bool) -> None:
+        self.ups, self.steps, self.attribute, self.top = ups, steps, attribute, top
+        #: The tag of a path that is one child step without predicates (``dte:Precio``), else ``None``.
+        self.child = steps[0][0] if not ups and len(steps) == 1 and not steps[0][1] else None
+        self.select: Finder = self._selector()
+        self.string_values: _Values = _string_values(self.select, attribute)
+
+    def _selector(self) -> Finder:
+        steps, name, smart, ups = self.steps, self.attribute, self.top, self.ups
+        if self.child is not None and name is None:
+            tag = self.child
+
+            def select_child(node: etree._Element, memo: dict) -> list:
+                children = memo.get(node)
+                if children is None:
+                    children = children_by_tag(node, memo)
+                found = children.get(tag)
+                return list(found) if found is not None else []
+
+            return select_child
+        if not steps and not ups and name is not None:
+
+            def select_attribute(node: etree._Element, memo: dict) -> list:
+                value = node.get(name)
+                if value is None:
+                    return []
+                return [AttributeValue(value, node, name) if smart else value]
+
+            return select_attribute
+
+        def select(node: etree._Element, memo: dict) -> list:
+            for climbed in range(ups):
+                parent = node.getparent()
+                if parent is None:  # from the root element, ".." is the document node, whose one child is the root
+                    elements = _descend(_root_if(node, steps[0], memo), steps[1:], memo) \
+                        if climbed == ups - 1 and steps else []
+                    return _attributes(elements, name, smart)
+                node = parent
+            return _attributes(_descend([node], steps, memo), name, smart)
+
+        return select
+
+
+class _AbsolutePath:
+    """A compiled absolute location path. It selects the same nodes from every node of a document, found once
+    and kept in the memo (the path itself is the key), from the nodes of the path one step shorter (so
+    ``…/dte:DatosGenerales/@Tipo`` and ``…/dte:DatosGenerales/@Exp`` walk down to ``dte:DatosGenerales`` once)."""
+
+    __slots__ = ("steps", "attribute", "top", "select", "string_values", "child")
+
+    def __init__(self, steps: tuple[_Step, ...], attribute: str | None, top: bool) -> None:
+        self.steps, self.attribute, self.top = steps, attribute, top
+        self.child = None
+        self.select: Finder = self._selector()
+        self.string_values: _Values = _string_values(self.select, attribute)
+
+    def _selector(self) -> Finder:
+        key = self
+        name, smart = self.attribute, self.top
+        if name is not None:
+            elements = _absolute(self.steps, None, False).select
+
+            def select_attributes(node: etree._Element, memo: dict) -> list:
+                found = memo.get(key)
+                if found is None:
+                    found = memo[key] = _attributes(elements(node, memo), name, smart)
+                return found
+
+            return select_attributes
+        step = self.steps[-1]
+        if len(self.steps) == 1:
+
+            def select_root(node: etree._Element, memo: dict) -> list:
+                found = memo.get(key)
+                if found is None:
+                    found = memo[key] = _root_if(node, step, memo)
+                return found
+
+            return select_root
+        parents = _absolute(self.steps[:-1], None, False).select
+
+        def select_step(node: etree._Element, memo: dict) -> list:
+            found = memo.get(key)
+            if found is None:
+                found = memo[key] = _descend(parents(node, memo), (step,), memo)
+            return found
+
+        return select_step
+
+
+def _absolute(steps: tuple[_Step, ...], attribute: str | None, top: bool) -> _AbsolutePath:
+    top = top and attribute is not None  # (elements are the same objects wherever the path is written)
+    return _interned(("absolute", tuple(step[2] for step in steps), attribute, top),
+                     lambda: _AbsolutePath(steps, attribute, top))
+
+
+def _string_values(select: Finder, attribute: str | None) -> _Values:
+    if attribute is not None:
+        return select
+    return lambda node, memo: [_string_value(element) for element in select(node, memo)]
+
+
+def _attributes(elements: list, name: str | None, smart: bool) -> list:
+    if name is None:
+        return elements
+    if smart:
+        return [AttributeValue(value, element, name) for element in elements
+                if (value := element.get(name)) is not None]
+    return [value for element in elements if (value := element.get(name)) is not None]
+
+
+def _root_if(node: etree._Element, step: _Step, memo: dict) -> list:
+    """The document's root element when it is the one ``step`` selects (as a list), else nothing."""
+    root = node.getroottree().getroot()
+    tag, tests, _ = step
+    if root.tag != tag or any(not test(root, memo) for test in tests):
+        return []
+    return [root]
+
+
+def _descend(nodes: list, steps: tuple[_Step, ...], memo: dict) -> list:
+    for tag, tests, _ in steps:
+        found: list = []
+        for parent in nodes:
+            children = memo.get(parent)
+            if children is None:
+                children = children_by_tag(parent, memo)
+            same = children.get(tag)
+            if same is not None:
+                found.extend(same)
+        for test in tests:
+            found = [node for node in found if test(node, memo)]
+        nodes = found
+        if not nodes:
+            break
+    return nodes
+
+
+_STRING = etree.XPath("string()")
+
+
+def _string_value(element: etree._Element) -> str:
+    """XPath's string-value of an element: its text, or every descendant text node joined."""
+    return (element.text or "") if len(element) == 0 else _STRING(element)
+
+
+def _compare(left: tuple[str, Any], right: tuple[str, Any], *, equal: bool) -> _Test:
+    """``left = right`` (or ``!=``) as XPath 1.0 compares a node-set with a text, a number or a node-set."""
+    if left[0] != _NODES:
+        left, right = right, left
+    if left[0] != _NODES:
+        raise _Unsupported  # two constants: nothing a rule writes
+    path: _Path | _AbsolutePath = left[1]
+    values: _Values = path.string_values
+    kind, other = right
+    if kind == _TEXT and equal and path.child is not None and path.attribute is None:
+        return _child_text_is(path.child, other)
+    if kind == _TEXT and equal and isinstance(path, _Path) and not path.steps and not path.ups and path.attribute:
+        name = path.attribute
+        return lambda node, memo: node.get(name) == other
+    if kind == _TEXT:
+        if equal:
+            return lambda node, memo: other in values(node, memo)
+        return lambda node, memo: any(value != other for value in values(node, memo))
+    if kind == _NUMBER:
+        number = float(other)
+        if equal:
+            return lambda node, memo: any(_number(value) == number for value in values(node, memo))
+        return lambda node, memo: any(_number(value) != number for value in values(node, memo))
+    others: _Values = other.string_values
+    if equal:
+        return lambda node, memo: not set(values(node, memo)).isdisjoint(others(node, memo))
+    return lambda node, memo: _some_differ(values(node, memo), others(node, memo))
+
+
+def _child_text_is(tag: str, text: str) -> _Test:
+    """``p:Child = 'text'``: some child with that tag has that string-value."""
+
+    def test(node: etree._Element, memo: dict) -> bool:
+        children = memo.get(node)
+        if children is None:
+            children = children_by_tag(node, memo)
+        for child in children.get(tag, ()):
+            if ((child.text or "") if len(child) == 0 else _STRING(child)) == text:
+                return True
+        return False
+
+    return test
+
+
+def _some_differ(first: list[str], second: list[str]) -> bool:
+    return bool(first) and bool(second) and len(set(first) | set(second)) > 1
+
+
+#: A number as XPath's number() reads it, in the common forms whose value both readers agree on exactly.
+_PLAIN_NUMBER = re.compile(r"[ \t\r\n]*(-?)([0-9]{1,15})(?:\.([0-9]{0,15}))?[ \t\r\n]*")
+_XPATH_NUMBER = etree.XPath("number($text)")
+
+
+def _number(text: str) -> float:
+    """XPath 1.0's ``number()`` of a string-value, as libxml2 computes it."""
+    match = _PLAIN_NUMBER.fullmatch(text)
+    if match is None or len(match[2]) + len(match[3] or "") > 15:
+        return _XPATH_NUMBER(_EMPTY, text=text)  # anything else: libxml2 itself
+    return float(f"{match[1]}{match[2]}.{match[3] or 0}")
+
+
+_EMPTY = etree.Element("empty")
