@@ -66,8 +66,9 @@ _ITEM = f"{{{DTE}}}Item"
 
 _EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
 
-#: The first element with more attributes than ``$limit`` (compiled once).
-_CROWDED = etree.XPath("(//*[count(@*) > $limit])[1]")
+#: The first element with more attributes than ``$limit``: one that has an attribute at position ``$limit + 1``
+#: (compiled once; libxml2 finds it without counting every element's attributes).
+_CROWDED = etree.XPath("(//*[@*[$limit + 1]])[1]")
 
 #: Rule plans (rules in force per document kind, DTE type and day) kept per validator.
 _MAX_PLANS = 512
@@ -98,6 +99,7 @@ class Validator:
             tolerance=self.config.tolerance, rounding=self.config.rounding_mode,
             catalogues=self.catalog.catalogues,
         )
+        self._rulesets = [RulesetRef(id=r.id, version=r.version) for r in self.catalog.document_rulesets]
 
     @property
     def schema_set(self) -> SchemaSet:
@@ -170,8 +172,9 @@ class Validator:
                               engine=self.config.schema_engine)
         issues += [self._say(finding) for finding in schema.findings]
         statuses = [parsed.status, schema.status]
+        memo: dict = {}  # the document's memo: the facts, the rules and the totals share what it keeps
         try:  # the facts of the lines only when the caller wants them (checks read them lazily)
-            facts = extract_facts(root, lines=lines)
+            facts = extract_facts(root, lines=lines, memo=memo)
             if adenda is not None and adenda.entries and isinstance(facts, Documento):
                 facts = facts.model_copy(update={"adenda": adenda.entries, "adenda_omitted": adenda.omitted})
         except Exception as exc:  # noqa: BLE001 - never a traceback, never a silent pass
@@ -181,8 +184,8 @@ class Validator:
         if excess:
             issues.append(self._say(Finding(id="FEL-ENG-03", values={"detail": excess})))
             return self._finish(path, sha256, issues, [*statuses, "skipped"], facts, started, root)
-        rule_issues, rules_status = self._run_rules(root, facts, data)
-        return self._finish(path, sha256, issues + rule_issues, [*statuses, rules_status], facts, started, root)
+        rule_issues, rules_status = self._run_rules(root, facts, data, memo)
+        return self._finish(path, sha256, issues + rule_issues, [*statuses, rules_status], facts, started, root, memo)
 
     def _say(self, finding: Finding, **overrides) -> Issue:
         """``finding`` as an issue in the configured language (see :func:`render_issue`)."""
@@ -202,8 +205,10 @@ class Validator:
                                    "count": len(element.attrib), "limit": config.max_attributes})
         return None
 
-    def _run_rules(self, root, facts: Documento | Anulacion, source: bytes | None = None) -> tuple[list[Issue], str]:
-        doc = CheckInput(root=root, header=facts, config=self.config, evaluator=self._evaluator, source=source)
+    def _run_rules(self, root, facts: Documento | Anulacion, source: bytes | None = None,
+                   memo: dict | None = None) -> tuple[list[Issue], str]:
+        doc = CheckInput(root=root, header=facts, config=self.config, evaluator=self._evaluator, source=source,
+                         memo=memo)
         issues: list[Issue] = []
         unreadable: dict[tuple, tuple[Unreadable, list[str]]] = {}
         status = "passed"
@@ -287,7 +292,7 @@ class Validator:
         issue = self._say(Finding(id="FEL-XML-02", values={"size": size, "limit": self.config.max_bytes}))
         return self._finish(path, None, [issue], ["error"], None, time.perf_counter())
 
-    def _finish(self, path, sha256, issues, statuses, facts, started, root=None) -> Outcome:
+    def _finish(self, path, sha256, issues, statuses, facts, started, root=None, memo=None) -> Outcome:
         as_of = self._as_of(facts) if facts is not None else self.config.as_of
         names: tuple[StageName, ...] = ("xml", "schema", "rules")
         stages = [Stage(name=name, status=statuses[i] if i < len(statuses) else "skipped")
@@ -296,14 +301,13 @@ class Validator:
         counts = tally(issues)
         valid, complete = decide(stages, counts)
         with decimal.localcontext(MONEY_CONTEXT):
-            totals = document_totals(root)
+            totals = document_totals(root, memo)
         report = Report(
             valid=valid,
             complete=complete,
             document=document_summary(facts, path=None if path is None else readable_name(path), sha256=sha256),
             schema=self.schema_set.info if len(statuses) > 1 else SchemaInfo(),
-            rulesets=[RulesetRef(id=r.id, version=r.version) for r in self.catalog.document_rulesets]
-            if len(statuses) > 2 else [],
+            rulesets=self._rulesets if len(statuses) > 2 else [],
             stages=stages,
             counts=counts,
             totals=totals,

@@ -28,6 +28,8 @@ from typing import Any
 
 from lxml import etree
 
+from ..core.xmlpath import children_by_tag
+
 __all__ = ["AttributeValue", "Finder", "children_by_tag", "finds_nodes", "path_finder"]
 
 #: A finder: (context element, the document's memo) → list of nodes, a number or a boolean.
@@ -51,20 +53,6 @@ class AttributeValue(str):
     def getparent(self) -> etree._Element:
         """The element that holds the attribute."""
         return self._parent
-
-
-def children_by_tag(parent: etree._Element, memo: dict) -> dict[object, list]:
-    """``parent``'s children by tag, indexed in ``memo`` the first time (the element itself is the key)."""
-    children = memo.get(parent)
-    if children is None:
-        children = memo[parent] = {}
-        for child in parent.iterchildren():
-            found = children.get(child.tag)
-            if found is None:
-                children[child.tag] = [child]
-            else:
-                found.append(child)
-    return children
 
 
 def path_finder(path: str, namespaces: Mapping[str, str], *, elements_only: bool = False,

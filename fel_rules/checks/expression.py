@@ -324,8 +324,9 @@ class ExpressionCheck:
             passed = True
             expected = actual = difference = None
             if self.expected is not None and self.actual is not None:
-                expected = evaluate(self.expected, values)
-                actual = evaluate(self.actual, values)
+                # a bare name (``actual: impuesto``) is its value: nothing to run
+                expected = values[self.expected.name] if self.expected.name else evaluate(self.expected, values)
+                actual = values[self.actual.name] if self.actual.name else evaluate(self.actual, values)
                 if expected is None or actual is None:
                     return None
                 if isinstance(expected, Decimal) and isinstance(actual, Decimal):

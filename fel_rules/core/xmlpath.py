@@ -7,7 +7,7 @@ from lxml import etree
 from .money import parse_small_int
 from .namespaces import DTE, prefixed
 
-__all__ = ["element_xpath", "item_number"]
+__all__ = ["children_by_tag", "element_xpath", "item_number"]
 
 _ITEM = f"{{{DTE}}}Item"
 
@@ -36,3 +36,18 @@ def item_number(element: etree._Element | None) -> int | None:
             return parse_small_int(node.get("NumeroLinea"))
         node = node.getparent()
     return None
+
+
+def children_by_tag(parent: etree._Element, memo: dict) -> dict[object, list[etree._Element]]:
+    """``parent``'s children by tag (in document order), indexed in ``memo`` the first time: a document's memo,
+    where the element itself is the key, so the facts, the rules and the totals share one index per element."""
+    children = memo.get(parent)
+    if children is None:
+        children = memo[parent] = {}
+        for child in parent.iterchildren():
+            found = children.get(child.tag)
+            if found is None:
+                children[child.tag] = [child]
+            else:
+                found.append(child)
+    return children

@@ -47,8 +47,9 @@ __all__ = [
 BUILTIN_SCHEMA_SET = "fel-rules/xsd"  # how reports name the project's own schema set
 _ADENDA = f"{{{DTE}}}Adenda"
 _SIGNATURE = f"{{{DS}}}Signature"
-_CERTIFICACION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}Certificacion"
-_CERTIFICACION_ANULACION = f"{{{DTE_ANULACION}}}SAT/{{{DTE_ANULACION}}}AnulacionDTE/{{{DTE_ANULACION}}}Certificacion"
+_CERTIFICACION = (f"{{{DTE}}}SAT", f"{{{DTE}}}DTE", f"{{{DTE}}}Certificacion")
+_CERTIFICACION_ANULACION = (f"{{{DTE_ANULACION}}}SAT", f"{{{DTE_ANULACION}}}AnulacionDTE",
+                            f"{{{DTE_ANULACION}}}Certificacion")
 _ROOT_ELEMENTS = {"GTDocumento", "GTAnulacionDocumento"}
 
 
@@ -62,6 +63,7 @@ class SchemaSet:
     def __init__(self, name: str, sha256: str, decider: etree.XMLSchema | None,
                  compile_explainer: Callable[[], object]) -> None:
         self.name, self.sha256, self.decider = name, sha256, decider
+        self._info = SchemaInfo(set=name, sha256=sha256)
         self._compile_explainer = compile_explainer
         self._explainer: object | None = None
         self._lock = threading.Lock()
@@ -91,7 +93,7 @@ class SchemaSet:
     @property
     def info(self) -> SchemaInfo:
         """The ``schema`` section of a report."""
-        return SchemaInfo(set=self.name, sha256=self.sha256)
+        return self._info
 
 
 _cache: dict[str, SchemaSet] = {}
@@ -321,8 +323,19 @@ def _is_presignature(root: etree._Element) -> bool:
     the signatures it is a stripped certified document, not a pre-signature one, and the schema's
     ds:Signature is required of it.
     """
-    certified = root.find(_CERTIFICACION) is not None or root.find(_CERTIFICACION_ANULACION) is not None
-    return root.find(_SIGNATURE) is None and not certified
+    if next(root.iterchildren(_SIGNATURE), None) is not None:
+        return False
+    return not any(_has_path(root, path) for path in (_CERTIFICACION, _CERTIFICACION_ANULACION))
+
+
+def _has_path(root: etree._Element, path: tuple[str, ...]) -> bool:
+    """True when ``root.find("a/b/c")`` finds something (without ElementPath, walking the children by tag)."""
+    found = [root]
+    for tag in path:
+        found = [child for parent in found for child in parent.iterchildren(tag)]
+        if not found:
+            return False
+    return True
 
 
 def _quick_pass(schema_set: SchemaSet, source: bytes, presignature: bool) -> bool:

@@ -9,21 +9,26 @@ from lxml import etree
 
 from ..core.money import decimal_str, parse_decimal
 from ..core.namespaces import DTE
+from ..core.xmlpath import children_by_tag
 from ..core.report import DocumentSummary, Totals
 from .facts import Anulacion, Documento
 
 __all__ = ["document_summary", "document_totals", "is_certified"]
 
 _GT_DOCUMENTO = f"{{{DTE}}}GTDocumento"
-_EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
-_ITEM = f"{{{DTE}}}Items/{{{DTE}}}Item"
+_SAT = f"{{{DTE}}}SAT"
+_DTE = f"{{{DTE}}}DTE"
+_DATOS_EMISION = f"{{{DTE}}}DatosEmision"
+_ITEMS = f"{{{DTE}}}Items"
+_ITEM = f"{{{DTE}}}Item"
+_TOTALES = f"{{{DTE}}}Totales"
 _IMPUESTOS = f"{{{DTE}}}Impuestos"
 _IMPUESTO = f"{{{DTE}}}Impuesto"
 _NOMBRE_CORTO = f"{{{DTE}}}NombreCorto"
 _MONTO_GRAVABLE = f"{{{DTE}}}MontoGravable"
 _MONTO_IMPUESTO = f"{{{DTE}}}MontoImpuesto"
 _TOTAL = f"{{{DTE}}}Total"
-_GRAN_TOTAL = f"{{{DTE}}}Totales/{{{DTE}}}GranTotal"
+_GRAN_TOTAL = f"{{{DTE}}}GranTotal"
 
 
 def _value(field) -> str | None:
@@ -85,21 +90,26 @@ def document_summary(facts: Documento | Anulacion | None, *, path: str | None, s
     )
 
 
-def document_totals(root: etree._Element | None) -> Totals:
+def document_totals(root: etree._Element | None, memo: dict | None = None) -> Totals:
     """Subtotal (IVA taxable base, or net amount of lines without IVA), IVA, and GranTotal.
 
     Read from the tree, so validation needs no facts of the lines. Subtotal + IVA + other taxes
-    equals GranTotal on a consistent document.
+    equals GranTotal on a consistent document. ``memo``: the document's memo, whose index of each element's
+    children (:func:`~fel_rules.core.xmlpath.children_by_tag`) the rules built already.
     """
-    emision = root.find(_EMISION) if root is not None and root.tag == _GT_DOCUMENTO else None
-    items = emision.findall(_ITEM) if emision is not None else []
+    if root is None or root.tag != _GT_DOCUMENTO:
+        return Totals()
+    memo = {} if memo is None else memo
+    emision = next(iter(_find_all(root, (_SAT, _DTE, _DATOS_EMISION), memo)), None)
+    items = _find_all(emision, (_ITEMS, _ITEM), memo)
     if emision is None or not items:
         return Totals()
-    gran_total = parse_decimal(emision.findtext(_GRAN_TOTAL))
+    gran_total_element = next(iter(_find_all(emision, (_TOTALES, _GRAN_TOTAL), memo)), None)
+    gran_total = parse_decimal(None if gran_total_element is None else gran_total_element.text or "")
     subtotal: Decimal | None
     iva: Decimal | None
     try:
-        subtotal, iva = _subtotal_and_iva(items)
+        subtotal, iva = _subtotal_and_iva(items, memo)
     except _Unknown:  # an amount that cannot be read leaves the sums unknown, never short of it
         subtotal = iva = None
     return Totals(subtotal=decimal_str(subtotal), iva=decimal_str(iva), total=decimal_str(gran_total))
@@ -109,39 +119,47 @@ class _Unknown(Exception):
     """An amount the totals need is missing or cannot be read."""
 
 
-def _subtotal_and_iva(items: list[etree._Element]) -> tuple[Decimal, Decimal]:
+def _subtotal_and_iva(items: list[etree._Element], memo: dict) -> tuple[Decimal, Decimal]:
     subtotal = Decimal(0)
     iva = Decimal(0)
     for item in items:
-        fields = _first_children(item)
-        taxes = [_first_children(tax)
-                 for group in item.iterchildren(_IMPUESTOS) for tax in group.iterchildren(_IMPUESTO)]
-        line_iva = next((t for t in taxes if (_findtext(t, _NOMBRE_CORTO) or "").strip() == "IVA"), None)
+        taxes = [tax for group in _children(item, _IMPUESTOS, memo) for tax in _children(group, _IMPUESTO, memo)]
+        line_iva = next((t for t in taxes if (_text(t, _NOMBRE_CORTO, memo) or "").strip() == "IVA"), None)
         if line_iva is not None:
-            subtotal += _number(line_iva, _MONTO_GRAVABLE)
-            iva += _number(line_iva, _MONTO_IMPUESTO)
+            subtotal += _number(line_iva, _MONTO_GRAVABLE, memo)
+            iva += _number(line_iva, _MONTO_IMPUESTO, memo)
         else:
-            others = sum((_number(t, _MONTO_IMPUESTO) for t in taxes), Decimal(0))
-            subtotal += _number(fields, _TOTAL) - others
+            others = sum((_number(t, _MONTO_IMPUESTO, memo) for t in taxes), Decimal(0))
+            subtotal += _number(item, _TOTAL, memo) - others
     return subtotal, iva
 
 
-def _first_children(element: etree._Element) -> dict[object, etree._Element]:
-    """The first child of ``element`` with each tag, in one pass over its children."""
-    children: dict[object, etree._Element] = {}
-    for child in element:
-        children.setdefault(child.tag, child)
-    return children
+def _children(element: etree._Element | None, tag: str, memo: dict) -> list[etree._Element]:
+    return children_by_tag(element, memo).get(tag, []) if element is not None else []
 
 
-def _findtext(children: dict[object, etree._Element], tag: str) -> str | None:
-    """What ``element.findtext(tag)`` gives, from the element's :func:`_first_children`."""
-    child = children.get(tag)
+def _find_all(element: etree._Element | None, tags: tuple[str, ...], memo: dict) -> list[etree._Element]:
+    """What ``element.findall("a/b/c")`` gives (in document order), from the index in ``memo``."""
+    found = [element] if element is not None else []
+    for tag in tags:
+        found = [child for parent in found for child in _children(parent, tag, memo)]
+    return found
+
+
+def _first(element: etree._Element | None, tag: str, memo: dict) -> etree._Element | None:
+    """``element.find(tag)``, from the element's index in ``memo``."""
+    found = _children(element, tag, memo)
+    return found[0] if found else None
+
+
+def _text(element: etree._Element, tag: str, memo: dict) -> str | None:
+    """What ``element.findtext(tag)`` gives."""
+    child = _first(element, tag, memo)
     return None if child is None else child.text or ""
 
 
-def _number(children: dict[object, etree._Element], tag: str) -> Decimal:
-    value = parse_decimal(_findtext(children, tag))
+def _number(element: etree._Element, tag: str, memo: dict) -> Decimal:
+    value = parse_decimal(_text(element, tag, memo))
     if value is None:
         raise _Unknown(tag)
     return value

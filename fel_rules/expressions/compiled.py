@@ -48,6 +48,8 @@ class Program:
 
     code: CodeType
     literals: dict[str, object]
+    #: The hidden global of the first literal (once it is in an evaluator's globals, all of them are).
+    first_literal: str | None = None
 
 
 def to_program(node: ast.Expr, source: str) -> Program | None:
@@ -58,7 +60,8 @@ def to_program(node: ast.Expr, source: str) -> Program | None:
     literals: dict[str, object] = {}
     body = _Rewriter(literals).visit(node.value)
     tree = ast.fix_missing_locations(ast.Expression(body=body))
-    return Program(compile(tree, f"<expression {source[:60]!r}>", "eval", dont_inherit=True), literals)
+    code = compile(tree, f"<expression {source[:60]!r}>", "eval", dont_inherit=True)
+    return Program(code, literals, next(iter(literals), None))
 
 
 def _too_long(length: int) -> None:

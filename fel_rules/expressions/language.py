@@ -378,18 +378,20 @@ def _too_deep(column: int | None) -> ExpressionError:
 #: Catalogue keys of texts already seen (a text's key depends on nothing else); cleared when full.
 _CODES: dict[str, str] = {}
 _MAX_CODES = 4096
+_MAX_CODE_LENGTH = 64
 
 
 def _code(value: object) -> str:
     """Catalogue key of a CodigoUnidadGravable: ``1``, ``"1"``, ``"01"`` and ``1.0`` are all ``"1"``."""
-    if type(value) is str:
-        key = _CODES.get(value)
-        if key is None:
+    text = value if type(value) is str else str(value)  # the key depends on the text alone (see _code_of)
+    key = _CODES.get(text)
+    if key is None:
+        key = _code_of(text)
+        if len(text) <= _MAX_CODE_LENGTH:
             if len(_CODES) >= _MAX_CODES:
                 _CODES.clear()
-            key = _CODES[value] = _code_of(value)
-        return key
-    return _code_of(value)
+            _CODES[text] = key
+    return key
 
 
 def _code_of(value: object) -> str:
@@ -458,7 +460,7 @@ class Evaluator:
         if program is None:
             return self.interpret(expression, names)
         scope = self._globals
-        if program.literals and next(iter(program.literals)) not in scope:
+        if program.first_literal is not None and program.first_literal not in scope:
             scope.update(program.literals)  # once per expression: hidden names are unique per process
         try:
             return eval(program.code, scope, names)  # noqa: S307 - checked syntax, no builtins, hidden globals

@@ -10,6 +10,7 @@ from lxml import etree
 
 from ...core.money import XML_SPACE, parse_decimal, parse_small_int
 from ...core.namespaces import DS, DTE, DTE_ANULACION, prefixed
+from ...core.xmlpath import children_by_tag
 from .model import (
     Address,
     Amount,
@@ -41,10 +42,10 @@ _TAGS: dict[str, dict[str, tuple[str, str]]] = {}
 class _Reader:
     """Child lookup and located values within one namespace, building XPaths as it goes."""
 
-    def __init__(self, namespace: str) -> None:
+    def __init__(self, namespace: str, memo: dict | None = None) -> None:
         self.ns = namespace
         self._tags = _TAGS.setdefault(namespace, {})  # (Clark name, prefixed name) of each local name
-        self._kids: dict[etree._Element, dict[str, etree._Element]] = {}
+        self._memo = {} if memo is None else memo  # each element's children by tag (core.xmlpath.children_by_tag)
 
     def tag(self, local: str) -> str:
         return self._names(local)[0]
@@ -59,20 +60,15 @@ class _Reader:
     def child(self, parent: etree._Element | None, path: str, local: str) -> tuple[etree._Element | None, str]:
         if parent is None:
             return None, ""
-        kids = self._kids.get(parent)
-        if kids is None:
-            kids = {}
-            for element in parent:
-                kids.setdefault(element.tag, element)
-            self._kids[parent] = kids
         clark, step = self._names(local)
-        return kids.get(clark), f"{path}/{step}"
+        found = children_by_tag(parent, self._memo).get(clark)
+        return (found[0] if found else None), f"{path}/{step}"
 
     def children(self, parent: etree._Element | None, path: str, local: str) -> list[tuple[etree._Element, str]]:
         if parent is None:
             return []
         clark, step = self._names(local)
-        found = parent.findall(clark)
+        found = children_by_tag(parent, self._memo).get(clark, [])
         if len(found) == 1:
             return [(found[0], f"{path}/{step}")]
         return [(element, f"{path}/{step}[{index}]") for index, element in enumerate(found, 1)]
@@ -100,20 +96,21 @@ class _Reader:
         return Amount(raw=raw, value=parse_decimal(raw), xpath=xpath, line=element.sourceline)
 
 
-def extract_facts(root: etree._Element, *, lines: bool = True) -> Documento | Anulacion:
+def extract_facts(root: etree._Element, *, lines: bool = True, memo: dict | None = None) -> Documento | Anulacion:
     """Facts of a GTDocumento or GTAnulacionDocumento root (already checked by the parser).
 
     ``lines=False`` reads only the document's header (general data, parties, frases, totals,
     certification) and leaves ``items`` and ``complementos`` empty: what validation needs, at a
-    fraction of the cost on long invoices.
+    fraction of the cost on long invoices. ``memo``: the document's memo, whose index of each element's
+    children (:func:`~fel_rules.core.xmlpath.children_by_tag`) the rules use too.
     """
     if etree.QName(root).namespace == DTE_ANULACION:
-        return _anulacion(root)
-    return _documento(root, lines)
+        return _anulacion(root, memo)
+    return _documento(root, lines, memo)
 
 
-def _documento(root: etree._Element, lines: bool = True) -> Documento:
-    r = _Reader(DTE)
+def _documento(root: etree._Element, lines: bool = True, memo: dict | None = None) -> Documento:
+    r = _Reader(DTE, memo)
     path = "/dte:GTDocumento"
     sat, sat_path = r.child(root, path, "SAT")
     dte, dte_path = r.child(sat, sat_path, "DTE")
@@ -316,8 +313,8 @@ def _certificacion(r: _Reader, el: etree._Element | None, path: str) -> Certific
     )
 
 
-def _anulacion(root: etree._Element) -> Anulacion:
-    r = _Reader(DTE_ANULACION)
+def _anulacion(root: etree._Element, memo: dict | None = None) -> Anulacion:
+    r = _Reader(DTE_ANULACION, memo)
     path = "/dte:GTAnulacionDocumento"
     sat, sat_path = r.child(root, path, "SAT")
     anulacion, an_path = r.child(sat, sat_path, "AnulacionDTE")
