@@ -99,7 +99,7 @@ def _verdicts(doc: CheckInput, uri: str) -> list[SignatureVerdict]:
 def _signed(doc: CheckInput) -> SignedDocument:
     document = doc.memo.get(_MEMO_KEY)
     if document is None:
-        document = doc.memo[_MEMO_KEY] = SignedDocument.read(doc.source, doc.root)
+        document = doc.memo[_MEMO_KEY] = SignedDocument.read(doc.source, doc.root, stripped=True)
     return document
 
 

@@ -29,6 +29,7 @@ from .canonical import (
 from .results import MAX_REFERENCES, MAX_SIGNATURES, Problem, ProblemCode, SignatureVerdict
 from .xades import (
     XADES,
+    NamedCertificate,
     load_certificate,
     named_by,
     parse_signing_time,
@@ -51,12 +52,23 @@ _SIGNATURE_METHODS: dict[str, type[hashes.HashAlgorithm]] = {
 }
 
 _SIGNED_PROPERTIES_TYPES = {"http://uri.etsi.org/01903#SignedProperties", f"{XADES}SignedProperties"}
-_ID_ATTRIBUTES = ("ID", "Id", "id")
+#: Every ``ID``, ``Id`` and ``id`` attribute, in document order (an element's own in the order written).
+_ID_NODES = etree.XPath("//@ID | //@Id | //@id")
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
 def _ds(name: str) -> str:
     return f"{{{DS}}}{name}"
+
+
+def _nothing_stripped(source: bytes) -> bool:
+    """True when ``source`` plainly has no comment, no processing instruction besides its XML declaration and no
+    dte:Adenda: its tree without them is the tree as received (a byte-level test, so it only ever says so of
+    8-bit-encoded documents; anything doubtful is parsed again)."""
+    start = 3 if source.startswith(b"\xef\xbb\xbf") else 0
+    declaration = 1 if source.startswith(b"<?xml", start) else 0
+    return (b"\x00" not in source and b"<!--" not in source and source.count(b"<?") == declaration
+            and b"Adenda" not in source)
 
 
 def _source_parser() -> etree.XMLParser:
@@ -77,13 +89,17 @@ class SignedDocument:
     _ids: dict[str, list[etree._Element]] | None = None
     certificates: dict[bytes, x509.Certificate] = field(default_factory=dict)
     _verdicts: dict[str, list[SignatureVerdict]] = field(default_factory=dict)
+    _properties: dict[etree._Element, etree._Element | None] = field(default_factory=dict)
+    _named: dict[etree._Element, list[NamedCertificate]] = field(default_factory=dict)
 
     @classmethod
-    def read(cls, source: bytes | None, fallback: etree._Element) -> SignedDocument:
+    def read(cls, source: bytes | None, fallback: etree._Element, *, stripped: bool = False) -> SignedDocument:
         """The document from its bytes as received (comments and PIs kept); ``fallback`` (an already parsed
-        tree) when there are no bytes or they do not parse."""
+        tree) when there are no bytes or they do not parse. ``stripped``: ``fallback`` is ``source`` parsed
+        without its comments, processing instructions and dte:Adenda; when the bytes plainly have none of them,
+        it is the tree as received and is used as it is (no second parse)."""
         root = fallback
-        if source is not None:
+        if source is not None and not (stripped and _nothing_stripped(source)):
             try:
                 root = etree.fromstring(source, _source_parser())
             except (etree.XMLSyntaxError, ValueError):
@@ -94,13 +110,23 @@ class SignedDocument:
         """Elements whose ``ID``, ``Id`` or ``id`` attribute is ``value``."""
         if self._ids is None:
             ids: dict[str, list[etree._Element]] = {}
-            for element in self.root.iter(etree.Element):
-                for name in _ID_ATTRIBUTES:
-                    found = element.get(name)
-                    if found is not None:
-                        ids.setdefault(found, []).append(element)
-            self._ids = ids
+            for attribute in _ID_NODES(self.root):  # in document order, as a walk over every element finds them
+                ids.setdefault(attribute, []).append(attribute.getparent())
+            self._ids = {str(key): elements for key, elements in ids.items()}
         return self._ids.get(value, [])
+
+    def signed_properties(self, signature: etree._Element) -> etree._Element | None:
+        """The signature's ``xades:SignedProperties`` (see :func:`~.xades.signed_properties`), found once."""
+        if signature not in self._properties:
+            self._properties[signature] = signed_properties(signature)
+        return self._properties[signature]
+
+    def signing_certificate_digests(self, signature: etree._Element) -> list[NamedCertificate]:
+        """What :func:`~.xades.signing_certificate_digests` gives for ``signature``, read once."""
+        named = self._named.get(signature)
+        if named is None:
+            named = self._named[signature] = signing_certificate_digests(signature, self.signed_properties(signature))
+        return named
 
     def certificate(self, der: bytes) -> x509.Certificate | None:
         """The certificate in ``der``, read once per document."""
@@ -163,7 +189,7 @@ def verify_signature(signature: etree._Element, document: SignedDocument, role_u
     certificate, problems = _signer_certificate(signature, document)
     yield from problems
     yield from _check_signature_value(signature, signed_info, certificate)
-    yield from _check_xades(signature, certificate, covered)
+    yield from _check_xades(signature, certificate, covered, document)
 
 
 # ---- references -----------------------------------------------------------------------------
@@ -283,7 +309,7 @@ def _signer_certificate(
             certificates.append(certificate)
     if not certificates:
         return None, problems
-    named = signing_certificate_digests(signature)
+    named = document.signing_certificate_digests(signature)
     for certificate in certificates:  # with a chain embedded, the signer is the one XAdES names
         if named and named_by(certificate, named):
             return certificate, problems
@@ -347,14 +373,15 @@ def _verifies(key: rsa.RSAPublicKey, value: bytes, octets: bytes, algorithm: str
 # ---- XAdES: signing certificate and signing time ------------------------------------------------
 
 
-def _check_xades(signature: etree._Element, certificate: x509.Certificate | None, covered: set) -> Iterator[Problem]:
-    properties = signed_properties(signature)
+def _check_xades(signature: etree._Element, certificate: x509.Certificate | None, covered: set,
+                 document: SignedDocument) -> Iterator[Problem]:
+    properties = document.signed_properties(signature)
     if properties is None:
         yield Problem(ProblemCode.NO_XADES_PROPERTIES, signature, "SigningTime")
         return
     if properties not in covered and not _referenced(signature, properties):
         yield Problem(ProblemCode.SIGNED_PROPERTIES_UNREFERENCED, properties, "SignedProperties")
-    named = signing_certificate_digests(signature)
+    named = document.signing_certificate_digests(signature)
     if certificate is not None and named:
         unknown = [element for element, name, _ in named if not name]
         if len(unknown) == len(named):

@@ -17,7 +17,7 @@ from ..core.namespaces import DS
 from .canonical import DIGESTS, decode_base64
 
 __all__ = [
-    "XADES", "load_certificate", "named_by", "parse_signing_time", "signed_properties", "signing_certificate_digests",
+    "XADES", "NamedCertificate", "load_certificate", "named_by", "parse_signing_time", "signed_properties", "signing_certificate_digests",
 ]
 
 XADES = "http://uri.etsi.org/01903/v1.3.2#"
@@ -27,6 +27,9 @@ _DATETIME = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\
 
 #: (DigestValue element, hashlib name or '' when the algorithm is unsupported, digest or None).
 NamedCertificate = tuple[etree._Element, str, bytes | None]
+
+
+_FIND: etree._Element = etree.Element("find")  # (a marker: "look the signed properties up")
 
 
 def _ds(name: str) -> str:
@@ -51,9 +54,12 @@ def signed_properties(signature: etree._Element) -> etree._Element | None:
     return signature.find(f"{_ds('Object')}/{_xades('QualifyingProperties')}/{_xades('SignedProperties')}")
 
 
-def signing_certificate_digests(signature: etree._Element) -> list[NamedCertificate]:
-    """Each ``xades:Cert`` the signed properties name (``SigningCertificate`` and ``SigningCertificateV2``)."""
-    properties = signed_properties(signature)
+def signing_certificate_digests(signature: etree._Element,
+                                properties: etree._Element | None = _FIND) -> list[NamedCertificate]:
+    """Each ``xades:Cert`` the signed properties name (``SigningCertificate`` and ``SigningCertificateV2``);
+    ``properties``: the signature's signed properties when they were already found."""
+    if properties is _FIND:
+        properties = signed_properties(signature)
     if properties is None:
         return []
     named = []
@@ -70,8 +76,13 @@ def signing_certificate_digests(signature: etree._Element) -> list[NamedCertific
 
 def named_by(certificate: x509.Certificate, named: list[NamedCertificate]) -> bool:
     """Whether one of ``named`` is the digest of ``certificate``."""
-    der = certificate.public_bytes(Encoding.DER)
+    der = _der(certificate)
     return any(name and digest == hashlib.new(name, der).digest() for _, name, digest in named)
+
+
+@lru_cache(maxsize=256)  # (certificates are read once per process: see load_certificate)
+def _der(certificate: x509.Certificate) -> bytes:
+    return certificate.public_bytes(Encoding.DER)
 
 
 def parse_signing_time(text: str) -> datetime | None:
