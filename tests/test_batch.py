@@ -218,3 +218,20 @@ def test_dask_cluster_gives_the_same_manifest(mixed, mixed_run, tmp_path):
     run = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["run"]
     assert run["executor"] == "dask" and run["workers"] == 2
     assert tree(out) == tree(local_out)
+
+
+def test_manifest_is_json_whatever_the_file_names(tmp_path):
+    """Names with characters that end a line for Python but not for JSON (U+2028, NEL): the manifest and each
+    report stay valid JSON, each naming its file as it is."""
+    folder = tmp_path / "entrada"
+    folder.mkdir()
+    names = ["fac\u2028tura.xml", "nota\x85de\u2029credito.xml", "año\u00a0fiscal.xml"]
+    for name in names:
+        (folder / name).write_bytes(Invoice(tipo="FACT", receptor_id="CF", items=[Item.goods("Cemento", "1", "10.00")]).to_xml())
+    out = tmp_path / "salida"
+    result = batch(folder, out, render=False, workers=1)
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert sorted(entry["path"] for entry in manifest["entries"]) == sorted(names)
+    assert manifest["entries"] == [entry.model_dump(mode="json") for entry in result.manifest.entries]
+    for entry in manifest["entries"]:
+        assert json.loads((out / entry["report"]).read_text(encoding="utf-8"))["document"]["path"] == entry["path"]

@@ -254,3 +254,20 @@ def test_output_folder_is_held_by_one_batch_at_a_time_within_a_process(tmp_path)
         thread.join(60)
     manifest = Manifest.model_validate_json((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest.summary.files == 2 and [e.path for e in manifest.entries] == ["f0.xml", "f1.xml"]
+
+
+def test_report_file_text_is_indented_json_of_its_data():
+    """The text a batch writes per file is exactly ``json.dumps(report.to_dict(), indent=2)`` — also for values
+    with quotes, backslashes, control characters, line separators and characters beyond the BMP."""
+    from fel_rules.core.report import Counts, DocumentSummary, Issue, Location, Refs, Report, Stage, Totals
+
+    odd = "".join(map(chr, range(0x30))) + '"\\/ñ€😀\u2028\u2029\x7f\x85\x9f\ufeffab'
+    issue = Issue(rule_id="X", severity="error", stage="rules", title=odd, message=odd, hint=odd, expected=odd,
+                  difference="1.00", detail=odd, location=Location(xpath=odd, line=3, item=2, field=odd),
+                  refs=Refs(sat_code=odd))
+    report = Report(valid=False, complete=True, document=DocumentSummary(path=odd, certified=True),
+                    stages=[Stage(name="xml", status="passed")], counts=Counts(error=2),
+                    issues=[issue, issue.model_copy(update={"detail": None})], totals=Totals(subtotal="1.00"))
+    expected = json.dumps(report.to_dict(include_run=False), ensure_ascii=False, indent=2)
+    assert report.to_json(include_run=False) == expected
+    assert "detail" not in json.loads(expected)["issues"][1]

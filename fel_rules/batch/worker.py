@@ -7,7 +7,7 @@ import hashlib
 import json
 import traceback
 from contextlib import suppress
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
 
@@ -91,8 +91,11 @@ class FileResult:
     pdf_sha256: str | None = None
 
     def to_dict(self) -> dict:
-        """Plain data for the resume journal."""
-        return asdict(self)
+        """Plain data for the resume journal (what ``dataclasses.asdict`` gives, without its deep copies)."""
+        data = {name: getattr(self, name) for name in _RESULT_FIELDS}
+        data["counts"] = dict(self.counts)
+        data["cross"] = {name: getattr(self.cross, name) for name in _CROSS_FIELDS}
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> FileResult:
@@ -101,6 +104,10 @@ class FileResult:
         cross["tax_totals"] = tuple(tuple(pair) for pair in cross.get("tax_totals", ()))
         cross["frases"] = tuple(cross.get("frases", ()))
         return cls(**{**data, "cross": CrossFacts(**cross)})
+
+
+_RESULT_FIELDS = tuple(field.name for field in fields(FileResult))
+_CROSS_FIELDS = tuple(field.name for field in fields(CrossFacts))
 
 
 class PdfNote(StrEnum):
@@ -119,13 +126,19 @@ class PdfNote(StrEnum):
         return render_text(Text(f"batch.pdf_note.{self.value}"), lang)
 
 _VALIDATORS: dict[str, Validator] = {}
+_LAST: tuple[dict, Validator] | None = None  # the configuration asked for last (the same object, task after task)
 
 
 def validator_for(config: dict) -> Validator:
     """One validator per configuration and process (rules loaded, schema compiled once)."""
+    global _LAST
+    last = _LAST
+    if last is not None and last[0] is config:
+        return last[1]
     key = json.dumps(config, sort_keys=True, default=str)
     if key not in _VALIDATORS:
         _VALIDATORS[key] = Validator(Config(**config))
+    _LAST = (config, _VALIDATORS[key])
     return _VALIDATORS[key]
 
 
@@ -225,7 +238,9 @@ def _inspect(task: FileTask) -> tuple[Report, Documento | Anulacion | None]:
         source = task.source_path()
     except OSError as exc:  # it resolves outside the roots
         return validator.read_error(task.rel, exc), None
-    return validator.inspect_path(source, name=task.rel)
+    if task.render:
+        return validator.inspect_path(source, name=task.rel)
+    return validator.inspect_path(source, name=task.rel, lines=False)  # the lines are for the PDF only
 
 
 def _result_of(task: FileTask, report: Report, facts: Documento | Anulacion | None) -> FileResult:

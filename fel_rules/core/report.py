@@ -197,6 +197,9 @@ class Report(_Frozen):
 
     def to_json(self, *, include_run: bool = True, indent: int | None = 2) -> str:
         """The report as JSON text (UTF-8, keys in a fixed order)."""
+        if not include_run and indent == 2:  # what a batch writes per file: pydantic's serializer, same text
+            without_detail = {index: {"detail"} for index, issue in enumerate(self.issues) if issue.detail is None}
+            return self.model_dump_json(indent=2, by_alias=True, exclude={"run": True, "issues": without_detail})
         return json.dumps(self.to_dict(include_run=include_run), ensure_ascii=False, indent=indent)
 
     @property
