@@ -353,6 +353,21 @@ class _Path:
 
             return select_attribute
 
+        if ups and len(steps) == 1 and not steps[0][1] and name is None:  # ../../dte:Precio
+            tag = steps[0][0]
+
+            def select_up(node: etree._Element, memo: dict) -> list:
+                above = node
+                for _ in range(ups):
+                    above = above.getparent()
+                    if above is None:
+                        return select(node, memo)  # past the root: what the general way gives
+                children = memo.get(above)
+                if children is None:
+                    children = children_by_tag(above, memo)
+                found = children.get(tag)
+                return list(found) if found is not None else []
+
         def select(node: etree._Element, memo: dict) -> list:
             for climbed in range(ups):
                 parent = node.getparent()
@@ -363,6 +378,8 @@ class _Path:
                 node = parent
             return _attributes(_descend([node], steps, memo), name, smart)
 
+        if ups and len(steps) == 1 and not steps[0][1] and name is None:
+            return select_up
         return select
 
 

@@ -30,10 +30,12 @@ from ..core.text import Text
 from ..expressions.language import (
     FUNCTION_NAMES,
     CompiledExpression,
+    Evaluator,
     Table,
     compile_expression,
     parse_date,
 )
+from ._expression_runner import Runner, make_runner
 from ._xpath import (
     child_path_finder,
     finds_nodes,
@@ -165,10 +167,37 @@ class _Binding:
         self.key = _shared_key((self.path, spec.type, spec.many, tuple(sorted(env.namespaces.items()))))
         #: (value, first node, unread) at an element, through the finder; ``None``: through :func:`_lookup`.
         nodes = self.find is not None and finds_nodes(self.find)
-        self.lookup = _first_value(self.find, self.read, self.kind, name) if nodes and self.single else None
+        self.lookup = (_first_value if self.single else _all_values)(self.find, self.read, self.kind, name) \
+            if nodes else None
 
 
 _NOTHING: tuple[None, None, None] = (None, None, None)
+
+
+def _all_values(find: Callable, read: Callable[[str], object], kind: str, name: str) -> Callable:
+    """What :func:`_lookup` gives for a ``many`` binding read through ``find``: every matched node's value (an
+    :class:`_Unread` for one that cannot be read), the first node, the first unreadable value."""
+    text_kind = kind == "text"
+
+    def lookup(node: etree._Element, memo: dict) -> tuple[object, object, _Unread | None]:
+        try:
+            found = find(node, memo)
+        except Exception as exc:  # as _lookup says a failing XPath (a finder only fails on a broken tree)
+            raise CheckError(Text.of("check.xpath_failed", path=f"let.{name}", reason=xpath_error(str(exc))),
+                             str(exc)) from exc
+        values: list = []
+        unread = None
+        for each in found:
+            text = (each.text or "") if type(each) is _ELEMENT else each  # an element, or an attribute's value
+            value = read(text)
+            if value is None and not text_kind and text.strip(XML_SPACE):
+                value = _Unread(text, kind, each)
+                if unread is None:
+                    unread = value
+            values.append(value)
+        return values, (found[0] if found else None), unread
+
+    return lookup
 
 
 def _first_value(find: Callable, read: Callable[[str], object], kind: str, name: str) -> Callable:
@@ -247,6 +276,7 @@ class ExpressionCheck:
         self.actual = _compiled(("actual",), params.actual, names)
         self.tolerance = _compiled(("tolerance",), params.tolerance, names)
         self._base: tuple[object, dict[str, object]] = (None, {})  # (tolerance, the constants and tol)
+        self._made_key = ("check", id(self))
         self.amounts = frozenset(params.amounts) | {b.name for b in self.bindings if b.money}
         compared = (self.expected.names if self.expected else frozenset()) | (
             self.actual.names if self.actual else frozenset())
@@ -257,7 +287,8 @@ class ExpressionCheck:
         return {b.name for b in self.bindings} | set(self.constants) | {"expected", "actual", "difference"}
 
     def check(self, doc: CheckInput) -> Iterator[Finding]:
-        """Evaluate the rule on every context node of ``doc``."""
+        """Evaluate the rule on every context node of ``doc`` (with the plain compiled evaluator, through the
+        check's quick function: :mod:`._expression_runner`)."""
         memo = doc.memo
         tolerance = doc.evaluator.tolerance
         key = self.context_key
@@ -266,16 +297,36 @@ class ExpressionCheck:
             root = doc.root
             find = self.context_find
             nodes = memo[key] = find(root, memo) if find is not None and type(root) is _ELEMENT else self.context(root)
+        run = self._runner(doc.evaluator)
+        if run is not None:
+            return run(doc, memo, nodes, tolerance, doc.config.tolerance, self._slow)
+        return self._each(doc, memo, nodes, tolerance)
+
+    def _each(self, doc: CheckInput, memo: dict, nodes: list, tolerance: Decimal) -> Iterator[Finding]:
         for node in nodes:
-            bound = self._bind(node, memo, tolerance, doc)
-            if bound is None:
-                continue
-            if type(bound) is _Unread:
-                yield bound.finding()
-                continue
-            finding = self._judge(doc, node, bound[0], bound[1])
-            if finding is not None:
-                yield finding
+            yield from self._slow(doc, node, memo, tolerance)
+
+    def _slow(self, doc: CheckInput, node: object, memo: dict, tolerance: Decimal) -> list[Finding]:
+        """The finding at ``node`` (none, or one), the general way: every binding, then the judgement."""
+        bound = self._bind(node, memo, tolerance, doc)
+        if bound is None:
+            return []
+        if type(bound) is _Unread:
+            return [bound.finding()]
+        finding = self._judge(doc, node, bound[0], bound[1])
+        return [] if finding is None else [finding]
+
+    def _runner(self, evaluator: Evaluator) -> Runner | None:
+        """The check's quick function for ``evaluator`` (made once per evaluator), or ``None``: only the plain
+        evaluator's compiled expressions run as functions."""
+        if type(evaluator) is not Evaluator:
+            return None
+        made = evaluator.made.get(self._made_key)
+        if made is not None and made[0] is self:
+            return made[1]  # type: ignore[return-value]
+        run = make_runner(self, evaluator, _RUNNER_TOOLS)
+        evaluator.made[self._made_key] = (self, run)
+        return run
 
     def _bind(
         self, node: object, memo: dict, tolerance: Decimal, doc: CheckInput
@@ -508,3 +559,7 @@ def _text(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+#: What the quick functions of checks reach (see :func:`~._expression_runner.make_runner`).
+_RUNNER_TOOLS = {"ELEMENT": _ELEMENT, "LOOKUP": _lookup, "AXV": _as_xpath_variable, "NOVARS": _NO_VARIABLES}

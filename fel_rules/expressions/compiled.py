@@ -28,7 +28,7 @@ from types import CodeType
 
 from simpleeval import MAX_STRING_LENGTH, IterableTooLong
 
-__all__ = ["ADD", "MULT", "Program", "function_global", "to_program"]
+__all__ = ["ADD", "MULT", "Program", "function_global", "to_function", "to_program"]
 
 #: Hidden globals of the operators that keep simpleeval's limits.
 ADD, MULT = "op:add", "op:mult"
@@ -60,6 +60,21 @@ def to_program(node: ast.Expr, source: str) -> Program | None:
     literals: dict[str, object] = {}
     body = _Rewriter(literals).visit(node.value)
     tree = ast.fix_missing_locations(ast.Expression(body=body))
+    code = compile(tree, f"<expression {source[:60]!r}>", "eval", dont_inherit=True)
+    return Program(code, literals, next(iter(literals), None))
+
+
+def to_function(node: ast.Expr, source: str, parameters: tuple[str, ...]) -> Program | None:
+    """Like :func:`to_program`, compiled as ``lambda <parameters>: <expression>`` (``parameters``: every name
+    it reads): run in an evaluator's globals, the code gives a function of the bound values, called without a
+    mapping of names. ``None`` if it names ``__builtins__``."""
+    if any(isinstance(child, ast.Name) and child.id == "__builtins__" for child in ast.walk(node)):
+        return None
+    literals: dict[str, object] = {}
+    body = _Rewriter(literals).visit(node.value)
+    arguments = ast.arguments(posonlyargs=[], args=[ast.arg(arg=name) for name in parameters], kwonlyargs=[],
+                              kw_defaults=[], defaults=[])
+    tree = ast.fix_missing_locations(ast.Expression(body=ast.Lambda(args=arguments, body=body)))
     code = compile(tree, f"<expression {source[:60]!r}>", "eval", dont_inherit=True)
     return Program(code, literals, next(iter(literals), None))
 

@@ -29,7 +29,7 @@ from ..core.foreign import python_syntax
 from ..core.identifiers import uuid_numero, uuid_serie
 from ..core.money import XML_SPACE, parse_decimal, round_half_up
 from ..core.text import Text
-from .compiled import ADD, MULT, Program, function_global, to_program
+from .compiled import ADD, MULT, Program, function_global, to_function, to_program
 from .patterns import MAX_MATCHED_TEXT, PatternError, compile_pattern
 
 if TYPE_CHECKING:  # the catalogues live in ruleset, which imports the check kinds that import this module
@@ -446,6 +446,9 @@ class Evaluator:
         self._local = threading.local()  # simpleeval keeps names on the instance: one per thread
         self.tolerance = tolerance
         self.engine = engine
+        #: What was made for this evaluator from the objects of a rule set (key → (the object, what was made)),
+        #: e.g. expressions as functions of their names (:meth:`function`), compiled checks.
+        self.made: dict[object, tuple[object, object]] = {}
         # what simpleeval's compound-types evaluator adds to the functions it is given
         reachable: dict[str, object] = {**functions, "list": list, "tuple": tuple, "dict": dict, "set": set}
         self._globals: dict[str, object] = {
@@ -466,6 +469,25 @@ class Evaluator:
             return eval(program.code, scope, names)  # noqa: S307 - checked syntax, no builtins, hidden globals
         except NameError as exc:  # raised by the code's own name lookups (no function raises it)
             raise NameNotDefined(exc.name, expression.source) from None
+
+    def function(self, expression: CompiledExpression, parameters: tuple[str, ...]) -> Callable[..., object] | None:
+        """``expression`` as a function of ``parameters`` (every name it reads, in the order the caller passes
+        them), running the same code :meth:`evaluate` runs; made once per evaluator. ``None`` when this
+        evaluator interprets, or the expression is a bare name or must be interpreted (see :meth:`evaluate`).
+        Errors are Python's own (a ``NameError`` is not turned into simpleeval's)."""
+        key = ("function", id(expression), parameters)
+        made = self.made.get(key)
+        if made is not None and made[0] is expression:
+            return made[1]  # type: ignore[return-value]
+        if self.engine != "compiled" or expression.name is not None or expression.program is None:
+            return None
+        program = to_function(expression.node, expression.source, parameters)
+        if program is None:
+            return None
+        self._globals.update(program.literals)  # hidden names are unique per process
+        function = eval(program.code, self._globals)  # noqa: S307 - checked syntax, no builtins, hidden globals
+        self.made[key] = (expression, function)
+        return function
 
     def interpret(self, expression: CompiledExpression, names: Mapping[str, object]) -> object:
         """Value of ``expression`` computed by simpleeval, node by node (the reference)."""

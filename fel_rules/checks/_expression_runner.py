@@ -1,0 +1,162 @@
+"""An expression check made into one Python function for an evaluator: the quick way through a document.
+
+:class:`~fel_rules.checks.expression.ExpressionCheck` evaluates a rule node by node with general code: a mapping
+of names built per node, each expression run by ``eval``. For the plain compiled evaluator the check is also made
+into one function written for its own bindings and expressions: each binding read in turn from the document's
+memo (the very entries the general code reads and writes), each expression called as a function of the bound
+values (:meth:`~fel_rules.expressions.language.Evaluator.function`).
+
+That function only settles the common outcomes: a node the rule does not apply to (a value absent, a guard
+false) and a node where the rule holds. Every other node — a value that cannot be read, an expression that
+fails, a rule that does not hold — goes to the general code (``slow``), which gives the very finding or error
+it always gives (expressions are pure: evaluating one twice gives the same value, or the same error).
+
+The generated source holds no text of a rule: bindings, constants and expressions are reached through names
+made up here (``v0``, ``C1``, ``F2``…), bound in the function's own namespace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from decimal import Decimal
+from typing import Any
+
+__all__ = ["Runner", "make_runner"]
+
+#: ``run(doc, memo, nodes, tolerance, limit, slow)`` → the findings of the check on ``nodes``, in order.
+Runner = Callable[..., Iterator[Any]]
+
+
+class _Unsupported(Exception):
+    """Something of the check the quick function does not take (it is evaluated the general way)."""
+
+
+def make_runner(check: Any, evaluator: Any, tools: Mapping[str, object]) -> Runner | None:
+    """The quick function of ``check`` (an :class:`~fel_rules.checks.expression.ExpressionCheck`) for
+    ``evaluator``; ``None`` when some expression must be interpreted. ``tools``: ``ELEMENT`` (lxml's element
+    type), ``LOOKUP`` (the general lookup of a binding), ``AXV`` (a value as an XPath variable) and ``NOVARS``
+    (the empty variables of a binding without ``$names``)."""
+    try:
+        return _Writer(check, evaluator, tools).runner()
+    except _Unsupported:
+        return None
+
+
+class _Writer:
+    """Writes the source of one check's function, and the namespace it runs in."""
+
+    def __init__(self, check: Any, evaluator: Any, tools: Mapping[str, object]) -> None:
+        self.check, self.evaluator = check, evaluator
+        self.namespace: dict[str, object] = {**tools, "Decimal": Decimal}
+        self.lines = [
+            "def run(doc, memo, nodes, tolerance, limit, slow):",
+            "    get = memo.get",
+            "    for node in nodes:",
+            "        element = type(node) is ELEMENT",
+        ]
+        self.value_of: dict[str, str] = {"tol": "tolerance"}  # a name of the rule → the Python text of its value
+
+    def runner(self) -> Runner:
+        check = self.check
+        for index, (name, value) in enumerate(check.constants.items()):
+            self.value_of[name] = self._bind(f"C{index}", value)
+        for index, binding in enumerate(check.bindings):
+            if binding.value is not None:
+                self._computed(index, binding)
+            else:
+                self._path(index, binding)
+            self.value_of[binding.name] = f"v{index}"
+        self._judgement()
+        source = "\n".join(self.lines) + "\n"
+        exec(compile(source, "<expression check>", "exec"), self.namespace)  # noqa: S102 - text written here
+        return self.namespace["run"]  # type: ignore[return-value]
+
+    def _bind(self, name: str, value: object) -> str:
+        self.namespace[name] = value
+        return name
+
+    def _add(self, *lines: str) -> None:
+        self.lines.extend("        " + line for line in lines)
+
+    def _call(self, expression: Any) -> str:
+        """The Python text of ``expression``'s value: a bound name, or a call of its function."""
+        if expression.name is not None:  # a bare name: its value, nothing to run
+            return self._value(expression.name)
+        parameters = tuple(sorted(expression.names))
+        function = self.evaluator.function(expression, parameters)
+        if function is None:
+            raise _Unsupported
+        called = self._bind(f"F{len(self.namespace)}", function)
+        return f"{called}({', '.join(self._value(name) for name in parameters)})"
+
+    def _value(self, name: str) -> str:
+        try:
+            return self.value_of[name]
+        except KeyError:  # (the loader makes sure expressions only read earlier names)
+            raise _Unsupported from None
+
+    def _computed(self, index: int, binding: Any) -> None:
+        """``let: {name: {value: …}}``: computed from earlier values; an error goes the general way."""
+        self._add("try:",
+                  f"    v{index} = {self._call(binding.value)}",
+                  "except Exception:",
+                  "    yield from slow(doc, node, memo, tolerance)",
+                  "    continue",
+                  f"if v{index} is None:",
+                  "    continue")
+
+    def _path(self, index: int, binding: Any) -> None:
+        """A binding read from the document, through the memo entry the general code uses."""
+        key, general = self._bind(f"K{index}", binding.key), self._bind(f"B{index}", binding)
+        if binding.needs:  # its XPath reads earlier values: they are part of the entry's key
+            names = tuple(binding.needs)  # (the order the general code iterates the same set in)
+            given = "".join(f"AXV({self._value(name)}), " for name in names)
+            self._add(f"variables = dict(zip({self._bind(f'N{index}', names)}, ({given})))",
+                      f"entry = ({key}, node, tuple(variables.items()))",
+                      "c = get(entry)",
+                      "if c is None:",
+                      f"    c = memo[entry] = LOOKUP({general}, node, variables, memo)")
+        elif binding.lookup is not None:
+            lookup = self._bind(f"L{index}", binding.lookup)
+            self._add(f"c = get(({key}, node))",
+                      "if c is None:",
+                      f"    c = memo[({key}, node)] = {lookup}(node, memo) if element else "
+                      f"LOOKUP({general}, node, NOVARS, memo)")
+        else:
+            self._add(f"c = get(({key}, node))",
+                      "if c is None:",
+                      f"    c = memo[({key}, node)] = LOOKUP({general}, node, NOVARS, memo)")
+        self._add("if c[2] is not None:",  # a value that cannot be read: the general code says so
+                  "    yield from slow(doc, node, memo, tolerance)",
+                  "    continue",
+                  f"v{index} = c[0]")
+        if binding.single:
+            if binding.fallback is None:
+                self._add(f"if v{index} is None:", "    continue")
+            else:
+                self._add(f"if v{index} is None:", f"    v{index} = {self._bind(f'D{index}', binding.fallback)}")
+
+    def _judgement(self) -> None:
+        """``when``, then ``expected``/``actual`` and ``assert``: a node where the rule holds is done here."""
+        check = self.check
+        self._add("try:")
+        if check.when is not None:
+            self._add(f"    if not {self._call(check.when)}:", "        continue")
+        if check.expected is not None and check.actual is not None:
+            limit = "limit" if check.tolerance is None else self._call(check.tolerance)
+            self._add(f"    expected = {self._call(check.expected)}",
+                      f"    actual = {self._call(check.actual)}",
+                      "    if expected is None or actual is None:",
+                      "        continue",
+                      "    if isinstance(expected, Decimal) and isinstance(actual, Decimal):",
+                      f"        holds = abs(actual - expected) <= {limit}",
+                      "    else:",
+                      "        holds = str(expected) == str(actual)")
+        else:
+            self._add("    holds = True")
+        if check.assertion is not None:
+            self._add("    if holds:", f"        holds = bool({self._call(check.assertion)})")
+        self._add("except Exception:",  # the general code raises the check's error
+                  "    holds = False",
+                  "if not holds:",
+                  "    yield from slow(doc, node, memo, tolerance)")
