@@ -230,6 +230,8 @@ class Validator:
                     issues.append(self._crash(rule, exc, unexpected=True))
                     status = "error"
                     continue
+                if not findings:
+                    continue
                 findings = _set_aside_unreadable(findings, rule.id, unreadable)
                 if not findings:
                     continue

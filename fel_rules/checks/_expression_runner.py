@@ -34,8 +34,11 @@ class _Unsupported(Exception):
 def make_runner(check: Any, evaluator: Any, tools: Mapping[str, object]) -> Runner | None:
     """The quick function of ``check`` (an :class:`~fel_rules.checks.expression.ExpressionCheck`) for
     ``evaluator``; ``None`` when some expression must be interpreted. ``tools``: ``ELEMENT`` (lxml's element
-    type), ``LOOKUP`` (the general lookup of a binding), ``AXV`` (a value as an XPath variable) and ``NOVARS``
-    (the empty variables of a binding without ``$names``)."""
+    type), ``LOOKUP`` (the general lookup of a binding), ``AXV`` (a value as an XPath variable), ``NOVARS`` (the
+    empty variables of a binding without ``$names``), and for reading one child's value as the general lookup
+    does: ``CHILD_TAG`` (the tag a finder of one child step finds), ``INDEX`` (an element's children by tag),
+    ``NOTHING`` (the entry of an absent value), ``UNREAD`` (the entry of a value that cannot be read) and
+    ``SPACE`` (XML's whitespace)."""
     try:
         return _Writer(check, evaluator, tools).runner()
     except _Unsupported:
@@ -47,6 +50,7 @@ class _Writer:
 
     def __init__(self, check: Any, evaluator: Any, tools: Mapping[str, object]) -> None:
         self.check, self.evaluator = check, evaluator
+        self.tools_child_tag: Callable[[object], str | None] = tools["CHILD_TAG"]  # type: ignore[assignment]
         self.namespace: dict[str, object] = {**tools, "Decimal": Decimal}
         self.lines = [
             "def run(doc, memo, nodes, tolerance, limit, slow):",
@@ -116,6 +120,27 @@ class _Writer:
                       "c = get(entry)",
                       "if c is None:",
                       f"    c = memo[entry] = LOOKUP({general}, node, variables, memo)")
+        elif binding.lookup is not None and binding.single and self.tools_child_tag(binding.find) is not None:
+            tag = self._bind(f"T{index}", self.tools_child_tag(binding.find))  # the lookup written out here
+            read, kind = self._bind(f"R{index}", binding.read), self._bind(f"Y{index}", binding.kind)
+            self._add(f"c = get(({key}, node))",
+                      "if c is None:",
+                      "    if element:",
+                      "        children = get(node)",
+                      "        if children is None:",
+                      "            children = INDEX(node, memo)",
+                      f"        found = children.get({tag})",
+                      "        if found is None:",
+                      "            c = NOTHING",
+                      "        else:",
+                      "            first = found[0]",
+                      "            text = first.text or ''",
+                      f"            value = {read}(text)",
+                      f"            c = (value, first, None) if value is not None or {kind} == 'text' or not "
+                      f"text.strip(SPACE) else UNREAD(text, {kind}, first)",
+                      "    else:",
+                      f"        c = LOOKUP({general}, node, NOVARS, memo)",
+                      f"    memo[({key}, node)] = c")
         elif binding.lookup is not None:
             lookup = self._bind(f"L{index}", binding.lookup)
             self._add(f"c = get(({key}, node))",

@@ -30,7 +30,7 @@ from lxml import etree
 
 from ..core.xmlpath import children_by_tag
 
-__all__ = ["AttributeValue", "Finder", "children_by_tag", "finds_nodes", "path_finder"]
+__all__ = ["AttributeValue", "Finder", "child_tag", "children_by_tag", "finds_nodes", "path_finder"]
 
 #: A finder: (context element, the document's memo) → list of nodes, a number or a boolean.
 Finder = Callable[[etree._Element, dict], Any]
@@ -77,6 +77,14 @@ def path_finder(path: str, namespaces: Mapping[str, str], *, elements_only: bool
 
 #: The finders that give a list of nodes (the others give a number or a boolean).
 _NODE_FINDERS: set[Finder] = set()
+#: The finders of a path that is one child step without predicates (``dte:Precio``), and the child's tag.
+_CHILD_TAGS: dict[Finder, str] = {}
+
+
+def child_tag(finder: Finder) -> str | None:
+    """The tag when ``finder`` finds the children of one tag (``dte:Precio``: its children index's entry), else
+    ``None``."""
+    return _CHILD_TAGS.get(finder)
 
 
 def finds_nodes(finder: Finder) -> bool:
@@ -342,6 +350,7 @@ class _Path:
                 found = children.get(tag)
                 return list(found) if found is not None else []
 
+            _CHILD_TAGS[select_child] = tag
             return select_child
         if not steps and not ups and name is not None:
 

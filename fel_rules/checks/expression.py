@@ -25,6 +25,7 @@ from lxml import etree
 from pydantic import Field, model_validator
 
 from ..core.foreign import evaluation, xpath_error
+from ..core.xmlpath import children_by_tag
 from ..core.money import MONEY_FIELDS, XML_SPACE, Amount, decimal_str, parse_decimal, parse_small_int
 from ..core.text import Text
 from ..expressions.language import (
@@ -36,6 +37,7 @@ from ..expressions.language import (
     parse_date,
 )
 from ._expression_runner import Runner, make_runner
+from ._finders import child_tag
 from ._xpath import (
     child_path_finder,
     finds_nodes,
@@ -277,6 +279,7 @@ class ExpressionCheck:
         self.tolerance = _compiled(("tolerance",), params.tolerance, names)
         self._base: tuple[object, dict[str, object]] = (None, {})  # (tolerance, the constants and tol)
         self._made_key = ("check", id(self))
+        self._last: tuple[object, Runner | None] = (None, None)  # (the evaluator asked for last, its function)
         self.amounts = frozenset(params.amounts) | {b.name for b in self.bindings if b.money}
         compared = (self.expected.names if self.expected else frozenset()) | (
             self.actual.names if self.actual else frozenset())
@@ -319,13 +322,16 @@ class ExpressionCheck:
     def _runner(self, evaluator: Evaluator) -> Runner | None:
         """The check's quick function for ``evaluator`` (made once per evaluator), or ``None``: only the plain
         evaluator's compiled expressions run as functions."""
+        last = self._last
+        if last[0] is evaluator:
+            return last[1]
         if type(evaluator) is not Evaluator:
             return None
         made = evaluator.made.get(self._made_key)
-        if made is not None and made[0] is self:
-            return made[1]  # type: ignore[return-value]
-        run = make_runner(self, evaluator, _RUNNER_TOOLS)
-        evaluator.made[self._made_key] = (self, run)
+        if made is None or made[0] is not self:
+            made = evaluator.made[self._made_key] = (self, make_runner(self, evaluator, _RUNNER_TOOLS))
+        run: Runner | None = made[1]  # type: ignore[assignment]
+        self._last = (evaluator, run)
         return run
 
     def _bind(
@@ -562,4 +568,8 @@ def _text(value: object) -> str:
 
 
 #: What the quick functions of checks reach (see :func:`~._expression_runner.make_runner`).
-_RUNNER_TOOLS = {"ELEMENT": _ELEMENT, "LOOKUP": _lookup, "AXV": _as_xpath_variable, "NOVARS": _NO_VARIABLES}
+_RUNNER_TOOLS = {
+    "ELEMENT": _ELEMENT, "LOOKUP": _lookup, "AXV": _as_xpath_variable, "NOVARS": _NO_VARIABLES,
+    "CHILD_TAG": child_tag, "INDEX": children_by_tag, "NOTHING": _NOTHING, "SPACE": XML_SPACE,
+    "UNREAD": lambda text, kind, node: (unread := _Unread(text, kind, node), node, unread),
+}
