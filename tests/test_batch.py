@@ -227,7 +227,8 @@ def test_manifest_is_json_whatever_the_file_names(tmp_path):
     folder.mkdir()
     names = ["fac\u2028tura.xml", "nota\x85de\u2029credito.xml", "año\u00a0fiscal.xml"]
     for name in names:
-        (folder / name).write_bytes(Invoice(tipo="FACT", receptor_id="CF", items=[Item.goods("Cemento", "1", "10.00")]).to_xml())
+        invoice = Invoice(tipo="FACT", receptor_id="CF", items=[Item.goods("Cemento", "1", "10.00")])
+        (folder / name).write_bytes(invoice.to_xml())
     out = tmp_path / "salida"
     result = batch(folder, out, render=False, workers=1)
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))

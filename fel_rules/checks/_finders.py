@@ -43,6 +43,8 @@ class AttributeValue(str):
     is_attribute = True
     is_text = False
     is_tail = False
+    _parent: etree._Element
+    attrname: str
 
     def __new__(cls, value: str, parent: etree._Element, name: str) -> AttributeValue:
         self = super().__new__(cls, value)
@@ -182,7 +184,7 @@ class _Parser:
 
     # ---- paths --------------------------------------------------------------------------------------------
 
-    def path(self, *, top: bool) -> _Path:
+    def path(self, *, top: bool) -> _Path | _AbsolutePath:
         """A location path; ``top``: its attribute step gives :class:`AttributeValue` s, and it may begin with
         ``..`` steps (elsewhere, an ``..`` could reach the document node, which the finders do not model)."""
         absolute = self.accept("symbol", "/")
@@ -339,57 +341,75 @@ class _Path:
         self.string_values: _Values = _string_values(self.select, attribute)
 
     def _selector(self) -> Finder:
-        steps, name, smart, ups = self.steps, self.attribute, self.top, self.ups
+        steps, name, ups = self.steps, self.attribute, self.ups
         if self.child is not None and name is None:
-            tag = self.child
-
-            def select_child(node: etree._Element, memo: dict) -> list:
-                children = memo.get(node)
-                if children is None:
-                    children = children_by_tag(node, memo)
-                found = children.get(tag)
-                return list(found) if found is not None else []
-
-            _CHILD_TAGS[select_child] = tag
-            return select_child
+            return _child_selector(self.child)
         if not steps and not ups and name is not None:
-
-            def select_attribute(node: etree._Element, memo: dict) -> list:
-                value = node.get(name)
-                if value is None:
-                    return []
-                return [AttributeValue(value, node, name) if smart else value]
-
-            return select_attribute
-
+            return _attribute_selector(name, self.top)
+        general = _general_selector(ups, steps, name, self.top)
         if ups and len(steps) == 1 and not steps[0][1] and name is None:  # ../../dte:Precio
-            tag = steps[0][0]
+            return _up_selector(ups, steps[0][0], general)
+        return general
 
-            def select_up(node: etree._Element, memo: dict) -> list:
-                above = node
-                for _ in range(ups):
-                    above = above.getparent()
-                    if above is None:
-                        return select(node, memo)  # past the root: what the general way gives
-                children = memo.get(above)
-                if children is None:
-                    children = children_by_tag(above, memo)
-                found = children.get(tag)
-                return list(found) if found is not None else []
 
-        def select(node: etree._Element, memo: dict) -> list:
-            for climbed in range(ups):
-                parent = node.getparent()
-                if parent is None:  # from the root element, ".." is the document node, whose one child is the root
-                    elements = _descend(_root_if(node, steps[0], memo), steps[1:], memo) \
-                        if climbed == ups - 1 and steps else []
-                    return _attributes(elements, name, smart)
-                node = parent
-            return _attributes(_descend([node], steps, memo), name, smart)
+def _child_selector(tag: str) -> Finder:
+    """``p:Child``: the children of that tag."""
 
-        if ups and len(steps) == 1 and not steps[0][1] and name is None:
-            return select_up
-        return select
+    def select_child(node: etree._Element, memo: dict) -> list:
+        children = memo.get(node)
+        if children is None:
+            children = children_by_tag(node, memo)
+        found = children.get(tag)
+        return list(found) if found is not None else []
+
+    _CHILD_TAGS[select_child] = tag
+    return select_child
+
+
+def _attribute_selector(name: str, smart: bool) -> Finder:
+    """``@name``: the node's attribute."""
+
+    def select_attribute(node: etree._Element, memo: dict) -> list:
+        value = node.get(name)
+        if value is None:
+            return []
+        return [AttributeValue(value, node, name) if smart else value]
+
+    return select_attribute
+
+
+def _up_selector(ups: int, tag: str, general: Finder) -> Finder:
+    """``../../p:Child``: the children of that tag of an ancestor (past the root: as ``general`` says)."""
+
+    def select_up(node: etree._Element, memo: dict) -> list:
+        above = node
+        for _ in range(ups):
+            above = above.getparent()
+            if above is None:
+                return general(node, memo)
+        children = memo.get(above)
+        if children is None:
+            children = children_by_tag(above, memo)
+        found = children.get(tag)
+        return list(found) if found is not None else []
+
+    return select_up
+
+
+def _general_selector(ups: int, steps: tuple[_Step, ...], name: str | None, smart: bool) -> Finder:
+    """Any relative path of the subset: ``..`` steps, child steps with their predicates, an attribute."""
+
+    def select(node: etree._Element, memo: dict) -> list:
+        for climbed in range(ups):
+            parent = node.getparent()
+            if parent is None:  # from the root element, ".." is the document node, whose one child is the root
+                elements = _descend(_root_if(node, steps[0], memo), steps[1:], memo) \
+                    if climbed == ups - 1 and steps else []
+                return _attributes(elements, name, smart)
+            node = parent
+        return _attributes(_descend([node], steps, memo), name, smart)
+
+    return select
 
 
 class _AbsolutePath:

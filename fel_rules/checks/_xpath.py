@@ -15,7 +15,10 @@ from ..core.xmlpath import element_xpath, item_number
 from ._finders import Finder, finds_nodes, path_finder
 
 # item_number is re-exported from core.xmlpath
-__all__ = ["XPathProblem", "child_path_finder", "compile_xpath", "finds_nodes", "item_number", "located", "referenced_variables"]
+__all__ = [
+    "XPathProblem", "child_path_finder", "compile_xpath", "finds_nodes", "item_number", "located",
+    "referenced_variables",
+]
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 

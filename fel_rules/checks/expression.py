@@ -25,9 +25,9 @@ from lxml import etree
 from pydantic import Field, model_validator
 
 from ..core.foreign import evaluation, xpath_error
-from ..core.xmlpath import children_by_tag
 from ..core.money import MONEY_FIELDS, XML_SPACE, Amount, decimal_str, parse_decimal, parse_small_int
 from ..core.text import Text
+from ..core.xmlpath import children_by_tag
 from ..expressions.language import (
     FUNCTION_NAMES,
     CompiledExpression,
@@ -40,8 +40,8 @@ from ._expression_runner import Runner, make_runner
 from ._finders import child_tag
 from ._xpath import (
     child_path_finder,
-    finds_nodes,
     compile_xpath,
+    finds_nodes,
     item_number,
     located,
     referenced_variables,
@@ -168,9 +168,9 @@ class _Binding:
         self.find = None if self.needs else child_path_finder(self.path, env.namespaces, light=True)
         self.key = _shared_key((self.path, spec.type, spec.many, tuple(sorted(env.namespaces.items()))))
         #: (value, first node, unread) at an element, through the finder; ``None``: through :func:`_lookup`.
-        nodes = self.find is not None and finds_nodes(self.find)
-        self.lookup = (_first_value if self.single else _all_values)(self.find, self.read, self.kind, name) \
-            if nodes else None
+        find = self.find
+        self.lookup = (_first_value if self.single else _all_values)(find, self.read, self.kind, name) \
+            if find is not None and finds_nodes(find) else None
 
 
 _NOTHING: tuple[None, None, None] = (None, None, None)
@@ -314,7 +314,7 @@ class ExpressionCheck:
         bound = self._bind(node, memo, tolerance, doc)
         if bound is None:
             return []
-        if type(bound) is _Unread:
+        if isinstance(bound, _Unread):
             return [bound.finding()]
         finding = self._judge(doc, node, bound[0], bound[1])
         return [] if finding is None else [finding]

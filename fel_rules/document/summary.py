@@ -9,8 +9,8 @@ from lxml import etree
 
 from ..core.money import decimal_str, parse_decimal
 from ..core.namespaces import DTE
-from ..core.xmlpath import children_by_tag
 from ..core.report import DocumentSummary, Totals
+from ..core.xmlpath import children_by_tag
 from .facts import Anulacion, Documento
 
 __all__ = ["document_summary", "document_totals", "is_certified"]

@@ -17,7 +17,8 @@ from ..core.namespaces import DS
 from .canonical import DIGESTS, decode_base64
 
 __all__ = [
-    "XADES", "NamedCertificate", "load_certificate", "named_by", "parse_signing_time", "signed_properties", "signing_certificate_digests",
+    "XADES", "NamedCertificate", "load_certificate", "named_by", "parse_signing_time", "signed_properties",
+    "signing_certificate_digests",
 ]
 
 XADES = "http://uri.etsi.org/01903/v1.3.2#"
