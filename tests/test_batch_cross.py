@@ -255,3 +255,34 @@ def test_a_profile_lowers_or_disables_batch_rules(tmp_path):
     report = Report.model_validate_json((tmp_path / "out" / entry.report).read_text(encoding="utf-8"))
     lot = {i.rule_id: i.severity.value for i in report.issues if i.rule_id.startswith("FEL-LOT-")}
     assert lot == {"FEL-LOT-21": "warning"} and entry.valid
+
+
+class _ReversedExecutor:
+    """Runs the per-file function in this process and gives the results in the reverse order of the inputs (as
+    workers may finish them)."""
+
+    name, workers, crashes = "process", 1, 0
+
+    def run(self, function, items, crashed=None, stop=None):
+        return reversed([function(item) for item in items])
+
+    def close(self, *, abort: bool = False) -> None:
+        pass
+
+
+def test_files_are_named_in_path_order_whatever_order_the_workers_finish_in(tmp_path, monkeypatch):
+    from fel_rules.batch import runner
+
+    monkeypatch.setattr(runner, "open_executor", lambda *args: _ReversedExecutor())
+    folder = tmp_path / "entrada"
+    folder.mkdir()
+    names = ["b.xml", "a.xml", "d.xml", "c.xml", "e.xml"]
+    for name in names:
+        (folder / name).write_bytes(certified(7, "2026-03-02T09:00:00-06:00", tipo="FACT").to_xml())
+    run_batch(BatchOptions(input_dir=folder, out_dir=tmp_path / "out", render=False, progress=False,
+                           config=Config(lang="en")))
+    for name in names:
+        report = json.loads((tmp_path / "out" / name.replace(".xml", ".report.json")).read_text(encoding="utf-8"))
+        (issue,) = [i for i in report["issues"] if i["rule_id"] == "FEL-LOT-01"]
+        others = sorted(set(names) - {name})
+        assert issue["message"].endswith(f"also appears in {', '.join(others)}."), issue["message"]

@@ -83,8 +83,8 @@ def apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, journal: Journal,
     """Phase 2: patch the batch rules' issues into reports; drop stale ones from earlier runs."""
     validator = validator_for(config)
     catalog, lang, as_of = validator.catalog, validator.config.lang, validator.config.as_of
-    found = cross_issues(((rel, b.cross) for rel, b in briefs.items() if b.cross is not None), catalog, lang=lang,
-                         limit=limit, as_of=as_of)
+    found = cross_issues(((rel, b.cross) for rel, b in sorted(briefs.items()) if b.cross is not None), catalog,
+                         lang=lang, limit=limit, as_of=as_of)  # by path: the workers' order is not the run's
     batch_rules = {rule.id for rule in catalog.batch_rules}
     for rel, brief in briefs.items():
         new = found.get(rel, [])
