@@ -44,10 +44,11 @@ def open_folder(folder: Path, roots: Sequence[Path] = (), *, create: bool = True
     """A descriptor of ``folder`` (see the module docstring); missing folders are created when ``create``.
     The caller closes it."""
     real = confine(folder, roots)
+    parts = real.parts
     handle = os.open("/", _FOLDER_FLAGS)
     try:
-        for depth, name in enumerate(real.parts[1:], start=2):
-            child = _open_child(handle, name, create, Path(*real.parts[:depth]))
+        for depth in range(2, len(parts) + 1):
+            child = _open_child(handle, parts[depth - 1], create, parts[:depth])
             os.close(handle)
             handle = child
     except BaseException:
@@ -56,25 +57,25 @@ def open_folder(folder: Path, roots: Sequence[Path] = (), *, create: bool = True
     return handle
 
 
-def _open_child(parent: int, name: str, create: bool, shown: Path) -> int:
-    """The subfolder ``name`` of ``parent``, never through a symlink; ``shown`` names it in errors."""
+def _open_child(parent: int, name: str, create: bool, parts: tuple[str, ...]) -> int:
+    """The subfolder ``name`` of ``parent``, never through a symlink; ``parts`` (of its path) name it in errors."""
     try:
         return os.open(name, _FOLDER_FLAGS, dir_fd=parent)
     except FileNotFoundError:
         if not create:
-            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(shown)) from None
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(Path(*parts))) from None
     except OSError as exc:
-        raise _refused_folder(parent, name, shown, exc) from None
+        raise _refused_folder(parent, name, Path(*parts), exc) from None
     try:
         os.mkdir(name, 0o777, dir_fd=parent)
     except FileExistsError:  # created meanwhile by another worker
         pass
     except OSError as exc:
-        raise OSError(exc.errno, exc.strerror, str(shown)) from None
+        raise OSError(exc.errno, exc.strerror, str(Path(*parts))) from None
     try:
         return os.open(name, _FOLDER_FLAGS, dir_fd=parent)
     except OSError as exc:
-        raise _refused_folder(parent, name, shown, exc) from None
+        raise _refused_folder(parent, name, Path(*parts), exc) from None
 
 
 def _refused_folder(parent: int, name: str, shown: Path, exc: OSError) -> OSError:
