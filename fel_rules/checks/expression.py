@@ -300,6 +300,8 @@ class ExpressionCheck:
             root = doc.root
             find = self.context_find
             nodes = memo[key] = find(root, memo) if find is not None and type(root) is _ELEMENT else self.context(root)
+        if not nodes:  # (the rule has nothing to look at in this document)
+            return iter(())
         run = self._runner(doc.evaluator)
         if run is not None:
             return run(doc, memo, nodes, tolerance, doc.config.tolerance, self._slow)

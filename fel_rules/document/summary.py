@@ -123,15 +123,30 @@ def _subtotal_and_iva(items: list[etree._Element], memo: dict) -> tuple[Decimal,
     subtotal = Decimal(0)
     iva = Decimal(0)
     for item in items:
-        taxes = [tax for group in _children(item, _IMPUESTOS, memo) for tax in _children(group, _IMPUESTO, memo)]
-        line_iva = next((t for t in taxes if (_text(t, _NOMBRE_CORTO, memo) or "").strip() == "IVA"), None)
+        fields = children_by_tag(item, memo)
+        taxes = [children_by_tag(tax, memo) for group in fields.get(_IMPUESTOS, ())
+                 for tax in children_by_tag(group, memo).get(_IMPUESTO, ())]
+        line_iva = next((tax for tax in taxes if (_child_text(tax, _NOMBRE_CORTO) or "").strip() == "IVA"), None)
         if line_iva is not None:
-            subtotal += _number(line_iva, _MONTO_GRAVABLE, memo)
-            iva += _number(line_iva, _MONTO_IMPUESTO, memo)
+            subtotal += _amount(line_iva, _MONTO_GRAVABLE)
+            iva += _amount(line_iva, _MONTO_IMPUESTO)
         else:
-            others = sum((_number(t, _MONTO_IMPUESTO, memo) for t in taxes), Decimal(0))
-            subtotal += _number(item, _TOTAL, memo) - others
+            others = sum((_amount(tax, _MONTO_IMPUESTO) for tax in taxes), Decimal(0))
+            subtotal += _amount(fields, _TOTAL) - others
     return subtotal, iva
+
+
+def _child_text(children: dict, tag: str) -> str | None:
+    """What ``element.findtext(tag)`` gives, from the element's children by tag."""
+    found = children.get(tag)
+    return None if found is None else found[0].text or ""
+
+
+def _amount(children: dict, tag: str) -> Decimal:
+    value = parse_decimal(_child_text(children, tag))
+    if value is None:
+        raise _Unknown(tag)
+    return value
 
 
 def _children(element: etree._Element | None, tag: str, memo: dict) -> list[etree._Element]:
@@ -144,25 +159,6 @@ def _find_all(element: etree._Element | None, tags: tuple[str, ...], memo: dict)
     for tag in tags:
         found = [child for parent in found for child in _children(parent, tag, memo)]
     return found
-
-
-def _first(element: etree._Element | None, tag: str, memo: dict) -> etree._Element | None:
-    """``element.find(tag)``, from the element's index in ``memo``."""
-    found = _children(element, tag, memo)
-    return found[0] if found else None
-
-
-def _text(element: etree._Element, tag: str, memo: dict) -> str | None:
-    """What ``element.findtext(tag)`` gives."""
-    child = _first(element, tag, memo)
-    return None if child is None else child.text or ""
-
-
-def _number(element: etree._Element, tag: str, memo: dict) -> Decimal:
-    value = parse_decimal(_text(element, tag, memo))
-    if value is None:
-        raise _Unknown(tag)
-    return value
 
 
 def _canonical(amount) -> str | None:
