@@ -122,6 +122,7 @@ class ExpressionParams(KindParams):
 
 
 _NO_VARIABLES: dict[str, object] = {}
+_LATER = object()  # (made on first use)
 _ELEMENT = etree._Element
 _SHARED_KEYS: dict[tuple, int] = {}
 
@@ -132,8 +133,8 @@ def _shared_key(description: tuple) -> int:
 
 
 class _Binding:
-    __slots__ = ("name", "spec", "path", "xpath", "find", "needs", "key", "value", "single", "fallback", "kind",
-                 "read", "money", "lookup")
+    __slots__ = ("name", "spec", "path", "xpath", "_finders", "needs", "key", "value", "single", "fallback", "kind",
+                 "read", "money", "namespaces")
 
     def __init__(self, name: str, raw: str | LetSpec, env: RuleEnv, earlier: dict[str, LetSpec],
                  constants: list[str]) -> None:
@@ -147,8 +148,8 @@ class _Binding:
         self.money = False
         if spec.value is not None:
             self.value = _compiled(("let", name, "value"), spec.value, [*earlier, *constants])
-            self.path, self.needs, self.xpath, self.find, self.key = None, set(), None, None, None
-            self.lookup = None
+            self.path, self.needs, self.xpath, self.key, self.namespaces = None, set(), None, None, {}
+            self._finders: tuple | None = (None, None)
             return
         where = ("let", name, "path") if isinstance(raw, LetSpec) else ("let", name)
         assert spec.path is not None, "a LetSpec without a value has a path (its validator)"
@@ -165,12 +166,29 @@ class _Binding:
         if spec.default is not None and _read(spec.default, spec.type) is None:
             raise ValueError(f"'let.{name}': el valor por defecto {spec.default!r} no es de tipo {spec.type}")
         self.xpath = compile_xpath(self.path, env.namespaces, variables=self.needs)
-        self.find = None if self.needs else child_path_finder(self.path, env.namespaces, light=True)
         self.key = _shared_key((self.path, spec.type, spec.many, tuple(sorted(env.namespaces.items()))))
-        #: (value, first node, unread) at an element, through the finder; ``None``: through :func:`_lookup`.
-        find = self.find
-        self.lookup = (_first_value if self.single else _all_values)(find, self.read, self.kind, name) \
-            if find is not None and finds_nodes(find) else None
+        self.namespaces = dict(env.namespaces)
+        self._finders = None  # (find, lookup), made on first use (rules a document never reaches cost nothing)
+
+    @property
+    def find(self) -> Callable | None:
+        """The path's finder (:mod:`._finders`), or ``None``: its XPath runs."""
+        return self._made()[0]
+
+    @property
+    def lookup(self) -> Callable | None:
+        """(value, first node, unread) at an element, through the finder; ``None``: through :func:`_lookup`."""
+        return self._made()[1]
+
+    def _made(self) -> tuple:
+        finders = self._finders
+        if finders is None:
+            assert self.path is not None, "a binding without a value has a path"
+            find = None if self.needs else child_path_finder(self.path, self.namespaces, light=True)
+            lookup = (_first_value if self.single else _all_values)(find, self.read, self.kind, self.name) \
+                if find is not None and finds_nodes(find) else None
+            finders = self._finders = (find, lookup)
+        return finders
 
 
 _NOTHING: tuple[None, None, None] = (None, None, None)
@@ -264,7 +282,7 @@ class ExpressionCheck:
         self.namespaces = dict(env.namespaces)
         context = env.xpath(params.context, "context")
         self.context = compile_xpath(context, env.namespaces, nodes=True)
-        self.context_find = child_path_finder(context, env.namespaces, elements_only=True, light=True)
+        self._context_find: object = _LATER  # the context's finder, made on first use
         self.context_key = _shared_key(("context", context, tuple(sorted(env.namespaces.items()))))
         self.constants = {name: _constant(value) for name, value in params.constants.items()}
         self.bindings: list[_Binding] = []
@@ -284,6 +302,15 @@ class ExpressionCheck:
         compared = (self.expected.names if self.expected else frozenset()) | (
             self.actual.names if self.actual else frozenset())
         self.compares_amounts = bool(compared & self.amounts)
+
+    @property
+    def context_find(self) -> Callable | None:
+        """The context's finder (:mod:`._finders`), or ``None``: its XPath runs."""
+        find = self._context_find
+        if find is _LATER:
+            find = self._context_find = child_path_finder(self.context.path, self.namespaces, elements_only=True,
+                                                          light=True)
+        return find  # type: ignore[return-value]
 
     def placeholders(self) -> set[str]:
         """Every binding and constant plus expected, actual and difference."""
@@ -322,15 +349,18 @@ class ExpressionCheck:
         return [] if finding is None else [finding]
 
     def _runner(self, evaluator: Evaluator) -> Runner | None:
-        """The check's quick function for ``evaluator`` (made once per evaluator), or ``None``: only the plain
-        evaluator's compiled expressions run as functions."""
+        """The check's quick function for ``evaluator``, or ``None``: only the plain evaluator's compiled expressions
+        run as functions, and the function is made the second time the check runs for it (once per evaluator)."""
         last = self._last
         if last[0] is evaluator:
             return last[1]
         if type(evaluator) is not Evaluator:
             return None
         made = evaluator.made.get(self._made_key)
-        if made is None or made[0] is not self:
+        if made is None or made[0] is not self:  # first use: the general way (a one-off validation makes nothing)
+            evaluator.made[self._made_key] = (self, _LATER)
+            return None
+        if made[1] is _LATER:
             made = evaluator.made[self._made_key] = (self, make_runner(self, evaluator, _RUNNER_TOOLS))
         run: Runner | None = made[1]  # type: ignore[assignment]
         self._last = (evaluator, run)

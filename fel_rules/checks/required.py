@@ -37,16 +37,11 @@ class RequiredCheck:
     def __init__(self, params: RequiredParams, env: RuleEnv) -> None:
         self.params = params
         context = env.xpath(params.context, "context")
-        self.context = _found(compile_xpath(context, env.namespaces, nodes=True),
-                              child_path_finder(context, env.namespaces, elements_only=True, light=True))
+        self.context = _Found(compile_xpath(context, env.namespaces, nodes=True), env.namespaces, elements_only=True)
         when = env.xpath(params.when, "when") if params.when else None
-        self.when = _found(compile_xpath(when, env.namespaces), child_path_finder(when, env.namespaces, light=True)) \
-            if when is not None else None
-        self.fields = [
-            (path, _found(compile_xpath(path, env.namespaces), child_path_finder(path, env.namespaces, light=True)),
-             _parent_xpath(path, env))
-            for path in params.fields
-        ]
+        self.when = _Found(compile_xpath(when, env.namespaces), env.namespaces) if when is not None else None
+        self.fields = [(path, _Found(compile_xpath(path, env.namespaces), env.namespaces), _parent_xpath(path, env))
+                       for path in params.fields]
 
     def placeholders(self) -> set[str]:
         """``{field}``: the missing field's name."""
@@ -74,12 +69,27 @@ class RequiredCheck:
                 )
 
 
-def _found(xpath, finder):
-    """``xpath`` as a function of (node, the document's memo): through ``finder`` (the same result, faster) from
-    an element, when the path has one."""
-    if finder is None:
-        return lambda node, memo: xpath(node)
-    return lambda node, memo: finder(node, memo) if type(node) is _ELEMENT else xpath(node)
+class _Found:
+    """An XPath as a function of (node, the document's memo): through the path's finder (the same result,
+    faster; made on first use) from an element, when the path has one."""
+
+    __slots__ = ("xpath", "namespaces", "elements_only", "finder")
+
+    def __init__(self, xpath: etree.XPath, namespaces, *, elements_only: bool = False) -> None:
+        self.xpath, self.namespaces, self.elements_only = xpath, dict(namespaces), elements_only
+        self.finder: object = _LATER
+
+    def __call__(self, node: object, memo: dict) -> object:
+        finder = self.finder
+        if finder is _LATER:
+            finder = self.finder = child_path_finder(self.xpath.path, self.namespaces,
+                                                     elements_only=self.elements_only, light=True)
+        if finder is not None and type(node) is _ELEMENT:
+            return finder(node, memo)  # type: ignore[operator]
+        return self.xpath(node)
+
+
+_LATER = object()
 
 
 _ELEMENT = etree._Element
