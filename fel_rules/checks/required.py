@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from lxml import etree
 from pydantic import Field
@@ -49,7 +50,8 @@ class RequiredCheck:
 
     def check(self, doc: CheckInput) -> Iterator[Finding]:
         memo = doc.memo
-        for node in self.context(doc.root, memo):
+        nodes: Any = self.context(doc.root, memo)  # (a context selects nodes: checked when the rule loads)
+        for node in nodes:
             if self.when is not None and not _truthy(self.when(node, memo)):
                 continue
             for path, xpath, parent in self.fields:
