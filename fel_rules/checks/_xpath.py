@@ -12,19 +12,31 @@ from lxml import etree
 from ..core.xmlpath import element_xpath, item_number
 
 # item_number is re-exported from core.xmlpath
-__all__ = ["child_path_finder", "compile_xpath", "item_number", "located", "referenced_variables"]
+__all__ = ["XPathQuery", "child_path_finder", "compile_xpath", "item_number", "located", "referenced_variables"]
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
+class XPathQuery(etree.XPath):
+    """A compiled XPath that can be pickled (as its path and namespaces, compiled again when read back), so a
+    prepared rule can be stored in the rule cache."""
+
+    def __init__(self, path: str, namespaces: Mapping[str, str]) -> None:
+        self.namespaces = dict(namespaces)
+        super().__init__(path, namespaces=self.namespaces, smart_strings=True)
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (self.path, self.namespaces))
+
+
 def compile_xpath(
     path: str, namespaces: Mapping[str, str], *, variables: Collection[str] = frozenset(), nodes: bool = False
-) -> etree.XPath:
+) -> XPathQuery:
     """Compile ``path`` (XPath 1.0) and try it once on an empty document, so undefined prefixes,
     functions or variables fail at load time; ``nodes`` requires a node-set result.
     Raises ``ValueError`` with a readable reason."""
     try:
-        compiled = etree.XPath(path, namespaces=dict(namespaces), smart_strings=True)
+        compiled = XPathQuery(path, namespaces)
     except etree.XPathSyntaxError as exc:
         raise ValueError(f"XPath inválido '{path}': {exc}") from None
     probe = etree.Element(f"{{{namespaces.get('dte', 'urn:probe')}}}GTDocumento")

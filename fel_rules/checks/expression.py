@@ -111,13 +111,23 @@ _SHARED_KEYS: dict[tuple, int] = {}
 
 
 def _shared_key(description: tuple) -> int:
-    """A small int naming a context or binding; rules with the same one share its memo entries."""
+    """A small int naming a context or binding; rules with the same one share its memo entries.
+
+    The ints belong to this process: a pickled check (the rule cache) keeps the descriptions and asks again."""
     return _SHARED_KEYS.setdefault(description, len(_SHARED_KEYS))
 
 
 class _Binding:
-    __slots__ = ("name", "spec", "path", "xpath", "find", "needs", "key", "value", "single", "fallback", "kind",
-                 "read")
+    __slots__ = ("name", "spec", "path", "xpath", "find", "needs", "key", "described", "value", "single", "fallback",
+                 "kind", "read")
+
+    def __getstate__(self) -> dict:
+        return {name: getattr(self, name) for name in self.__slots__ if name != "key"}
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.key = None if self.described is None else _shared_key(self.described)
 
     def __init__(self, name: str, raw: str | LetSpec, env: RuleEnv, earlier: dict[str, LetSpec],
                  constants: list[str]) -> None:
@@ -130,7 +140,7 @@ class _Binding:
         self.kind, self.read = spec.type, _READERS[spec.type]
         if spec.value is not None:
             self.value = _compiled(("let", name, "value"), spec.value, [*earlier, *constants])
-            self.path, self.needs, self.xpath, self.find, self.key = None, set(), None, None, None
+            self.path, self.needs, self.xpath, self.find, self.key, self.described = None, set(), None, None, None, None
             return
         where = ("let", name, "path") if isinstance(raw, LetSpec) else ("let", name)
         assert spec.path is not None, "a LetSpec without a value has a path (its validator)"
@@ -147,7 +157,8 @@ class _Binding:
             raise ValueError(f"'let.{name}': el valor por defecto {spec.default!r} no es de tipo {spec.type}")
         self.xpath = compile_xpath(self.path, env.namespaces, variables=self.needs)
         self.find = None if self.needs else child_path_finder(self.path, env.namespaces)
-        self.key = _shared_key((self.path, spec.type, spec.many, tuple(sorted(env.namespaces.items()))))
+        self.described = (self.path, spec.type, spec.many, tuple(sorted(env.namespaces.items())))
+        self.key = _shared_key(self.described)
 
 
 def _compiled(key: tuple, source: str | None, names: list[str]) -> CompiledExpression | None:
@@ -181,7 +192,8 @@ class ExpressionCheck:
         context = env.xpath(params.context, "context")
         self.context = compile_xpath(context, env.namespaces, nodes=True)
         self.context_find = child_path_finder(context, env.namespaces)
-        self.context_key = _shared_key(("context", context, tuple(sorted(env.namespaces.items()))))
+        self.context_described = ("context", context, tuple(sorted(env.namespaces.items())))
+        self.context_key = _shared_key(self.context_described)
         self.constants = {name: _constant(value) for name, value in params.constants.items()}
         self.bindings: list[_Binding] = []
         for name, raw in params.let.items():
@@ -193,6 +205,14 @@ class ExpressionCheck:
         self.expected = _compiled(("expected",), params.expected, names)
         self.actual = _compiled(("actual",), params.actual, names)
         self.tolerance = _compiled(("tolerance",), params.tolerance, names)
+
+    def __getstate__(self) -> dict:
+        """What a pickle keeps (the rule cache): everything but this process's memo key."""
+        return {name: value for name, value in self.__dict__.items() if name != "context_key"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.context_key = _shared_key(self.context_described)
 
     def placeholders(self) -> set[str]:
         """Every binding and constant plus expected, actual and difference."""

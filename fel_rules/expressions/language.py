@@ -84,6 +84,15 @@ class CompiledExpression:
         """The expression compiled to Python code (on first use); ``None``: it is only interpreted."""
         return to_program(self.node, self.source)
 
+    def __getstate__(self) -> dict:
+        """What a pickle keeps (the rule cache): the checked tree, never code (compiled again on first use)."""
+        return {name: value for name, value in self.__dict__.items() if name != "program"}
+
+    def __setstate__(self, state: dict) -> None:
+        """Read back from a pickle: the tree is checked against the language again before it can ever run."""
+        recheck(state["node"], state["names"])
+        self.__dict__.update(state)
+
 
 def _sum(values: Iterable[Decimal | None]) -> Decimal:
     return sum((value for value in values if value is not None), Decimal(0))
@@ -245,6 +254,28 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
         _check_node(node, text, known, used)
     bare = body.value.id if isinstance(body.value, ast.Name) and body.value.id not in FUNCTION_NAMES else None
     return CompiledExpression(text, body, frozenset(used), bare)
+
+
+#: Types of literal a checked tree holds: numbers became Decimal, True/False/None, text.
+_LITERAL_TYPES = (Decimal, str, bool, type(None))
+
+
+def recheck(node: object, names: frozenset[str]) -> None:
+    """Check again a tree :func:`compile_expression` accepted (read back from the rule cache): one expression
+    made only of the language's nodes, calls of its functions by name, literals and the ``names`` it uses.
+    Raises :class:`ExpressionError` otherwise (a cache entry that fails is not used)."""
+    if not isinstance(node, ast.Expr):
+        raise ExpressionError("el árbol no es una expresión", "the tree is not an expression")
+    for child in ast.walk(node):
+        if not isinstance(child, _ALLOWED_NODES) or isinstance(child, ast.Module):
+            raise ExpressionError("nodo no admitido", f"{type(child).__name__} is not allowed")
+        if isinstance(child, ast.Call) and (not isinstance(child.func, ast.Name) or child.func.id not in FUNCTION_NAMES
+                                            or child.keywords):
+            raise ExpressionError("llamada no admitida", "call not allowed")
+        if isinstance(child, ast.Name) and child.id not in FUNCTION_NAMES and child.id not in names:
+            raise ExpressionError(f"nombre no admitido {child.id!r}", f"name not allowed {child.id!r}")
+        if isinstance(child, ast.Constant) and not isinstance(child.value, _LITERAL_TYPES):
+            raise ExpressionError("literal no admitido", "literal not allowed")
 
 
 def _parse(text: str) -> ast.Expr:
