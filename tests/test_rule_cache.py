@@ -21,6 +21,7 @@ from fel_rules import Config, Validator
 from fel_rules.checks.expression import _SHARED_KEYS, ExpressionCheck
 from fel_rules.core import cache
 from fel_rules.core.resources import BUILTIN_RULES_DIR
+from fel_rules.expressions.language import ExpressionError, recheck
 from fel_rules.ruleset import loader, stored
 
 from .conftest import EXAMPLES, ROOT
@@ -297,6 +298,7 @@ def test_where_the_cache_lives(monkeypatch, tmp_path, variables, expected):
 
 def _validate(folder: Path, *arguments: str) -> subprocess.CompletedProcess:
     env = {**os.environ, cache.CACHE_DIR_VARIABLE: str(folder)}
+    env.pop(cache.NO_CACHE_VARIABLE, None)  # these tests are about the cache: on, even when the suite runs without
     return subprocess.run([sys.executable, "-m", "fel_rules", "validate", *arguments, "--format", "json"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 
@@ -347,3 +349,22 @@ def test_entries_pickle_nothing_but_what_fel_rules_allows(cache_dir, rules_dir):
     Spy(io.BytesIO(entry.read_bytes()[header:])).load()
     assert {module for module in names if not module.startswith("fel_rules.")} <= {"ast", "decimal", "functools",
                                                                                    "datetime", "builtins", "copyreg"}
+
+
+@pytest.mark.parametrize("source", ["a.b", "a[0]", "(lambda: 1)()", "abs(a, key=a)", "__import__('os')", "x + a",
+                                    "[i for i in a]", "a ** 2", "{'k': a}", "(b := a)", "f'{a}'"])
+def test_a_tree_read_back_is_refused_outside_the_language(source):
+    with pytest.raises(ExpressionError):
+        recheck(ast.parse(source).body[0], frozenset({"a"}))
+
+
+def test_every_shipped_expression_passes_the_check_it_gets_when_read_back():
+    expressions = []
+    for rule in loader._load_catalog(BUILTIN_RULES_DIR, None).rules:
+        check = rule.check
+        expressions += [getattr(check, name, None) for name in ("when", "assertion", "expected", "actual", "tolerance")]
+        expressions += [binding.value for binding in getattr(check, "bindings", ())]
+    expressions = [expression for expression in expressions if expression is not None]
+    assert len(expressions) > 100
+    for expression in expressions:
+        recheck(expression.node, expression.names)

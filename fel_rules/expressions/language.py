@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from simpleeval import EvalWithCompoundTypes, NameNotDefined
 
@@ -257,25 +257,40 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
 
 
 #: Types of literal a checked tree holds: numbers became Decimal, True/False/None, text.
-_LITERAL_TYPES = (Decimal, str, bool, type(None))
+_LITERAL_TYPES = frozenset({Decimal, str, bool, type(None)})
+#: The node types of a checked tree (exactly these: no subclass), and the fields holding something else than nodes.
+_TREE_TYPES = frozenset(_ALLOWED_NODES) - {ast.Module, ast.Expr}
+_PLAIN_FIELDS = {ast.Name: {"id"}, ast.Constant: {"value", "kind"}}
 
 
 def recheck(node: object, names: frozenset[str]) -> None:
     """Check again a tree :func:`compile_expression` accepted (read back from the rule cache): one expression
     made only of the language's nodes, calls of its functions by name, literals and the ``names`` it uses.
     Raises :class:`ExpressionError` otherwise (a cache entry that fails is not used)."""
-    if not isinstance(node, ast.Expr):
+    if type(node) is not ast.Expr:
         raise ExpressionError("el árbol no es una expresión", "the tree is not an expression")
-    for child in ast.walk(node):
-        if not isinstance(child, _ALLOWED_NODES) or isinstance(child, ast.Module):
-            raise ExpressionError("nodo no admitido", f"{type(child).__name__} is not allowed")
-        if isinstance(child, ast.Call) and (not isinstance(child.func, ast.Name) or child.func.id not in FUNCTION_NAMES
-                                            or child.keywords):
+    pending: list[Any] = [node.value]
+    while pending:
+        child = pending.pop()
+        kind = type(child)
+        if kind not in _TREE_TYPES:
+            raise ExpressionError("nodo no admitido", f"{kind.__name__} is not allowed")
+        if kind is ast.Name and child.id not in FUNCTION_NAMES and child.id not in names:
+            raise ExpressionError("nombre no admitido", f"name not allowed {child.id!r}")
+        if kind is ast.Call and (type(child.func) is not ast.Name or child.func.id not in FUNCTION_NAMES
+                                 or child.keywords):
             raise ExpressionError("llamada no admitida", "call not allowed")
-        if isinstance(child, ast.Name) and child.id not in FUNCTION_NAMES and child.id not in names:
-            raise ExpressionError(f"nombre no admitido {child.id!r}", f"name not allowed {child.id!r}")
-        if isinstance(child, ast.Constant) and not isinstance(child.value, _LITERAL_TYPES):
+        if kind is ast.Constant and type(child.value) not in _LITERAL_TYPES:
             raise ExpressionError("literal no admitido", "literal not allowed")
+        plain = _PLAIN_FIELDS.get(kind, ())
+        for field in kind._fields:
+            value = getattr(child, field, None)
+            if type(value) is list:
+                pending.extend(value)
+            elif isinstance(value, ast.AST):
+                pending.append(value)
+            elif value is not None and field not in plain:
+                raise ExpressionError("campo no admitido", f"{kind.__name__}.{field} is not allowed")
 
 
 def _parse(text: str) -> ast.Expr:
