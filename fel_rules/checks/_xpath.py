@@ -17,13 +17,23 @@ __all__ = ["XPathQuery", "child_path_finder", "compile_xpath", "item_number", "l
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-class XPathQuery(etree.XPath):
-    """A compiled XPath that can be pickled (as its path and namespaces, compiled again when read back), so a
-    prepared rule can be stored in the rule cache."""
+class XPathQuery:
+    """A compiled XPath 1.0 expression, called like :class:`lxml.etree.XPath`. It pickles as its path and
+    namespaces (the rule cache) and, read back, compiles again on its first call: rules a document never reaches
+    cost nothing."""
 
-    def __init__(self, path: str, namespaces: Mapping[str, str]) -> None:
+    __slots__ = ("path", "namespaces", "_compiled")
+
+    def __init__(self, path: str, namespaces: Mapping[str, str], compiled: etree.XPath | None = None) -> None:
+        self.path = path
         self.namespaces = dict(namespaces)
-        super().__init__(path, namespaces=self.namespaces, smart_strings=True)
+        self._compiled = compiled
+
+    def __call__(self, node: Any, **variables: Any) -> Any:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = etree.XPath(self.path, namespaces=self.namespaces, smart_strings=True)
+        return compiled(node, **variables)
 
     def __reduce__(self) -> tuple:
         return (type(self), (self.path, self.namespaces))
@@ -36,7 +46,7 @@ def compile_xpath(
     functions or variables fail at load time; ``nodes`` requires a node-set result.
     Raises ``ValueError`` with a readable reason."""
     try:
-        compiled = XPathQuery(path, namespaces)
+        compiled = XPathQuery(path, namespaces, etree.XPath(path, namespaces=dict(namespaces), smart_strings=True))
     except etree.XPathSyntaxError as exc:
         raise ValueError(f"XPath inválido '{path}': {exc}") from None
     probe = etree.Element(f"{{{namespaces.get('dte', 'urn:probe')}}}GTDocumento")

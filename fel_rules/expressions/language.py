@@ -85,8 +85,11 @@ class CompiledExpression:
         return to_program(self.node, self.source)
 
     def __getstate__(self) -> dict:
-        """What a pickle keeps (the rule cache): the checked tree, never code (compiled again on first use)."""
-        return {name: value for name, value in self.__dict__.items() if name != "program"}
+        """What a pickle keeps (the rule cache): the checked tree without its source positions (only the checks
+        that accepted it read them), never code (compiled again on first use)."""
+        state = {name: value for name, value in self.__dict__.items() if name != "program"}
+        state["node"] = _without_positions(self.node)
+        return state
 
     def __setstate__(self, state: dict) -> None:
         """Read back from a pickle: the tree is checked against the language again before it can ever run."""
@@ -291,6 +294,15 @@ def recheck(node: object, names: frozenset[str]) -> None:
                 pending.append(value)
             elif value is not None and field not in plain:
                 raise ExpressionError("campo no admitido", f"{kind.__name__}.{field} is not allowed")
+
+
+def _without_positions(node: Any) -> Any:
+    """A copy of a syntax tree with its fields only (no line and column attributes)."""
+    if isinstance(node, ast.AST):
+        return type(node)(**{name: _without_positions(getattr(node, name, None)) for name in node._fields})
+    if isinstance(node, list):
+        return [_without_positions(item) for item in node]
+    return node
 
 
 def _parse(text: str) -> ast.Expr:
