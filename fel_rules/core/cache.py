@@ -51,16 +51,14 @@ _PLAIN_GLOBALS = {
     "decimal": {"Decimal"},
     "datetime": {"date", "datetime", "time", "timedelta", "timezone"},
     "functools": {"partial"},
-    "builtins": {"set", "frozenset", "object"},
-    "copyreg": {"_reconstructor"},
 }
 
 
 def cache_folder() -> Path | None:
     """The cache folder, or ``None`` when the cache is off (``FEL_RULES_NO_CACHE`` set to anything but ``0``) or
     there is no home to put it in."""
-    if os.environ.get(NO_CACHE_VARIABLE, "") not in ("", "0"):
-        return None
+    if os.environ.get(NO_CACHE_VARIABLE, "") not in ("", "0") or not hasattr(os, "geteuid"):
+        return None  # off, or a system without file owners to check
     chosen = os.environ.get(CACHE_DIR_VARIABLE)
     if chosen:
         return Path(chosen)
