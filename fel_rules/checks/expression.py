@@ -120,14 +120,8 @@ def _shared_key(description: tuple) -> int:
 class _Binding:
     __slots__ = ("name", "spec", "path", "xpath", "find", "needs", "key", "described", "value", "single", "fallback",
                  "kind", "read")
-
-    def __getstate__(self) -> dict:
-        return {name: getattr(self, name) for name in self.__slots__ if name != "key"}
-
-    def __setstate__(self, state: dict) -> None:
-        for name, value in state.items():
-            setattr(self, name, value)
-        self.key = None if self.described is None else _shared_key(self.described)
+    key: int | None
+    described: tuple | None  # what the memo key names (None for a computed value)
 
     def __init__(self, name: str, raw: str | LetSpec, env: RuleEnv, earlier: dict[str, LetSpec],
                  constants: list[str]) -> None:
@@ -159,6 +153,14 @@ class _Binding:
         self.find = None if self.needs else child_path_finder(self.path, env.namespaces)
         self.described = (self.path, spec.type, spec.many, tuple(sorted(env.namespaces.items())))
         self.key = _shared_key(self.described)
+
+    def __getstate__(self) -> dict:
+        return {name: getattr(self, name) for name in self.__slots__ if name != "key"}
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.key = None if self.described is None else _shared_key(self.described)
 
 
 def _compiled(key: tuple, source: str | None, names: list[str]) -> CompiledExpression | None:
