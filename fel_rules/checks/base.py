@@ -22,7 +22,7 @@ __all__ = ["CheckError", "CheckInput", "CheckKind", "Finding", "KindParams", "Ru
 class KindParams(BaseModel):
     """Base of every check kind's params model: unknown keys are errors."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
 @dataclass(frozen=True)

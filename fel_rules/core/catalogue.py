@@ -39,7 +39,7 @@ class Entry:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built when a catalogue is validated
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class _Wording(_Strict):
