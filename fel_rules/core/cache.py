@@ -42,8 +42,10 @@ _MAX_ENTRY_BYTES = 64 * 1024 * 1024
 #: Entries kept in the folder; the least recently written beyond that are removed when one is written.
 MAX_ENTRIES = 32
 _SUFFIX = ".pickle"
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # (where it is missing the cache is off: see cache_folder)
+_READ_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 _OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
 
 #: Globals an entry may name outside fel-rules (module → names; ``ast`` gives its node classes).
@@ -57,8 +59,8 @@ _PLAIN_GLOBALS = {
 def cache_folder() -> Path | None:
     """The cache folder, or ``None`` when the cache is off (``FEL_RULES_NO_CACHE`` set to anything but ``0``) or
     there is no home to put it in."""
-    if os.environ.get(NO_CACHE_VARIABLE, "") not in ("", "0") or not hasattr(os, "geteuid"):
-        return None  # off, or a system without file owners to check
+    if os.environ.get(NO_CACHE_VARIABLE, "") not in ("", "0") or not hasattr(os, "geteuid") or not _NOFOLLOW:
+        return None  # off, or a system without file owners or symlink-safe opens to check entries with
     chosen = os.environ.get(CACHE_DIR_VARIABLE)
     if chosen:
         return Path(chosen)
@@ -186,8 +188,7 @@ def _read_private(name: str, folder: int) -> bytes | None:
 def _write_private(folder: int, name: str, data: bytes) -> None:
     """``data`` written to a new ``0600`` file renamed over ``name`` (readers see the old entry or the new one)."""
     temporary = f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp"
-    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
-                     dir_fd=folder)
+    handle = os.open(temporary, _WRITE_FLAGS, 0o600, dir_fd=folder)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
