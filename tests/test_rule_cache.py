@@ -383,3 +383,16 @@ def test_every_shipped_expression_passes_the_check_it_gets_when_read_back():
     assert len(expressions) > 100
     for expression in expressions:
         recheck(expression.node, expression.names)
+
+
+def test_a_library_is_stamped_without_being_imported(tmp_path, monkeypatch):
+    library = tmp_path / "biblioteca_de_prueba"
+    library.mkdir()
+    (library / "__init__.py").write_text("VERSION = 1\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    origin = cache._origin("biblioteca_de_prueba")
+    before = cache._stamp(origin)
+    assert origin == str(library / "__init__.py") and "biblioteca_de_prueba" not in sys.modules
+    (library / "__init__.py").write_text("VERSION = 22\n", encoding="utf-8")
+    assert cache._stamp(origin) != before
+    assert cache._stamp(None) == cache._stamp(str(tmp_path / "nada.py")) == "-"

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib.util
 import io
 import os
 import pickle
@@ -82,21 +83,47 @@ def digest(*parts: bytes | str) -> bytes:
     return hasher.digest()
 
 
+#: Libraries whose code shapes what is cached (parsing, validation, XPath, expressions).
+_LIBRARIES = ("pydantic", "pydantic_core", "lxml", "yaml", "simpleeval")
+
+
 @cache
 def code_fingerprint() -> bytes:
     """What the code that builds cached values is: fel-rules' version, the size and modification time of each of its
-    modules (an edited checkout or a reinstalled package changes it), the interpreter and pydantic."""
-    from pydantic.version import VERSION as PYDANTIC_VERSION
-
+    modules (an edited checkout or a reinstalled package changes it), the interpreter, and the same of the entry
+    file of each library in :data:`_LIBRARIES` (an upgraded library changes it; none is imported for this)."""
     package = Path(__file__).resolve().parent.parent
-    parts: list[str] = [__version__, sys.version, sys.implementation.cache_tag or "", PYDANTIC_VERSION]
+    parts: list[str] = [__version__, sys.version, sys.implementation.cache_tag or ""]
+    for name in _LIBRARIES:
+        parts.append(f"{name}:{_stamp(_origin(name))}")
     for folder, subfolders, files in os.walk(package):
         subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
         for name in sorted(files):
             if name.endswith(".py"):
-                info = os.stat(os.path.join(folder, name))
-                parts.append(f"{os.path.relpath(folder, package)}/{name}:{info.st_size}:{info.st_mtime_ns}")
+                parts.append(f"{os.path.relpath(folder, package)}/{name}:{_stamp(os.path.join(folder, name))}")
     return digest(*parts)
+
+
+def _origin(name: str) -> str | None:
+    """The file a top-level module is loaded from (found without importing it), or ``None``."""
+    module = sys.modules.get(name)
+    if module is not None:
+        return getattr(module, "__file__", None)
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    return spec.origin if spec is not None else None
+
+
+def _stamp(path: str | None) -> str:
+    if path is None:
+        return "-"
+    try:
+        info = os.stat(path)
+    except OSError:
+        return "-"
+    return f"{info.st_size}:{info.st_mtime_ns}"
 
 
 def read_entry(slot: str, key: bytes) -> object | None:

@@ -272,8 +272,8 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
     return CompiledExpression(text, body, frozenset(used), bare)
 
 
-#: Types of literal a checked tree holds: numbers became Decimal, True/False/None, text.
-_LITERAL_TYPES = frozenset({Decimal, str, bool, type(None)})
+#: Types of literal a checked tree holds: numbers became Decimal; text, bytes, True/False/None and ``...`` as written.
+_LITERAL_TYPES = frozenset({Decimal, str, bytes, bool, type(None), type(Ellipsis)})
 #: The node types of a checked tree (exactly these: no subclass), and the fields holding something else than nodes.
 _TREE_TYPES = frozenset(_ALLOWED_NODES) - {ast.Module, ast.Expr}
 _PLAIN_FIELDS = {ast.Name: {"id"}, ast.Constant: {"value", "kind"}}
