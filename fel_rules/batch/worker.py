@@ -21,6 +21,7 @@ from ..core.owned import own_pdf, own_report, recorded
 from ..core.report import Report
 from ..core.text import Text
 from ..document.facts import Anulacion, Documento
+from ..document.ledger import ledger_facts
 from ..engine import Validator
 from .pending import drop_view, load_view, save_view
 from .time_limit import FileTimeLimit, time_limit, time_limit_error
@@ -89,6 +90,7 @@ class FileResult:
     cross_applied: bool = False
     report_sha256: str | None = None  # of the report and PDF as written: --resume reuses only what is intact
     pdf_sha256: str | None = None
+    ledger: dict | None = None  # LedgerFacts.to_dict(): names and other taxes for reporte.html and libro.csv
 
     def to_dict(self) -> dict:
         """Plain data for the resume journal."""
@@ -238,7 +240,7 @@ def _result_of(task: FileTask, report: Report, facts: Documento | Anulacion | No
         rel=task.rel, sha256=report.document.sha256, tipo=report.document.tipo,
         numero_autorizacion=report.document.numero_autorizacion, valid=report.valid, complete=report.complete,
         counts=report.counts.model_dump(), report=output_paths(task.rel)[0], pdf=None, pdf_note=None, error=error,
-        cross=cross_facts(facts), renderable=isinstance(facts, Documento),
+        cross=cross_facts(facts), renderable=isinstance(facts, Documento), ledger=ledger_facts(facts).to_dict(),
     )
 
 
