@@ -79,7 +79,8 @@ def _report(out_dir: Path, name: str | None, roots: tuple[Path, ...]) -> Report 
     if name is None:
         return None
     try:
-        return Report.model_validate_json(confine(out_dir / name, roots).read_bytes())
+        path = confine(out_dir / name, roots) if roots else out_dir / name
+        return Report.model_validate_json(path.read_bytes())
     except (OSError, ValueError):
         return None
 

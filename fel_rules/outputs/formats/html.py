@@ -85,10 +85,16 @@ class HtmlPage:
         self._rule_files: Counter[str] = Counter()
         self._rule_titles: dict[str, str] = {}
         self._count = 0
+        self._said: dict[str, str] = {}
 
     def say(self, id: str, **values: object) -> str:
         """Catalogue text ``id`` in the page's language, HTML-escaped."""
-        return _escape(render_text(Text(id, values), self.lang))
+        if values:
+            return _escape(render_text(Text(id, values), self.lang))
+        said = self._said.get(id)
+        if said is None:
+            said = self._said[id] = _escape(render_text(Text(id), self.lang))
+        return said
 
     def add(self, document: Listed) -> None:
         """Render the rows of ``document`` and count it in the summary."""
