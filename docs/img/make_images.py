@@ -56,14 +56,14 @@ def page_picture(target: Path) -> None:
         out = Path(tmp) / "salida"
         run_batch(BatchOptions(input_dir=folder, out_dir=out, progress=False,
                                render_settings=RenderSettings.from_env({}, logo=folder / "logo.png")))
-        with Browser(width=1280, height=900) as browser:
+        with Browser(width=1280, height=1150) as browser:
             browser.open(out / "reporte.html")
             browser.eval("document.querySelectorAll('#documents thead th')[7].querySelector('button').click()")
             browser.eval("document.querySelector('#documents tbody[data-verdict=invalid] button.toggle').click()")
             shot = browser.screenshot(Path(tmp) / "page.png")
         image = Image.open(shot).convert("RGB").quantize(colors=128, method=Image.Quantize.MEDIANCUT)
         image.save(target, optimize=True)
-    print(target.relative_to(ROOT), f"{target.stat().st_size // 1024} KB")
+    print(target.resolve().relative_to(ROOT), f"{target.stat().st_size // 1024} KB")
 
 
 if __name__ == "__main__":
