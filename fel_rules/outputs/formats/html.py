@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import io
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -68,10 +69,9 @@ def render_html(documents: Iterable[Listed], *, lang: str = "es", context: PageC
     page = HtmlPage(lang=lang, context=context)
     for document in documents:
         page.add(document)
-    with tempfile.TemporaryFile() as stream:
-        page.write(stream)
-        stream.seek(0)
-        return stream.read().decode("utf-8")
+    stream = io.BytesIO()
+    page.write(stream)
+    return stream.getvalue().decode("utf-8")
 
 
 class HtmlPage:
@@ -215,10 +215,14 @@ class HtmlPage:
             f'{self.say("html.filter.all")}</option>{options}</select></label>',
             f'<button type="button" id="expand" data-expand="{self.say("html.expand_all")}" '
             f'data-collapse="{self.say("html.collapse_all")}">{self.say("html.expand_all")}</button>',
-            f'<span id="count" data-template="{self.say("html.shown")}"></span></div>\n',
+            f'<span id="count" data-template="{self._count_template()}"></span></div>\n',
             '<div class="scroll">\n<table class="documents" id="documents">\n',
             f'<thead><tr>{"".join(heads)}</tr></thead>\n',
         ])
+
+    def _count_template(self) -> str:
+        """"{shown} of {total} documents", its numbers left for the page's script to fill as the table is filtered."""
+        return self.say("html.shown", shown="{shown}", total="{total}")
 
     def _closing(self) -> str:
         rulesets = "".join(f"<li>{_escape(r.id)} {_escape(r.version)}</li>" for r in self.context.rulesets)
@@ -304,8 +308,8 @@ class HtmlPage:
     def _total_cell(self, report: Report | None) -> str:
         if report is None:
             return f'<td class="num" data-sort="">{_NONE}</td>'
-        total = parse_decimal(report.totals.total) if report.totals.total else None
-        if total is None:
+        total = parse_decimal(report.totals.total)
+        if total is None:  # an annulment, or a document without lines: its GranTotal, if it reads as a number
             total = parse_decimal(report.document.gran_total)
         if total is None:
             raw = report.document.gran_total
@@ -359,7 +363,7 @@ class HtmlPage:
         if issue.refs.sat_code:
             where.append(_escape(issue.refs.sat_code))
         if issue.location.line:
-            where.append(self.say("html.line", line=issue.location.line))
+            where.append(self.say("html.line", number=issue.location.line))
         place = f'<span class="where">{" · ".join(where)}</span>' if where else ""
         hint = (f'<p class="hint">{self.say("report.hint").capitalize()}: {_escape(issue.hint)}</p>'
                 if issue.hint else "")
