@@ -77,7 +77,7 @@ def _layout_row(label: str, data: bytes, validator: Validator, logo: bytes | Non
     frases = validator.catalog.catalogues.frases
 
     def layout() -> bytes:
-        return render_view(build_view(facts, report, frases=frases), logo=logo)
+        return render_view(build_view(facts, report, frases=frases), logo=logo).pdf
 
     pages = layout().count(b"/Type /Page\n")
     _empty_page(logo_file)

@@ -23,6 +23,7 @@ from .core.version import __version__
 if TYPE_CHECKING:
     from .batch import BatchCancelled, BatchError, BatchOptions, BatchResult, output_paths, run_batch
     from .batch.manifest import Entry, Manifest, Summary, first_error
+    from .core.atomic import describe_os_error
     from .core.catalogue import render_text
     from .core.config import Config
     from .core.errors import (
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     )
     from .core.text import Text
     from .engine import Validator
+    from .outputs.formats.text import errors_in_brief
     from .outputs.render import RenderResult, RenderSettings, render_bytes, render_file, render_xml
     from .ruleset.listing import RuleRow, list_rules, rules_listing
 
@@ -85,6 +87,8 @@ _HOMES = {
     "Text": ".core.text",
     "Totals": ".core.report",
     "Validator": ".engine",
+    "describe_os_error": ".core.atomic",
+    "errors_in_brief": ".outputs.formats.text",
     "first_error": ".batch.manifest",
     "list_rules": ".ruleset.listing",
     "output_paths": ".batch",
@@ -129,6 +133,8 @@ __all__ = [
     "Totals",
     "Validator",
     "__version__",
+    "describe_os_error",
+    "errors_in_brief",
     "first_error",
     "list_rules",
     "output_paths",

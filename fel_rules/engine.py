@@ -22,6 +22,7 @@ from .checks import CheckError, CheckInput, CheckKind, Unreadable
 from .core.catalogue import MESSAGES
 from .core.config import Config
 from .core.errors import InputError
+from .core.foreign import evaluation
 from .core.inputs import InputTooLarge, describe_read_error, read_input, readable_name
 from .core.money import MONEY_CONTEXT
 from .core.namespaces import DTE, prefixed
@@ -39,6 +40,7 @@ from .core.report import (
 from .core.text import Text
 from .core.version import __version__
 from .core.xmlpath import element_xpath
+from .document.adenda import read_adenda
 from .document.facts import Anulacion, Documento, extract_facts
 from .document.parse import parse_xml
 from .document.schema import (
@@ -162,6 +164,7 @@ class Validator:
         refused = self._beyond_limits(root)
         if refused is not None:  # bounded work: refused before the schema and the rules
             return self._finish(path, sha256, [self._say(refused)], ["error"], None, started)
+        adenda = read_adenda(root) if lines else None  # printed on the PDF only
         strip_adendas(root)  # free-form certifier data: neither the schema nor the rules look inside
         schema = check_schema(self.schema_set, root, source=data, max_errors=self.config.max_schema_errors,
                               engine=self.config.schema_engine)
@@ -169,6 +172,8 @@ class Validator:
         statuses = [parsed.status, schema.status]
         try:  # the facts of the lines only when the caller wants them (checks read them lazily)
             facts = extract_facts(root, lines=lines)
+            if adenda is not None and adenda.entries and isinstance(facts, Documento):
+                facts = facts.model_copy(update={"adenda": adenda.entries, "adenda_omitted": adenda.omitted})
         except Exception as exc:  # noqa: BLE001 - never a traceback, never a silent pass
             issues.append(self._say(_engine_failure("facts", exc)))
             return self._finish(path, sha256, issues, [*statuses, "error"], None, started)
@@ -202,6 +207,7 @@ class Validator:
         issues: list[Issue] = []
         unreadable: dict[tuple, tuple[Unreadable, list[str]]] = {}
         status = "passed"
+        currency = _currency(facts)
         with decimal.localcontext(MONEY_CONTEXT):
             for rule, severity, check in self._plan(facts.kind, _tipo(facts), self._as_of(facts)):
                 try:
@@ -217,7 +223,8 @@ class Validator:
                 findings = _set_aside_unreadable(findings, rule.id, unreadable)
                 if not findings:
                     continue
-                issues.extend(rule_issue(rule.id, finding, self.config.lang, self.messages, severity=severity)
+                issues.extend(rule_issue(rule.id, finding, self.config.lang, self.messages, severity=severity,
+                                         currency=currency)
                               for finding in findings[:MAX_FINDINGS_PER_RULE])
                 if len(findings) > MAX_FINDINGS_PER_RULE:
                     more = Text.of("count.more_than", count=MAX_FINDINGS_PER_RULE)
@@ -269,8 +276,11 @@ class Validator:
         ))
 
     def _crash(self, rule: LoadedRule, exc: Exception, *, unexpected: bool = False) -> Issue:
-        detail = f"{type(exc).__name__}: {exc}" if unexpected else str(exc)
-        return self._say(Finding(id="FEL-ENG-01", values={"rule": rule.id, "detail": detail}),
+        if isinstance(exc, CheckError) and not unexpected:
+            reason, said = exc.reason, exc.detail
+        else:
+            reason, said = evaluation(exc), f"{type(exc).__name__}: {exc}"
+        return self._say(Finding(id="FEL-ENG-01", values={"rule": rule.id, "detail": reason}, detail=said),
                          refs=Refs(sat_code=rule.spec.refs.sat_code_text))
 
     def _refused(self, path: str, size: int) -> Outcome:
@@ -321,6 +331,12 @@ def _set_aside_unreadable(findings: list, rule_id: str, unreadable: dict[tuple, 
     return kept
 
 
+def _currency(facts: Documento | Anulacion) -> str | None:
+    """The document's CodigoMoneda (the amounts of its issues are said in it)."""
+    general = facts.datos_generales if isinstance(facts, Documento) else None
+    return general.codigo_moneda.value if general is not None and general.codigo_moneda is not None else None
+
+
 def _tipo(facts: Documento | Anulacion) -> str | None:
     if isinstance(facts, Documento) and facts.datos_generales and facts.datos_generales.tipo:
         return facts.datos_generales.tipo.value
@@ -328,7 +344,8 @@ def _tipo(facts: Documento | Anulacion) -> str | None:
 
 
 def _engine_failure(stage: str, exc: Exception) -> Finding:
-    return Finding(id="FEL-ENG-02", values={"stage": stage, "detail": f"{type(exc).__name__}: {exc}"})
+    return Finding(id="FEL-ENG-02", values={"stage": stage, "detail": evaluation(exc)},
+                   detail=f"{type(exc).__name__}: {exc}")
 
 
 def _beyond_sat_limits(root) -> list[Text] | None:

@@ -6,6 +6,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+import fel_rules
+
 __all__ = ["Roots", "SandboxError"]
 
 
@@ -60,5 +62,5 @@ def _missing(raw: str, resolved: Path, first_root: Path) -> str:
 def _invalid(raw: str, exc: Exception) -> str:
     """A short message for a path the operating system refuses (the path cut to 200 characters)."""
     shown = raw if len(raw) <= 200 else raw[:200] + "…"
-    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    reason = fel_rules.render_text(fel_rules.describe_os_error(exc)) if isinstance(exc, OSError) else str(exc)
     return f"Ruta inválida: {shown!r} ({reason})."

@@ -171,6 +171,8 @@ class RenderArgs(_Args):
                                  description="El XML FEL mismo, en lugar de xml_path.")
     logo_path: str | None = Field(default=None, description="Logo PNG o JPEG para el encabezado.")
     theme: Literal["clasico", "moderno"] | None = Field(default=None, description="Tema visual.")
+    page: Literal["carta", "media-carta", "ticket"] | None = Field(
+        default=None, description="Tamaño de página: carta (por defecto), media-carta o ticket (rollo de 80 mm).")
     out_path: str | None = Field(default=None, description="PDF a escribir, o una carpeta (terminada en /) para "
                                                          "<nombre>.pdf (por defecto: out/<ruta del XML en la primera "
                                                          "carpeta>.pdf; con xml_text, out/xml_text-<huella>.pdf).")
@@ -193,11 +195,13 @@ class RenderOutput(BaseModel):
     counts: Counts
     watermarks: list[str] = Field(description="Marcas de agua impresas en el PDF (no certificado, no válido).")
     errors: list[str] = Field(description="Mensajes de error del reporte (vacío para un documento válido).")
+    warnings: list[str] = Field(default=[], description="Avisos de la impresión (caracteres sin glifo en la fuente, "
+                                                        "impresos como [U+código]).")
 
 
 def _render(args: RenderArgs, ctx: ToolContext) -> tuple[dict, str]:
     logo = ctx.roots.check(args.logo_path) if args.logo_path else None
-    settings = RenderSettings.from_env(logo=logo, theme=args.theme, lang=args.lang)
+    settings = RenderSettings.from_env(logo=logo, theme=args.theme, lang=args.lang, page=args.page)
     validator = _validator(args.lang, None)
     try:
         if args.xml_path is not None:
@@ -219,8 +223,9 @@ def _render(args: RenderArgs, ctx: ToolContext) -> tuple[dict, str]:
         raise
     errors = [f"{i.rule_id}: {i.message}" for i in result.report.issues if i.severity.value == "error"]
     output = RenderOutput(ok=result.report.valid, pdf_path=str(result.path), valid=result.report.valid,
-                          counts=result.report.counts, watermarks=result.view.watermarks, errors=errors)
-    return output.model_dump(mode="json"), f"PDF: {result.path}"
+                          counts=result.report.counts, watermarks=result.view.watermarks, errors=errors,
+                          warnings=[render_text(warning, args.lang) for warning in result.warnings])
+    return output.model_dump(mode="json"), "\n".join([f"PDF: {result.path}", *output.warnings])
 
 
 def _out(args: RenderArgs, default: Path, ctx: ToolContext) -> Path | str:
@@ -231,12 +236,8 @@ def _out(args: RenderArgs, default: Path, ctx: ToolContext) -> Path | str:
 
 def _refusal(report: Report, lang: str) -> str:
     """An invalid document is not printed: said for an MCP client (the argument is force: true, not --force)."""
-    errors = [f"{i.rule_id}: {i.message}" for i in report.issues if i.severity.value == "error"]
-    shown = "; ".join(errors[:_SHOWN_ERRORS])
-    more = len(errors) - _SHOWN_ERRORS
-    if more > 0:
-        shown += f"; {render_text(Text.of('mcp.more_errors', count=more), lang)}"
-    return render_text(Text.of("mcp.render_refused", errors=shown), lang)
+    return render_text(Text.of("mcp.render_refused", errors=fel_rules.errors_in_brief(report, lang, _SHOWN_ERRORS)),
+                       lang)
 
 
 def _default_name(path: Path, roots: Roots) -> Path:
@@ -262,6 +263,8 @@ class BatchArgs(_Args):
                                                         "en la primera carpeta permitida>).")
     logo_path: str | None = Field(default=None, description="Logo PNG o JPEG para los PDFs.")
     theme: Literal["clasico", "moderno"] | None = Field(default=None, description="Tema visual de los PDFs.")
+    page: Literal["carta", "media-carta", "ticket"] | None = Field(
+        default=None, description="Tamaño de página de los PDFs: carta (por defecto), media-carta o ticket.")
     workers: int | None = Field(default=None, ge=1, le=64, description="Procesos de trabajo (por defecto y como "
                                                                        "máximo: los núcleos disponibles).")
     render: bool = Field(default=True, description="Imprimir también un PDF por cada documento válido.")
@@ -301,7 +304,7 @@ def _batch(args: BatchArgs, ctx: ToolContext) -> tuple[dict, str]:
     options = BatchOptions(input_dir=folder, out_dir=out, workers=args.workers, render=args.render,
                            recursive=args.recursive, resume=args.resume, progress=False, on_progress=on_progress,
                            cancel=ctx.cancel, roots=tuple(ctx.roots.paths),
-                           render_settings=RenderSettings.from_env(logo=logo, theme=args.theme))
+                           render_settings=RenderSettings.from_env(logo=logo, theme=args.theme, page=args.page))
     try:
         result = fel_rules.run_batch(options)
     except BatchCancelled as exc:

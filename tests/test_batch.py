@@ -82,7 +82,7 @@ def test_cross_document_issues_are_in_the_reports(mixed_run):
     lot = {issue.rule_id: issue for issue in note.issues if issue.rule_id.startswith("FEL-LOT-")}
     assert set(lot) == {"FEL-LOT-03", "FEL-LOT-06", "FEL-LOT-07"}
     assert "USD" in lot["FEL-LOT-03"].message and "a-factura.xml" in lot["FEL-LOT-03"].message
-    assert lot["FEL-LOT-06"].refs.sat_code == "FEL_RCP350" and "1020.00" in lot["FEL-LOT-06"].message
+    assert lot["FEL-LOT-06"].refs.sat_code == "FEL_RCP350" and "US$ 1,020.00" in lot["FEL-LOT-06"].message
     assert not note.valid and note.counts.error == 3
     correct = Report.model_validate_json((out / "c-nota-correcta.report.json").read_text())
     assert correct.valid and not [i for i in correct.issues if i.rule_id.startswith("FEL-LOT-")]

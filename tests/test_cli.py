@@ -41,7 +41,7 @@ def test_examples_folder_is_valid(capsys):
 def test_invalid_file_exits_1_with_linter_lines(capsys, broken_fact):
     code, out, _ = run(capsys, broken_fact)
     assert code == 1
-    assert f"{broken_fact}:85: error FEL-TOT-03 El GranTotal es 1900.00" in out
+    assert f"{broken_fact}:85: error FEL-TOT-03 El GranTotal es Q 1,900.00" in out
     assert f"{broken_fact}: INVÁLIDO" in out
 
 
@@ -71,7 +71,7 @@ def test_sarif_output(capsys, broken_fact):
 
 def test_english(capsys, broken_fact):
     _, out, _ = run(capsys, broken_fact, "--lang", "en")
-    assert "GranTotal is 1900.00, but the line totals add up to 1911.50" in out
+    assert "GranTotal is Q 1,900.00, but the line totals add up to Q 1,911.50" in out
     assert ": INVALID (errors: 2" in out
 
 

@@ -31,7 +31,7 @@ SOURCES = sorted([*(ROOT / "fel_rules").rglob("*.py"), *(ROOT / "mcp_server").rg
 #: Keywords of Finding(...) that are not template values.
 _FINDING_FIELDS = {"id", "xpath", "line", "item", "field", "values", "expected", "actual", "difference"}
 #: Schema texts that are parts of a schema error's text, not the text itself.
-_XSD_PARTS = {"xsd.what.attribute", "xsd.what.field", "xsd.the_document", "xsd.unreadable_error"}
+_XSD_PARTS = {"xsd.what.attribute", "xsd.what.field", "xsd.the_document", "xsd.unreadable"}
 #: Keywords of the helpers that build findings (a location, not a value).
 _LOCATION = {"xpath", "line"}
 _SPANISH = re.compile(r"[áéíóúñ¿¡]|\b(el|la|los|las|de|del|no|es|una?|que|se|por)\b", re.I)

@@ -64,8 +64,8 @@ def test_render_failure_never_changes_a_verdict(monkeypatch, tmp_path, capsys):
     source = EXAMPLES / "factura-certificada.xml"
     assert main(["render", str(source), "--out", str(tmp_path / "f.pdf")]) == 2
     err = capsys.readouterr().err
-    assert err == ("fel-rules: error: No se pudo componer el PDF (el veredicto de validación no cambia): LayoutError: "
-                   "Flowable <Table@0x7F 3 rows x 7 cols> too large on page 2 in frame 'normal'\n")
+    assert err == ("fel-rules: error: No se pudo componer el PDF (el veredicto de validación no cambia): algo no "
+                   "cabe en la página (por ejemplo, un texto muy largo sin espacios en una línea)\n")
     assert not (tmp_path / "f.pdf").exists()
 
     import fel_rules.outputs.render.pdf as pdf  # what a batch worker renders with
@@ -76,6 +76,6 @@ def test_render_failure_never_changes_a_verdict(monkeypatch, tmp_path, capsys):
     assert (result.valid, result.error, result.pdf, result.pdf_note) == (True, None, None, PdfNote.NOT_WRITTEN)
     assert json.loads((tmp_path / "f.report.json").read_text())["valid"] is True
     rel, _, error = _render_task(task)  # the batch's second attempt, once cross-document rules are in
-    assert error.startswith("No se pudo componer el PDF (el veredicto de validación no cambia): LayoutError:")
+    assert error.startswith("No se pudo componer el PDF (el veredicto de validación no cambia): algo no cabe")
     assert "\n" not in error
     assert not Path(tmp_path / "f.pdf").exists()

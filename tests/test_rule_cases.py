@@ -140,15 +140,15 @@ cases:
 
 
 @pytest.mark.parametrize(("entry", "complaint"), [
-    ("{id: FEL-IVA-01, valores: {actual: '1.00'}}", "cases.1.expect.1.valores: Extra inputs"),  # unknown key
-    ("{id: FEL-IVA-01, values: {total: '1.00'}}", "cases.1.expect.1.values.total: Extra inputs"),
-    ("{id: FEL-IVA-01, values: {actual: 1.00}}", "cases.1.expect.1.values.actual: Input should be a valid string"),
-    ("{at: dte:GranTotal}", "cases.1.expect.1.id: Field required"),
+    ("{id: FEL-IVA-01, valores: {actual: '1.00'}}", "clave desconocida 'cases.1.expect.1.valores'"),
+    ("{id: FEL-IVA-01, values: {total: '1.00'}}", "clave desconocida 'cases.1.expect.1.values.total'"),
+    ("{id: FEL-IVA-01, values: {actual: 1.00}}", "'cases.1.expect.1.values.actual' debe ser texto"),
+    ("{at: dte:GranTotal}", "falta la clave obligatoria 'cases.1.expect.1.id'"),
 ])
 def test_a_malformed_expected_finding_is_refused_with_its_place(tmp_path, entry, complaint):
     path = tmp_path / "FEL-IVA-01.yaml"
     path.write_text(MALFORMED.format(entry=entry), encoding="utf-8")
     with pytest.raises(RuleFileError) as caught:
         load_case_file(path)
-    assert f"caso de prueba inválido en '{complaint}" in caught.value.message.replace("': ", ": ")
+    assert f"caso de prueba inválido: {complaint}" in caught.value.message
     assert caught.value.line == 9

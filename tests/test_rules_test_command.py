@@ -41,12 +41,12 @@ def run(capsys, *args) -> tuple[int, str, str]:
           - set: "//dte:Item[["
             value: "1"
         expect: pass
-     """, "XPath inválida en un parche: //dte:Item[[:"),
+     """, "XPath inválida en un parche (//dte:Item[[): la expresión está mal escrita"),
     ("""\
       - name: base_mal_escrita
         base: no-existe.xml
         expect: pass
-     """, "no se pudo leer la base no-existe.xml: No such file or directory"),
+     """, "no se pudo leer la base no-existe.xml: no existe el archivo o la carpeta"),
 ])
 def test_a_case_that_cannot_run_is_named_and_explained(tmp_path, capsys, case, says):
     path = write_case(tmp_path, "cases:\n" + case)

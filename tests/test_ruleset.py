@@ -357,7 +357,7 @@ def test_profile_changes_a_rule_constant(tmp_path):
     document = fcam.replace(b'IDReceptor="61930474"', b'IDReceptor="CF"')
     default = Validator(Config()).validate_bytes(document)
     (issue,) = [i for i in default.issues if i.rule_id == "FEL-CF-01"]
-    assert issue.severity.value == "warning" and "Q4815.00" in issue.message and "Q2500" in issue.message
+    assert issue.severity.value == "warning" and "Q 4,815.00" in issue.message and "Q 2,500.00" in issue.message
     profile = _profile(tmp_path,
                        "FEL-CF-01: {params: {constants: {limite: '10000'}}, reason: 'Límite de Q10,000 anunciado'}\n")
     raised = Validator(Config(profile=str(profile))).validate_bytes(document)

@@ -60,6 +60,6 @@ def test_batch_lines_give_the_first_error(tmp_path, capsys):
     shutil.copy(EXAMPLES / "factura-fact.xml", folder / "buena.xml")
     main(["batch", str(folder), "--out", str(tmp_path / "salida"), "--no-render", "--workers", "1"])
     lines = capsys.readouterr().out.splitlines()
-    assert "mala.xml: INVÁLIDO FEL-TOT-03 El GranTotal es 1900.00, pero la suma de los totales de línea es 1911.50; " \
-           "diferencia -11.50." in lines
+    assert "mala.xml: INVÁLIDO FEL-TOT-03 El GranTotal es Q 1,900.00, pero la suma de los totales de línea es " \
+           "Q 1,911.50; diferencia -Q 11.50." in lines
     assert "buena.xml: VÁLIDO render desactivado (--no-render)" in lines

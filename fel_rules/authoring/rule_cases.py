@@ -59,7 +59,10 @@ from typing import Any, Literal
 from lxml import etree
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from ..core.atomic import describe_os_error
+from ..core.catalogue import error_texts
 from ..core.errors import RuleFileError
+from ..core.foreign import pydantic_error, xml_syntax, xpath_error
 from ..core.namespaces import DS, DTE, PREFIXES
 from ..core.report import Issue, Report
 from ..core.text import Text
@@ -242,11 +245,53 @@ def load_case_file(path: Path) -> CaseFile:
         error = max(exc.errors(include_url=False), key=lambda e: len(_data_path(e["loc"])))
         loc = _data_path(error["loc"])
         line, column = position(data, loc)
-        raise RuleFileError(
-            f"caso de prueba inválido en '{'.'.join(map(str, loc))}': {error['msg']}",
-            message_en=f"invalid test case at '{'.'.join(map(str, loc))}': {error['msg']}",
-            path=str(path), line=line, column=column,
-        ) from None
+        reason = pydantic_error(error, ".".join(map(str, loc)) or "(raíz)")
+        raise RuleFileError(**error_texts(Text.of("cases.invalid_file", reason=reason)), path=str(path), line=line,
+                            column=column, detail=error["msg"]) from None
+
+
+def case_file_problems(path: Path, case_file: CaseFile) -> list[RuleFileError]:
+    """What would keep a case of ``case_file`` (read from ``path``) from running, found without running it: a base
+    document that is not there, a patch whose XPath is not valid. Each names its line."""
+    data = load_yaml(path)
+    problems = []
+    for index, case in enumerate(case_file.cases):
+        documents = case.documents or [None]
+        for number, document in enumerate(documents):
+            where: tuple = ("cases", index) if document is None else ("cases", index, "documents", number)
+            base = (document.base if document is not None else None) or case.base or case_file.base
+            base_at = next((loc for loc in ((*where, "base"), ("cases", index, "base")) if _has(data, loc)), ("base",))
+            if not (path.parent / base).is_file():
+                line, column = position(data, base_at)
+                problems.append(RuleFileError(**error_texts(Text.of("cases.base_missing", base=base)),
+                                              path=str(path), line=line, column=column))
+            patches = document.patch if document is not None else case.patch
+            for order, patch in enumerate(patches):
+                problem = _patch_xpath_problem(patch)
+                if problem is not None:
+                    line, column = position(data, (*where, "patch", order))
+                    problems.append(RuleFileError(**error_texts(problem[0]), path=str(path), line=line, column=column,
+                                                  detail=problem[1]))
+    return problems
+
+
+def _has(data: Any, loc: tuple) -> bool:
+    for key in loc:
+        try:
+            data = data[key]
+        except (KeyError, IndexError, TypeError):
+            return False
+    return True
+
+
+def _patch_xpath_problem(patch: Patch) -> tuple[Text, str] | None:
+    """(why, lxml's words) when the patch's XPath cannot be compiled."""
+    path = patch.set or patch.remove or patch.append or patch.reindent or ""
+    try:
+        etree.XPath(path, namespaces=_NAMESPACES)
+    except etree.XPathSyntaxError as exc:
+        return Text.of("cases.patch_bad_xpath", patch=path, reason=xpath_error(str(exc))), str(exc)
+    return None
 
 
 def _data_path(loc: tuple) -> tuple:
@@ -260,15 +305,43 @@ def build_document(folder: Path, base: str, patches: list[Patch]) -> bytes:
     try:
         data = (folder / base).read_bytes()
     except OSError as exc:
-        raise CaseError(Text.of("cases.base_unreadable", base=base, reason=exc.strerror or str(exc))) from None
+        raise CaseError(Text.of("cases.base_unreadable", base=base, reason=describe_os_error(exc)), str(exc)) from None
     try:
         return apply_patches(data, patches)
     except etree.XMLSyntaxError as exc:
-        raise CaseError(Text.of("cases.base_not_xml", base=base, reason=str(exc))) from None
-    except etree.XPathError as exc:
-        raise CaseError(Text.of("cases.patch_bad_xpath", reason=str(exc))) from None
+        reason = xml_syntax(etree.ErrorTypes._getName(exc.code, ""), exc.msg or str(exc))
+        raise CaseError(Text.of("cases.base_not_xml", base=base, reason=reason), str(exc)) from None
+    except _PatchXPathError as exc:
+        raise CaseError(Text.of("cases.patch_bad_xpath", patch=exc.path, reason=xpath_error(exc.said)),
+                        exc.said) from None
+    except _PatchXmlError as exc:
+        error = exc.error
+        reason = xml_syntax(etree.ErrorTypes._getName(error.code, ""), error.msg or str(error))
+        raise CaseError(Text.of("cases.patch_bad_xml", reason=reason), str(error)) from None
+    except _PatchFindsNothing as exc:
+        raise CaseError(Text.of("cases.patch_finds_nothing", patch=str(exc))) from None
     except ValueError as exc:
         raise CaseError(Text.of("cases.patch_failed", reason=str(exc))) from None
+
+
+class _PatchFindsNothing(ValueError):
+    """A patch's XPath that selects nothing in the base document."""
+
+
+class _PatchXmlError(ValueError):
+    """An ``append`` fragment that is not well-formed XML."""
+
+    def __init__(self, error: etree.XMLSyntaxError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class _PatchXPathError(ValueError):
+    """A patch's XPath that lxml refused (``said``: its words)."""
+
+    def __init__(self, path: str, said: str) -> None:
+        super().__init__(path)
+        self.path, self.said = path, said
 
 
 def apply_patches(document: bytes, patches: list[Patch]) -> bytes:
@@ -280,9 +353,9 @@ def apply_patches(document: bytes, patches: list[Patch]) -> bytes:
         try:
             found = root.xpath(path, namespaces=namespaces)
         except etree.XPathError as exc:
-            raise etree.XPathEvalError(f"{path}: {exc}") from None
+            raise _PatchXPathError(path, str(exc)) from None
         if not isinstance(found, list) or not found:
-            raise ValueError(f"el parche no encuentra nada: {path}")
+            raise _PatchFindsNothing(path)
         for node in found:
             _apply(patch, node, namespaces)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8")
@@ -309,7 +382,10 @@ def _apply(patch: Patch, node: Any, namespaces: dict[str, str]) -> None:
         node.getparent().remove(node)
     else:
         declarations = " ".join(f'xmlns:{p}="{u}"' for p, u in namespaces.items())
-        wrapper = etree.fromstring(f"<wrap {declarations}>{patch.xml}</wrap>")
+        try:
+            wrapper = etree.fromstring(f"<wrap {declarations}>{patch.xml}</wrap>")
+        except etree.XMLSyntaxError as exc:
+            raise _PatchXmlError(exc) from None
         for child in wrapper:
             node.append(child)
 
@@ -374,9 +450,10 @@ class CaseError(Exception):
     """A case that cannot run (its base is missing or not XML, a patch finds nothing or is not valid XPath);
     ``reason`` says why, in the catalogue's words."""
 
-    def __init__(self, reason: Text) -> None:
+    def __init__(self, reason: Text, detail: str | None = None) -> None:
         super().__init__(reason.id)
         self.reason = reason
+        self.detail = detail
 
 
 def run_case(validator: Any, case_file: CaseFile, case: RuleCase, folder: Path) -> CaseResult:

@@ -7,17 +7,19 @@ Everything here works on YAML alone: an accountant writes a rule and its test ca
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.catalogue import render_text
+from ..core.catalogue import render_text, say
 from ..core.config import Config
-from ..core.errors import FelRulesError
+from ..core.errors import FelRulesError, RuleFileError
 from ..core.text import Text
 from ..engine import Validator
-from ..ruleset import LoadedRule, RuleCatalog, load_catalog
+from ..ruleset import LoadedRule, RuleCatalog
+from ..ruleset.loader import check_catalog
 from ..ruleset.model import RuleFile, RuleSpec
-from .rule_cases import CaseError, CaseFile, CaseResult, load_case_file, run_case
+from .rule_cases import CaseError, CaseFile, CaseResult, case_file_problems, load_case_file, run_case
 
 __all__ = [
     "CaseOutcome", "LintProblem", "case_files", "lint", "render_rules_markdown", "rule_file_json_schema",
@@ -103,44 +105,65 @@ def run_cases(location: Path, validator: Validator | None = None, *, rule: str |
 
 @dataclass(frozen=True)
 class LintProblem:
-    """Something a rule author should fix (``error``) or consider (``warning``)."""
+    """Something a rule author should fix (``error``) or consider (``warning``): where (``file:line:column [ID]``)
+    and what, said in either language (:meth:`said`)."""
 
     severity: str
     where: str
-    message: str
+    message: Text | Mapping[str, str]
+    line: int | None = None
+
+    def said(self, lang: str = "es") -> str:
+        """The problem in ``lang``."""
+        if isinstance(self.message, Text):
+            return render_text(self.message, lang)
+        return say(self.message, lang)
+
+    @classmethod
+    def of(cls, exc: RuleFileError) -> LintProblem:
+        """A loading error as an ``error`` problem."""
+        return cls("error", exc.where, {"es": exc.reason, "en": exc.reason_en}, exc.line)
 
 
 def lint(rules_dir: Path, cases_dir: Path | None = None) -> list[LintProblem]:
-    """Load every rule file (errors stop there) and check each rule has what a good rule has."""
-    problems: list[LintProblem] = []
-    try:
-        catalog = load_catalog(rules_dir)
-    except FelRulesError as exc:
-        return [LintProblem("error", "", exc.message)]
+    """Every problem of the rules folder in one pass: each rule file, each rule and each case file is checked, a
+    problem in one never hides the others. Then what a good rule has: test cases, an English message, references.
+    Sorted by file and line."""
+    catalog, errors = check_catalog(rules_dir)
+    problems = [LintProblem.of(exc) for exc in errors]
+    if catalog is None:
+        return problems
     cases_dir = cases_dir or rules_dir / "tests"
-    covered: dict[str, CaseFile] = {}
+    covered: dict[str, Path] = {}
     for path in case_files(cases_dir) if cases_dir.is_dir() else []:
         try:
             case_file = load_case_file(path)
-            covered[case_file.rule] = case_file
-        except FelRulesError as exc:
-            problems.append(LintProblem("error", str(path), exc.message))
+        except RuleFileError as exc:
+            problems.append(LintProblem.of(exc))
+            covered.setdefault(path.stem, path)  # its rule has a case file, one that must be fixed
             continue
+        covered.setdefault(case_file.rule, path)
+        problems += [LintProblem.of(exc) for exc in case_file_problems(path, case_file)]
         if not case_file.has_pass_and_fail:
-            problems.append(LintProblem("warning", str(path),
-                                        render_text(Text.of("cases.no_pass_and_fail", rule=case_file.rule))))
+            problems.append(LintProblem("warning", str(path), Text.of("cases.no_pass_and_fail", rule=case_file.rule)))
+    known = {rule.id for rule in catalog.rules} | {exc.rule_id for exc in errors if exc.rule_id}
     for rule in catalog.rules:
         where = f"{rule.path}:{rule.line} [{rule.id}]"
         if rule.id not in covered:
-            problems.append(LintProblem("error", where, f"sin casos de prueba: cree {cases_dir / (rule.id + '.yaml')}"))
+            problems.append(LintProblem("error", where, Text.of("lint.no_cases", path=cases_dir / f"{rule.id}.yaml"),
+                                        rule.line))
         if not rule.spec.message_en:
-            problems.append(LintProblem("warning", where, "sin message_en (mensaje en inglés)"))
+            problems.append(LintProblem("warning", where, Text("lint.no_message_en"), rule.line))
         if not rule.spec.refs.sat_code and not rule.spec.refs.law:
-            problems.append(LintProblem("warning", where, "sin refs: cite el código SAT o la norma"))
-    known = {rule.id for rule in catalog.rules}
+            problems.append(LintProblem("warning", where, Text("lint.no_refs"), rule.line))
     for rule_id in sorted(set(covered) - known):
-        problems.append(LintProblem("error", str(cases_dir / f"{rule_id}.yaml"), "casos para una regla que no existe"))
-    return problems
+        problems.append(LintProblem("error", str(covered[rule_id]), Text.of("cases.unknown_rule", rule=rule_id)))
+    return sorted(problems, key=_place)
+
+
+def _place(problem: LintProblem) -> tuple:
+    """File, then line (a problem of a whole file first), then the problem's order of discovery."""
+    return problem.where.split(":", 1)[0].split(" [", 1)[0], problem.line or 0
 
 
 def render_rules_markdown(catalog: RuleCatalog, cases_dir: Path) -> str:

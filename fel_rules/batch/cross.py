@@ -41,7 +41,8 @@ def cross_issues(documents: Iterable[Doc], catalog: RuleCatalog, *, lang: str = 
         issues, notices = [], []
         for rule, severity, check in _in_force(rules, facts, as_of or iso_day(facts.dia) or date.today()):
             findings = list(check.check(doc))
-            issues += [rule_issue(rule.id, finding, lang, messages, severity=severity) for finding in findings[:limit]]
+            issues += [rule_issue(rule.id, finding, lang, messages, severity=severity, currency=facts.moneda)
+                       for finding in findings[:limit]]
             if len(findings) > limit:
                 notices.append(_left_out(rule.id, check.params.at, len(findings), lang, limit, messages))
         if issues:

@@ -14,7 +14,9 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from ..core.catalogue import error_texts
 from ..core.errors import FelRulesError, InputError
+from ..core.text import Text
 
 __all__ = ["DaskExecutor", "LocalExecutor", "WorkerCrashed", "default_workers", "local_workers", "open_executor"]
 
@@ -206,8 +208,8 @@ class DaskExecutor:
         try:
             self._client = Client(scheduler, timeout="20s")
         except Exception as exc:  # noqa: BLE001 - connection errors come in many types
-            raise FelRulesError(f"No se pudo conectar al planificador Dask {scheduler}: {exc}",
-                                message_en=f"Could not connect to the Dask scheduler {scheduler}: {exc}") from exc
+            raise FelRulesError(**error_texts(Text.of("batch.dask_unreachable", scheduler=scheduler)),
+                                detail=f"{type(exc).__name__}: {exc}") from exc
         self.workers = sum(self._client.nthreads().values()) or 1
 
     def run(self, function: Callable[[Any], Any], items: Iterable[Any],

@@ -10,22 +10,36 @@ from ..core.config import Config
 from ..core.inputs import InputTooLarge, input_sha256
 from ..core.version import __version__
 from ..core.yamlfile import MAX_YAML_BYTES
-from ..outputs.render.settings import RenderSettings
+from ..outputs.render.settings import LOGO_SUFFIXES, RenderSettings
 from ..ruleset.loader import catalog_files
 
-__all__ = ["content_digest", "fingerprint"]
+__all__ = ["content_digest", "fingerprint", "logo_dir_digest"]
 
 
 def fingerprint(config: dict, resolved: Config, schema_sha: str | None, render: bool, settings: RenderSettings,
-                logo: bytes | None) -> str:
+                logo: bytes | None, logos: str | None = None) -> str:
     """What every result depends on, by content: options, rule, data and profile files, the schema set, the
-    renderer and its settings, the logo. Any change means no result of an earlier run is reused."""
+    renderer and its settings, the logo and the logos by emisor (``logos``, see :func:`logo_dir_digest`). Any
+    change means no result of an earlier run is reused."""
     sources = {str(path): content_digest(path, MAX_YAML_BYTES)
                for path in catalog_files(resolved.rules_dir, resolved.profile)}
     data = {"config": config, "sources": sources, "schema": schema_sha, "renderer": __version__, "render": render,
             "settings": settings.model_dump(mode="json") if render else None,
             "logo": hashlib.sha256(logo).hexdigest() if logo is not None else None}
+    if logos is not None:
+        data["logos"] = logos
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def logo_dir_digest(settings: RenderSettings) -> str | None:
+    """One digest of the logos by emisor of ``settings.logo_dir`` (the name and content of each ``<NIT>.png`` or
+    ``.jpg`` there), ``None`` without a folder."""
+    folder = settings.logo_dir
+    if folder is None:
+        return None
+    names = sorted(path.name for path in folder.iterdir() if path.suffix in LOGO_SUFFIXES)
+    digests = {name: content_digest(folder / name, settings.logo_max_bytes) for name in names}
+    return hashlib.sha256(json.dumps(digests, sort_keys=True).encode()).hexdigest()
 
 
 def content_digest(path: Path, limit: int) -> str | None:

@@ -13,7 +13,7 @@ from ..core.errors import InputError
 from ..core.report import SchemaInfo
 from ..outputs.render.api import load_logo
 from ..outputs.render.settings import RenderSettings
-from .fingerprint import fingerprint
+from .fingerprint import fingerprint, logo_dir_digest
 from .journal import Journal
 from .options import BatchOptions
 from .worker import FileTask, validator_for
@@ -88,10 +88,11 @@ def plan(options: BatchOptions) -> BatchRun:
                                     "(--max-files)")
     settings = _render_settings(options)
     logo = load_logo(settings.logo, settings) if options.render else None  # a bad logo stops the run before any work
+    logos = logo_dir_digest(settings) if options.render else None
     config = _absolute_paths(options.config).model_dump(mode="json", exclude_none=True)
     validator = validator_for(config)
     schema = validator.schema_set.info
-    key = fingerprint(config, validator.config, schema.sha256, options.render, settings, logo)
+    key = fingerprint(config, validator.config, schema.sha256, options.render, settings, logo, logos)
     return BatchRun(options, tuple(files), config, settings.model_dump(mode="json"),
                     tuple({"id": r.id, "version": r.version} for r in validator.catalog.rulesets), schema,
                     Journal(options.out_dir, key, options.roots), started, clock)
@@ -101,6 +102,11 @@ def _render_settings(options: BatchOptions) -> RenderSettings:
     settings = options.render_settings or RenderSettings.from_env(lang=options.config.lang)
     if settings.logo is not None:  # workers may run elsewhere (another cwd, a Dask node): absolute paths only
         settings = settings.model_copy(update={"logo": settings.logo.resolve()})
+    if settings.logo_dir is not None and options.render:
+        if not settings.logo_dir.is_dir():
+            raise InputError(f"No existe la carpeta de logos: {settings.logo_dir}",
+                             message_en=f"No such logo folder: {settings.logo_dir}")
+        settings = settings.model_copy(update={"logo_dir": settings.logo_dir.resolve()})
     return settings
 
 

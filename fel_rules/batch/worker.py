@@ -376,10 +376,12 @@ def _write_pdf(task: FileTask, view) -> str:
     from ..outputs.render import RenderSettings
     from ..outputs.render.api import load_logo
     from ..outputs.render.pdf import render_view
+    from ..outputs.render.settings import logo_for
 
     settings = RenderSettings(**task.render_settings)
-    pdf = render_view(view, theme_name=settings.theme, logo=load_logo(settings.logo, settings),
-                      qr_size_mm=settings.qr_size_mm, header_mm=settings.header_mm)
+    logo = load_logo(logo_for(settings, view.emisor.id_value), settings)
+    pdf = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
+                      header_mm=settings.header_mm, page=settings.page).pdf
     pdf_rel = output_paths(task.rel)[1]
     return write_output(Path(task.out_dir) / pdf_rel, pdf, task.allowed, task.owned(pdf_rel, own_pdf),
                         durable=task.durable)

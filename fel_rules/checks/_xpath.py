@@ -9,10 +9,13 @@ from typing import Any
 
 from lxml import etree
 
+from ..core.catalogue import render_text
+from ..core.foreign import xpath_error
+from ..core.text import Text
 from ..core.xmlpath import element_xpath, item_number
 
 # item_number is re-exported from core.xmlpath
-__all__ = ["child_path_finder", "compile_xpath", "item_number", "located", "referenced_variables"]
+__all__ = ["XPathProblem", "child_path_finder", "compile_xpath", "item_number", "located", "referenced_variables"]
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -26,15 +29,26 @@ def compile_xpath(
     try:
         compiled = etree.XPath(path, namespaces=dict(namespaces), smart_strings=True)
     except etree.XPathSyntaxError as exc:
-        raise ValueError(f"XPath inválido '{path}': {exc}") from None
+        raise XPathProblem(path, str(exc)) from None
     probe = etree.Element(f"{{{namespaces.get('dte', 'urn:probe')}}}GTDocumento")
     try:
         result = compiled(probe, **{name: "" for name in variables})
     except etree.XPathError as exc:
-        raise ValueError(f"XPath inválido '{path}': {exc}") from None
+        raise XPathProblem(path, str(exc)) from None
     if nodes and not isinstance(result, list):
         raise ValueError(f"el XPath '{path}' debe seleccionar nodos, no calcular un valor")
     return compiled
+
+
+class XPathProblem(ValueError):
+    """An XPath lxml refused, said in the catalogue's words (``str()``: Spanish, ``message_en``: English);
+    ``detail`` keeps lxml's own."""
+
+    def __init__(self, path: str, said: str) -> None:
+        text = Text.of("xpath.invalid", path=path, reason=xpath_error(said))
+        super().__init__(render_text(text, "es"))
+        self.message_en = render_text(text, "en")
+        self.detail = said
 
 
 def referenced_variables(path: str) -> set[str]:

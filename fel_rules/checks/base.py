@@ -106,7 +106,15 @@ class Unreadable(Finding):
 
 
 class CheckError(Exception):
-    """A check could not evaluate a document (reported as a stage-``engine`` issue, never a pass)."""
+    """A check could not evaluate a document (reported as a stage-``engine`` issue, never a pass).
+
+    ``reason`` says why: a :class:`~fel_rules.core.text.Text` of the catalogue, or a plain text (a plug-in's
+    own); ``detail`` keeps a library's words for the report, never in the message."""
+
+    def __init__(self, reason: object, detail: str | None = None) -> None:
+        super().__init__(reason if isinstance(reason, str) else getattr(reason, "id", str(reason)))
+        self.reason = reason
+        self.detail = detail
 
 
 class CheckKind(Protocol):

@@ -14,6 +14,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
+from ..core.money import Amount, parse_decimal
 from .base import Finding, KindParams, RuleEnv
 from .batch_input import BatchInput, Reference, iso_day
 from .business_days import nth_business_day
@@ -139,7 +140,7 @@ class CreditNoteTotalCheck(_BatchKind):
             return
         other, origin = referenced
         if _above(doc.facts.gran_total, origin.gran_total):
-            yield self.finding(other=other, nota=doc.facts.gran_total, origen=origin.gran_total)
+            yield self.finding(other=other, nota=_amount(doc.facts.gran_total), origen=_amount(origin.gran_total))
 
 
 class CreditNoteTaxesParams(BatchParams):
@@ -167,7 +168,8 @@ class CreditNoteTaxesCheck(_BatchKind):
             limit = origin_taxes.get(tax, "0")
             if _above(amount, limit):
                 yield Finding(xpath=self.at, sat_code=self.params.tax_codes.get(tax, ""),
-                              values={"other": other, "impuesto": tax, "nota": amount, "origen": limit})
+                              values={"other": other, "impuesto": tax, "nota": _amount(amount),
+                                      "origen": _amount(limit)})
 
 
 @check_kind("annulled_once")
@@ -291,7 +293,13 @@ class ExemptWithinOriginTaxCheck(_BatchKind):
         other, origin = referenced
         limit = dict(origin.tax_totals).get(self.params.tax, "0")
         if _above(doc.facts.monto_iva_exento, limit, self.params.tolerance):
-            yield self.finding(other=other, valor=doc.facts.monto_iva_exento, origen=limit)
+            yield self.finding(other=other, valor=_amount(doc.facts.monto_iva_exento), origen=_amount(limit))
+
+
+def _amount(text: str | None) -> Amount | str:
+    """An amount a message says as ``Q 1,911.50`` (a text that is not a number stays as written)."""
+    number = parse_decimal(text)
+    return Amount(number) if number is not None else (text or "")
 
 
 def _above(amount: str | None, limit: str | None, tolerance: Decimal = Decimal(0)) -> bool:

@@ -15,6 +15,7 @@ as its type (``99 999.99`` as a decimal) is never "not applicable": the check yi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from datetime import date
 from decimal import Decimal
@@ -23,7 +24,9 @@ from typing import Any, Literal
 from lxml import etree
 from pydantic import Field, model_validator
 
-from ..core.money import XML_SPACE, decimal_str, parse_decimal, parse_small_int
+from ..core.foreign import evaluation, xpath_error
+from ..core.money import MONEY_FIELDS, XML_SPACE, Amount, decimal_str, parse_decimal, parse_small_int
+from ..core.text import Text
 from ..expressions.language import (
     FUNCTION_NAMES,
     CompiledExpression,
@@ -87,6 +90,11 @@ class ExpressionParams(KindParams):
     tolerance: str | None = Field(
         default=None, description="Expression for the accepted |actual - expected| (default: tol, from configuration)."
     )
+    amounts: list[str] = Field(
+        default_factory=list,
+        description="Constants or computed values a message says as amounts of money (Q 2,500.00). Values read from "
+        "a money field (Precio, MontoImpuesto, GranTotal…) are amounts without being listed; so are expected, "
+        "actual and difference when they compare amounts.")
 
     @model_validator(mode="after")
     def _shape(self) -> ExpressionParams:
@@ -102,6 +110,9 @@ class ExpressionParams(KindParams):
             raise ValueError(f"'{sorted(clash)[0]}' está en 'let' y en 'constants'")
         if self.at is not None and self.at not in self.let:
             raise ValueError(f"'at' debe nombrar una variable de 'let'; '{self.at}' no existe")
+        unknown = [name for name in self.amounts if name not in self.let and name not in self.constants]
+        if unknown:
+            raise ValueError(f"'amounts' nombra '{unknown[0]}', que no está en 'let' ni en 'constants'")
         return self
 
 
@@ -117,7 +128,7 @@ def _shared_key(description: tuple) -> int:
 
 class _Binding:
     __slots__ = ("name", "spec", "path", "xpath", "find", "needs", "key", "value", "single", "fallback", "kind",
-                 "read")
+                 "read", "money")
 
     def __init__(self, name: str, raw: str | LetSpec, env: RuleEnv, earlier: dict[str, LetSpec],
                  constants: list[str]) -> None:
@@ -128,6 +139,7 @@ class _Binding:
         self.single = not spec.many  # a value, not a list: absent means "not applicable" or the default
         self.fallback = None if spec.default is None else _read(spec.default, spec.type)
         self.kind, self.read = spec.type, _READERS[spec.type]
+        self.money = False
         if spec.value is not None:
             self.value = _compiled(("let", name, "value"), spec.value, [*earlier, *constants])
             self.path, self.needs, self.xpath, self.find, self.key = None, set(), None, None, None
@@ -135,6 +147,7 @@ class _Binding:
         where = ("let", name, "path") if isinstance(raw, LetSpec) else ("let", name)
         assert spec.path is not None, "a LetSpec without a value has a path (its validator)"
         self.path = env.xpath(spec.path, where)
+        self.money = spec.type == "decimal" and _last_step(self.path) in MONEY_FIELDS
         self.needs = referenced_variables(self.path)
         unknown = self.needs - set(earlier)
         if unknown:
@@ -148,6 +161,15 @@ class _Binding:
         self.xpath = compile_xpath(self.path, env.namespaces, variables=self.needs)
         self.find = None if self.needs else child_path_finder(self.path, env.namespaces)
         self.key = _shared_key((self.path, spec.type, spec.many, tuple(sorted(env.namespaces.items()))))
+
+
+_LAST_STEP = re.compile(r"(?:^|[/:@])([A-Za-z_][\w.-]*)\s*(?:\[[^\]]*\]\s*)*$")
+
+
+def _last_step(path: str) -> str | None:
+    """The local name a path ends with (``GranTotal`` for ``totales/dte:GranTotal``, ``dte:Total[1]``)."""
+    match = _LAST_STEP.search(path.strip())
+    return match.group(1) if match else None
 
 
 def _compiled(key: tuple, source: str | None, names: list[str]) -> CompiledExpression | None:
@@ -193,6 +215,10 @@ class ExpressionCheck:
         self.expected = _compiled(("expected",), params.expected, names)
         self.actual = _compiled(("actual",), params.actual, names)
         self.tolerance = _compiled(("tolerance",), params.tolerance, names)
+        self.amounts = frozenset(params.amounts) | {b.name for b in self.bindings if b.money}
+        compared = (self.expected.names if self.expected else frozenset()) | (
+            self.actual.names if self.actual else frozenset())
+        self.compares_amounts = bool(compared & self.amounts)
 
     def placeholders(self) -> set[str]:
         """Every binding and constant plus expected, actual and difference."""
@@ -276,15 +302,19 @@ class ExpressionCheck:
         except CheckError:
             raise
         except Exception as exc:  # noqa: BLE001 - arithmetic on document data must not crash the run
-            raise CheckError(f"{type(exc).__name__}: {exc}") from exc
+            raise CheckError(Text.of("check.eval_failed", reason=evaluation(exc)), f"{type(exc).__name__}: {exc}") \
+                from exc
         if passed:
             return None
         anchor = nodes.get(self.params.at) if self.params.at else None
         xpath, line, field, owner = located(anchor if anchor is not None else node)
         number = item_number(owner)
-        texts = {name: _text(value) for name, value in values.items() if name != "tol"}
+        amounts = self.amounts
+        texts: dict[str, object] = {name: _said(value, name in amounts)
+                                    for name, value in values.items() if name != "tol"}
+        money = self.compares_amounts
         texts.update(
-            expected=_text(expected), actual=_text(actual), difference=_text(difference),
+            expected=_said(expected, money), actual=_said(actual, money), difference=_said(difference, money),
             item="" if number is None else str(number),
         )
         return Finding(
@@ -309,7 +339,8 @@ def _lookup(binding: _Binding, node: object, variables: dict[str, object],
         else:
             result = binding.xpath(node, **variables)
     except Exception as exc:  # lxml XPathEvalError and friends
-        raise CheckError(f"XPath de 'let.{binding.name}' falló: {exc}") from exc
+        raise CheckError(Text.of("check.xpath_failed", path=f"let.{binding.name}", reason=xpath_error(str(exc))),
+                         str(exc)) from exc
     if type(result) is list and binding.single:  # the usual case, as _convert and _read_node read it
         if not result:
             return None, None, None
@@ -329,7 +360,8 @@ def _computed(doc: CheckInput, name: str, expression: CompiledExpression, values
     try:
         return doc.evaluator.evaluate(expression, values)
     except Exception as exc:  # noqa: BLE001 - arithmetic on document data must not crash the run
-        raise CheckError(f"'let.{name}': {type(exc).__name__}: {exc}") from exc
+        raise CheckError(Text.of("check.value_failed", name=f"let.{name}", reason=evaluation(exc)),
+                         f"{type(exc).__name__}: {exc}") from exc
 
 
 class _Unread:
@@ -415,6 +447,17 @@ def _as_xpath_variable(value: object) -> object:
     if isinstance(value, list):
         return ""
     return "" if value is None else value
+
+
+def _said(value: object, money: bool) -> object:
+    """A value for a message: an :class:`~fel_rules.core.money.Amount` (a number that is money, or a list of such),
+    which the message says as ``Q 1,911.50``, or text."""
+    if money:
+        if isinstance(value, Decimal):
+            return Amount(value)
+        if isinstance(value, list) and value and all(isinstance(item, Decimal) for item in value):
+            return [Amount(item) for item in value]
+    return _text(value)
 
 
 def _text(value: object) -> str:

@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..core.catalogue import error_texts
 from ..core.errors import CheckKindError
+from ..core.text import Text
 from .base import CheckKind, KindParams
 
 __all__ = ["ENTRY_POINT_GROUP", "check_kind", "get_check_kind", "known_kinds", "registered_kinds"]
@@ -74,10 +76,11 @@ def _load_plugins() -> None:
         try:
             cls = entry.load()
         except Exception as exc:  # noqa: BLE001 - a broken plug-in is reported by name
-            raise CheckKindError(
-                f"No se pudo cargar el complemento '{entry.name}' ({entry.value}): {exc}",
-                message_en=f"Could not load plug-in '{entry.name}' ({entry.value}): {exc}",
-            ) from exc
+            reason = Text.of("plugin.missing_module", module=exc.name) if isinstance(exc, ModuleNotFoundError) \
+                else Text("plugin.failed_import")
+            raise CheckKindError(**error_texts(Text.of("plugin.not_loaded", name=entry.name, source=entry.value,
+                                                       reason=reason)),
+                                 detail=f"{type(exc).__name__}: {exc}") from exc
         _validate(entry.name, cls, source=entry.value)
         check_kind(entry.name)(cls)
     _plugins_loaded = True  # only once every plug-in loaded: a broken one is reported on every attempt

@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from lxml import etree
 from pydantic import Field
 
+from ..core.foreign import xpath_error
+from ..core.text import Text
 from ..core.xmlpath import element_xpath
 from ._xpath import compile_xpath, item_number
 from .base import CheckError, CheckInput, Finding, KindParams, RuleEnv
@@ -52,7 +54,8 @@ class RequiredCheck:
                 try:
                     found = xpath(node)
                 except Exception as exc:  # noqa: BLE001
-                    raise CheckError(f"XPath '{path}' falló: {exc}") from exc
+                    raise CheckError(Text.of("check.xpath_failed", path=path, reason=xpath_error(str(exc))),
+                                     str(exc)) from exc
                 if _present(found, self.params.non_blank):
                     continue
                 field = path.rsplit("/", 1)[-1].lstrip("@").split(":")[-1]

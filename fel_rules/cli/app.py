@@ -40,6 +40,8 @@ EXIT_VALID, EXIT_INVALID, EXIT_ERROR = 0, 1, 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command whose reader went away
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT (Ctrl-C), 128 + SIGTERM
 COMMANDS_GROUP = "fel_rules.commands"
+#: Page formats of the PDFs (those of ``RenderSettings.page``; the render package loads only when a command runs).
+PAGE_NAMES = ("carta", "media-carta", "ticket")
 #: The commands of this package; any other command (or none, for the help) is looked for among the plug-ins.
 BUILT_IN_COMMANDS = frozenset({"validate", "render", "batch", "rules"})
 #: Commands whose process may end without tearing down the interpreter once their output is flushed: everything
@@ -143,6 +145,8 @@ def build_parser(*, plugins: bool = True) -> argparse.ArgumentParser:
     render.add_argument("--logo", type=Path, metavar="PATH", help="logo PNG/JPEG (por defecto FEL_RULES_LOGO)")
     render.add_argument("--theme", choices=("clasico", "moderno"),
                         help="tema visual (por defecto FEL_RULES_THEME o clasico)")
+    render.add_argument("--page", choices=PAGE_NAMES,
+                        help="página: carta, media-carta o ticket de 80 mm (por defecto FEL_RULES_PAGE o carta)")
     render.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de las etiquetas y mensajes")
     render.add_argument("--force", action="store_true", help="imprimir aunque no sea válido, marcado NO VÁLIDO")
 
@@ -165,7 +169,10 @@ def build_parser(*, plugins: bool = True) -> argparse.ArgumentParser:
     batch.add_argument("--format", choices=("text", "json"), default="text", help="salida en la terminal")
     batch.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de los mensajes")
     batch.add_argument("--logo", type=Path, metavar="PATH", help="logo de los PDFs (por defecto FEL_RULES_LOGO)")
+    batch.add_argument("--logo-dir", type=Path, metavar="DIR",
+                       help="logos por emisor: DIR/<NIT>.png o .jpg (los demás emisores llevan --logo)")
     batch.add_argument("--theme", choices=("clasico", "moderno"), help="tema de los PDFs")
+    batch.add_argument("--page", choices=PAGE_NAMES, help="tamaño de página de los PDFs: carta, media-carta o ticket")
     batch.add_argument("--profile", metavar="NAME", help="perfil de reglas")
     batch.add_argument("--rules-dir", type=Path, metavar="DIR", help="carpeta de reglas YAML")
     batch.add_argument("--schema-dir", type=Path, metavar="DIR", help="carpeta oficial de XSD de SAT a usar")
@@ -384,7 +391,7 @@ def _render(args: argparse.Namespace) -> int:
     from ..core.errors import RenderError
     from ..outputs.render import RenderSettings, render_file
 
-    settings = RenderSettings.from_env(logo=args.logo, theme=args.theme, lang=args.lang)
+    settings = RenderSettings.from_env(logo=args.logo, theme=args.theme, lang=args.lang, page=args.page)
     try:
         result = render_file(args.file, args.out, settings=settings, force=args.force)
     except RenderError as exc:
@@ -393,6 +400,9 @@ def _render(args: argparse.Namespace) -> int:
         refused_as_invalid = report is not None and not report.valid and not report.could_not_validate
         return EXIT_INVALID if refused_as_invalid else EXIT_ERROR
     print(readable_name(result.path))
+    for warning in result.warnings:
+        note = render_text(Text("cli.warning"), args.lang)
+        print(f"fel-rules: {note}: {escape_controls(render_text(warning, args.lang))}", file=sys.stderr)
     if not result.report.valid:
         print(f"fel-rules: {render_text(Text('cli.rendered_invalid'), args.lang)}", file=sys.stderr)
     return EXIT_VALID
@@ -405,7 +415,8 @@ def _batch(args: argparse.Namespace) -> int:
     from ..core.config import Config
     from ..outputs.render import RenderSettings
 
-    settings = RenderSettings.from_env(logo=args.logo, theme=args.theme, lang=args.lang)
+    settings = RenderSettings.from_env(logo=args.logo, logo_dir=args.logo_dir, theme=args.theme, lang=args.lang,
+                                       page=args.page)
     options = BatchOptions(
         input_dir=args.dir, out_dir=args.out or settings.output_dir, workers=args.workers, render=not args.no_render,
         recursive=args.recursive, resume=args.resume, executor=args.executor, scheduler=args.scheduler,
@@ -442,6 +453,14 @@ def collect_files(paths: Sequence[str], lang: str = "es") -> list[Path]:
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
+        try:
+            path.exists()
+        except OSError as exc:  # e.g. a name longer than the file system allows, which exists() does not swallow
+            from ..core.atomic import describe_os_error
+            from ..core.catalogue import error_texts
+
+            raise InputError(**error_texts(Text.of("cli.path_refused", path=path, reason=describe_os_error(exc))),
+                             detail=str(exc)) from None
         if path.is_dir():
             found = sorted(p for p in path.iterdir() if p.suffix.lower() == ".xml" and not p.is_dir())
             if not found:

@@ -45,7 +45,8 @@ def register(commands) -> None:
     test.add_argument("--rule", metavar="ID", help="solo los casos de esta regla")
     test.add_argument("--all", action="store_true", help="mostrar también los casos correctos (por defecto: solo "
                                                          "los que fallan o no se pudieron ejecutar, y el resumen)")
-    lint = actions.add_parser("lint", help="revisar archivos de reglas")
+    lint = actions.add_parser("lint", help="revisar archivos de reglas y de casos: todos los problemas a la vez "
+                                           "(código 2 si hay errores)")
     lint.add_argument("path", nargs="?", type=Path, metavar="PATH", help="carpeta de reglas (por defecto --rules-dir)")
     docs = actions.add_parser("docs", help="generar docs/RULES.md, docs/SAT_COVERAGE.md y rules/schema.json")
     docs.add_argument("--check", action="store_true", help="solo comprobar que están al día (código 1 si no)")
@@ -161,10 +162,12 @@ def _lint(args: argparse.Namespace) -> int:
     problems = lint(folder)
     for problem in problems:
         where = f"{problem.where}: " if problem.where else ""
-        print(f"{where}{problem.severity}: {problem.message}")
+        severity = render_text(Text(f"report.severity.{problem.severity}"), args.lang)
+        print(escape_controls(f"{where}{severity}: {problem.said(args.lang)}"))
     errors = sum(1 for p in problems if p.severity == "error")
-    print(f"{errors} errores, {len(problems) - errors} advertencias")
-    return 1 if errors else 0
+    print(render_text(Text.of("lint.summary", count=len(problems), errors=errors, warnings=len(problems) - errors),
+                      args.lang))
+    return 2 if errors else 0
 
 
 def _coverage_markdown(catalog, decisions: Path) -> str:

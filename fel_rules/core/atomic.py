@@ -16,6 +16,7 @@ from typing import BinaryIO
 
 from .catalogue import render_text
 from .confine import OutsideRoots, open_folder
+from .foreign import os_error
 from .text import Text
 
 __all__ = ["Owned", "UnsafeTarget", "atomic_writer", "describe_os_error", "flush_to_disk", "remove_own",
@@ -185,29 +186,11 @@ def _exists(folder: int, name: str) -> bool:
     return True
 
 
-_REASONS = {  # errno → catalogue text
-    errno.ENOSPC: "os_error.no_space",
-    errno.EDQUOT: "os_error.quota",
-    errno.EROFS: "os_error.read_only",
-    errno.EACCES: "os_error.access",
-    errno.EPERM: "os_error.not_permitted",
-    errno.ENOENT: "os_error.not_found",
-    errno.ENOTDIR: "os_error.not_a_folder",
-    errno.EISDIR: "os_error.is_a_folder",
-    errno.ENAMETOOLONG: "os_error.name_too_long",
-    errno.EIO: "os_error.io",
-    errno.ELOOP: "os_error.symlink",
-}
-
-
 def describe_os_error(exc: OSError) -> Text | str:
-    """A short reason for a failed file operation (for ENOSPC ``no queda espacio en el disco``); unknown errors
-    keep the system's text."""
+    """A short reason for a failed file operation (for ENOSPC ``no queda espacio en el disco``), in the
+    catalogue's words (:func:`~fel_rules.core.foreign.os_error`)."""
     if isinstance(exc, UnsafeTarget):
         return exc.reason
     if isinstance(exc, OutsideRoots):
         return Text("os_error.outside_roots")
-    reason = _REASONS.get(exc.errno) if exc.errno is not None else None
-    if reason is not None:
-        return Text(reason)
-    return exc.strerror or str(exc) or type(exc).__name__
+    return os_error(exc)

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib.resources import files
 from types import MappingProxyType
-from typing import Protocol
+from typing import Protocol, TypedDict
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -22,8 +22,8 @@ from .templates import render_template, template_fields
 from .text import LANGUAGES, Text, Wording, say
 
 __all__ = [
-    "LANGUAGES", "MESSAGES", "Catalogue", "Entry", "RuleSources", "RuleTexts", "Wording", "load_catalogue",
-    "render_text", "render_values", "rule_entry", "say",
+    "LANGUAGES", "MESSAGES", "Catalogue", "Entry", "ErrorTexts", "RuleSources", "RuleTexts", "Wording", "error_texts",
+    "load_catalogue", "render_text", "render_values", "rule_entry", "say",
 ]
 
 @dataclass(frozen=True)
@@ -172,3 +172,16 @@ def render_text(value: object, lang: str = "es", catalogue: Catalogue = MESSAGES
 def render_values(values: Mapping[str, object], lang: str, catalogue: Catalogue = MESSAGES) -> dict[str, str]:
     """Each of ``values`` in words (see :func:`render_text`)."""
     return {name: render_text(value, lang, catalogue) for name, value in values.items()}
+
+
+class ErrorTexts(TypedDict):
+    """The two texts of an error: Spanish and English."""
+
+    message: str
+    message_en: str
+
+
+def error_texts(value: object, catalogue: Catalogue = MESSAGES) -> ErrorTexts:
+    """``value`` said in Spanish and in English, as the ``message`` and ``message_en`` of a
+    :class:`~fel_rules.core.errors.FelRulesError`."""
+    return {"message": render_text(value, "es", catalogue), "message_en": render_text(value, "en", catalogue)}

@@ -21,13 +21,16 @@ __all__ = ["CheckKindError", "FelRulesError", "InputError", "RenderError", "Rule
 class FelRulesError(Exception):
     """Root of every exception raised by fel_rules.
 
-    ``message`` is Spanish (what users read first); ``message_en`` is its English version.
+    ``message`` is Spanish (what users read first); ``message_en`` is its English version. ``detail`` keeps what
+    a library said in its own words (an XML parser, YAML, pydantic), for whoever reports a problem: it is never
+    the message.
     """
 
-    def __init__(self, message: str, *, message_en: str | None = None) -> None:
+    def __init__(self, message: str, *, message_en: str | None = None, detail: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.message_en = message_en or message
+        self.detail = detail
 
     def localized(self, lang: str = "es") -> str:
         """The message in ``lang`` (``es`` or ``en``)."""
@@ -46,13 +49,21 @@ class RuleFileError(FelRulesError):
         line: int | None = None,
         column: int | None = None,
         rule_id: str | None = None,
+        detail: str | None = None,
     ) -> None:
         self.path = path
         self.line = line
         self.column = column
         self.rule_id = rule_id
+        self.reason = message
+        self.reason_en = message_en or message
+        self.where = _where(path, line, column, rule_id).removesuffix(": ")
         where = _where(path, line, column, rule_id)
-        super().__init__(f"{where}{message}", message_en=f"{where}{message_en or message}")
+        super().__init__(f"{where}{message}", message_en=f"{where}{message_en or message}", detail=detail)
+
+    def reason_in(self, lang: str = "es") -> str:
+        """The problem in ``lang``, without where it is (:attr:`where`)."""
+        return say({"es": self.reason, "en": self.reason_en}, lang)
 
 
 class CheckKindError(FelRulesError):
@@ -87,7 +98,7 @@ class RenderError(FelRulesError):
     or ``write``."""
 
     def __init__(self, message: str, *, message_en: str | None = None, report: object | None = None,
-                 reason: str | None = None) -> None:
-        super().__init__(message, message_en=message_en)
+                 reason: str | None = None, detail: str | None = None) -> None:
+        super().__init__(message, message_en=message_en, detail=detail)
         self.report = report
         self.reason = reason

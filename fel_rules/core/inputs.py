@@ -14,6 +14,8 @@ import hashlib
 import os
 import stat
 
+from .confine import OutsideRoots
+from .foreign import os_error
 from .text import Text
 
 __all__ = ["InputTooLarge", "NotRegularFile", "describe_read_error", "input_sha256", "read_input", "readable_name"]
@@ -114,7 +116,9 @@ def describe_read_error(exc: OSError) -> Text | str:
     """Why a file could not be read: the system's reason, or what the file is when it is not a regular one."""
     if isinstance(exc, NotRegularFile):
         return exc.reason
-    return exc.strerror or str(exc) or type(exc).__name__
+    if isinstance(exc, OutsideRoots):
+        return Text("os_error.outside_roots")
+    return os_error(exc)
 
 
 def readable_name(name: str | bytes | os.PathLike) -> str:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from decimal import ROUND_HALF_UP, Context, Decimal
-from typing import overload
+from typing import NamedTuple, overload
 
 __all__ = [
-    "MAX_DIGITS", "MONEY_CONTEXT", "XML_SPACE", "decimal_str", "parse_decimal", "parse_small_int", "round_half_up",
+    "CURRENCY_SYMBOLS", "MAX_DIGITS", "MONEY_CONTEXT", "MONEY_FIELDS", "XML_SPACE", "Amount", "decimal_str",
+    "format_money", "format_number", "parse_decimal", "parse_small_int", "round_half_up",
 ]
 
 #: Enough precision for the XSD's 22 total digits with 10 decimals, plus products of two such values.
@@ -77,3 +78,49 @@ def decimal_str(value: Decimal | None) -> str | None:
         value = abs(value)  # never "-0.00"
     text = format(value, "f")
     return text
+
+
+# ---- amounts as people read them: the PDF, and the messages of the issues ---------------------------------
+
+#: The symbol printed before an amount in each currency; another currency is printed by its code (``HNL 1.00``).
+CURRENCY_SYMBOLS = {"GTQ": "Q", "USD": "US$", "EUR": "€", "MXN": "MX$"}
+
+#: Fields of a FEL document (and its complements) that hold an amount of money, by local name: a rule value read
+#: from one of them is said as an amount (``Q 1,911.50``). Quantities, units and rates are not amounts.
+MONEY_FIELDS = frozenset({
+    "Precio", "PrecioUnitario", "Descuento", "OtrosDescuento", "Total", "MontoGravable", "MontoImpuesto",
+    "TotalMontoImpuesto", "GranTotal", "MontoAbono", "Monto", "RetencionISR", "RetencionIVA", "RetencionICT",
+    "TotalMenosRetenciones", "MontoIVAExento", "BaseImponible", "MontoCobroDAI", "MontoCobroIVA", "MontoCobroOtros",
+    "MontoCobroTotal", "ImpuestoBebidasAlcoholicas", "PrecioVentaSugerido",
+})
+
+
+def format_number(value: Decimal, min_places: int = 0) -> str:
+    """``value`` with its thousands separated by commas, at least ``min_places`` decimals and never fewer than it
+    was written with (``1234.5`` → ``1,234.50`` for 2; ``0.125`` keeps its three)."""
+    exponent = value.as_tuple().exponent
+    places = max(min_places, -exponent if isinstance(exponent, int) else 0)
+    return f"{value:,.{places}f}"
+
+
+def format_money(amount: Decimal | None, currency: str | None = "GTQ", *, exact: bool = False) -> str:
+    """An amount as the PDF prints it: ``Q 60,000.00``, ``US$ 1,234.56``, ``-Q 11.50`` (another currency by its
+    code, ``HNL 1,234.56``); two decimals rounded half-up, or with ``exact`` every decimal it has (at least two:
+    a message never hides a difference of ``0.005``). ``None`` is the empty text."""
+    if amount is None:
+        return ""
+    code = (currency or "GTQ").upper()
+    symbol = CURRENCY_SYMBOLS.get(code, code)
+    shown = abs(amount) if exact else round_half_up(abs(amount), 2)
+    text = f"{symbol} {format_number(shown, 2)}"
+    return f"-{text}" if amount < 0 and shown != 0 else text
+
+
+class Amount(NamedTuple):
+    """An amount of money a finding reports: its message says it as the PDF prints it (``Q 60,000.00``, in the
+    document's currency); ``str()`` is the exact value, as the report's ``expected``/``actual`` keep it."""
+
+    value: Decimal
+
+    def __str__(self) -> str:
+        return decimal_str(self.value)

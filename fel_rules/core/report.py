@@ -87,8 +87,11 @@ class Issue(_Frozen):
     expected: str | None = None
     actual: str | None = None
     difference: str | None = None
+    detail: str | None = Field(
+        default=None, description="What a library said in its own words (an XML parser, the schema validator), "
+        "for whoever reports a problem; the message says it in the report's language. Left out when there is none.")
 
-    @field_validator("message", "hint")
+    @field_validator("message", "hint", "detail")
     @classmethod
     def _printable(cls, text: str | None) -> str | None:
         """Messages embed document values: their control characters are written visibly (no spoofed lines)."""
@@ -187,6 +190,9 @@ class Report(_Frozen):
         data = self.model_dump(mode="json", by_alias=True)
         if not include_run:
             data.pop("run", None)
+        for issue in data["issues"]:  # a detail only where a library's words were kept
+            if issue.get("detail") is None:
+                issue.pop("detail", None)
         return data
 
     def to_json(self, *, include_run: bool = True, indent: int | None = 2) -> str:

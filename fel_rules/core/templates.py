@@ -10,24 +10,34 @@ from __future__ import annotations
 from collections.abc import Mapping
 from string import Formatter
 
-__all__ = ["render_template", "template_fields"]
+__all__ = ["TemplateError", "render_template", "template_fields"]
 
 _FORMATTER = Formatter()
 
 
+class TemplateError(ValueError):
+    """A template that is not ``{name}`` placeholders and text: either its braces do not pair (``said``: Python's
+    words) or a placeholder is not a plain name (``shown``)."""
+
+    def __init__(self, message: str, *, said: str | None = None, shown: str | None = None) -> None:
+        super().__init__(message)
+        self.said, self.shown = said, shown
+
+
 def template_fields(template: str) -> set[str]:
-    """Names used by ``template``; ``ValueError`` (Spanish text) for anything but ``{name}``."""
+    """Names used by ``template``; :class:`TemplateError` (a Spanish text) for anything but ``{name}``."""
     try:
         parts = list(_FORMATTER.parse(template))
     except ValueError as exc:
-        raise ValueError(f"plantilla mal formada ({exc}); use {{nombre}} y {{{{ }}}} para llaves literales") from None
+        raise TemplateError("plantilla mal formada: las llaves { } no forman parejas; use {nombre} y {{ }} para "
+                            "llaves literales", said=str(exc)) from None
     names: set[str] = set()
     for _literal, field, spec, conversion in parts:
         if field is None:
             continue
         if not field.isidentifier() or spec or conversion:
             shown = "{" + field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
-            raise ValueError(f"marcador no permitido {shown}; solo se admite {{nombre}}")
+            raise TemplateError(f"marcador no permitido {shown}; solo se admite {{nombre}}", shown=shown)
         names.add(field)
     return names
 

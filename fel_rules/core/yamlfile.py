@@ -10,9 +10,12 @@ from typing import Any
 
 import yaml
 
-from .catalogue import render_text
+from .atomic import describe_os_error
+from .catalogue import error_texts
 from .errors import RuleFileError
+from .foreign import yaml_error
 from .inputs import InputTooLarge, NotRegularFile, describe_read_error, read_input
+from .text import Text
 
 __all__ = ["MAX_YAML_BYTES", "MarkedDict", "MarkedList", "load_yaml", "position", "value_position"]
 
@@ -94,10 +97,12 @@ def load_yaml(path: Path) -> Any:
                             path=str(path)) from None
     except NotRegularFile as exc:
         reason = describe_read_error(exc)
-        raise RuleFileError(f"no se pudo leer: {render_text(reason)}",
-                            message_en=f"cannot read: {render_text(reason, 'en')}", path=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RuleFileError(f"no se pudo leer: {exc}", message_en=f"cannot read: {exc}", path=str(path)) from exc
+        raise RuleFileError(**error_texts(Text.of("file.cannot_read", reason=reason)), path=str(path)) from None
+    except OSError as exc:
+        raise RuleFileError(**error_texts(Text.of("file.cannot_read", reason=describe_os_error(exc))), path=str(path),
+                            detail=str(exc)) from exc
+    except UnicodeDecodeError as exc:
+        raise RuleFileError(**error_texts(Text("yaml.not_utf8")), path=str(path), detail=str(exc)) from None
     try:
         return _parse(text)
     except RuleFileError as exc:
@@ -113,15 +118,20 @@ def load_yaml(path: Path) -> Any:
         raise _too_deep(text, path) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc)
+        problem = getattr(exc, "problem", None) or getattr(exc, "reason", None) or str(exc)
         if "nesting depth" in problem:  # libyaml's own limit, past ours
             raise _too_deep(text, path) from None
+        line: int | None = None
+        column: int | None = None
+        offset = getattr(exc, "position", None)
+        if mark is None and isinstance(offset, int):  # a ReaderError: a character offset
+            line = text.count("\n", 0, offset) + 1
+            column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        elif mark is not None:
+            line, column = mark.line + 1, mark.column + 1
         raise RuleFileError(
-            f"YAML inválido: {problem}",
-            message_en=f"invalid YAML: {problem}",
-            path=str(path),
-            line=mark.line + 1 if mark else None,
-            column=mark.column + 1 if mark else None,
+            **error_texts(Text.of("yaml.invalid", reason=yaml_error(problem))),
+            path=str(path), line=line, column=column, detail=str(exc),
         ) from None
 
 

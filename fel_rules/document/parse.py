@@ -11,6 +11,7 @@ from typing import Literal
 
 from lxml import etree
 
+from ..core.foreign import xml_syntax
 from ..core.namespaces import DTE, DTE_ANULACION
 from ..core.report import StageStatus
 from ..core.text import Text
@@ -66,9 +67,9 @@ def parse_xml(data: bytes, *, max_bytes: int) -> ParseResult:
         line = exc.lineno if exc.lineno and exc.lineno > 0 else None
         detail = Text.of("xml.syntax", reason=_syntax_detail(exc), aside=_looks_like(data))
         rule = "FEL-XML-04" if _declares_doctype(data) else "FEL-XML-03"  # DTD tricks: say so, not "malformed"
-        return _refused("failed", rule, line=line, detail=detail)
+        return _refused("failed", rule, line=line, detail=detail, said=(exc.msg or str(exc)).strip())
     except ValueError as exc:  # e.g. unsupported encoding declarations
-        return _refused("failed", "FEL-XML-03", detail=str(exc))
+        return _refused("failed", "FEL-XML-03", detail=Text("foreign.xml.other"), said=str(exc))
     checked = _check_root(root)
     doctype = root.getroottree().docinfo.doctype
     if doctype and checked.root is not None:  # a FEL root with a DTD: refuse it (XXE, entity bombs)
@@ -77,8 +78,9 @@ def parse_xml(data: bytes, *, max_bytes: int) -> ParseResult:
 
 
 def _refused(status: StageStatus, id: str, *, xpath: str | None = None, line: int | None = None,
-             **values: object) -> ParseResult:
-    return ParseResult(status, findings=[Finding(id=id, xpath=xpath, line=line, values=values)])
+             said: str | None = None, **values: object) -> ParseResult:
+    """A refusal ``id``; ``said``: the parser's own words, kept as the finding's detail."""
+    return ParseResult(status, findings=[Finding(id=id, xpath=xpath, line=line, values=values, detail=said)])
 
 
 def _check_root(root: etree._Element) -> ParseResult:
@@ -110,17 +112,17 @@ def _declares_doctype(data: bytes) -> bool:
     return b"<!DOCTYPE" in head.upper() or "<!DOCTYPE".encode("utf-16-le") in head
 
 
-def _syntax_detail(exc: etree.XMLSyntaxError) -> Text | str:
+def _syntax_detail(exc: etree.XMLSyntaxError) -> Text:
+    """What libxml2 said, in the catalogue's words, and the column (the report carries the line)."""
     message = (exc.msg or str(exc)).strip()
     for marker, limit in _LIMITS.items():
         if marker in message:
             return Text(limit)
-    # libxml2 appends ", line N, column M"; the report carries the line on its own.
-    message = message.split(", line ")[0]
+    said = xml_syntax(etree.ErrorTypes._getName(exc.code, ""), message.split(", line ")[0])
     column = getattr(exc, "position", (None, None))[1]
     if not column:
-        return message
-    return Text.of("xml.syntax_at_column", message=message, column=column)
+        return said
+    return Text.of("xml.syntax_at_column", message=said, column=column)
 
 
 def _looks_like(data: bytes) -> Text | str:

@@ -25,9 +25,10 @@ from xml.etree import ElementTree
 
 from lxml import etree
 
-from ..core.catalogue import MESSAGES
+from ..core.catalogue import MESSAGES, error_texts
 from ..core.config import DEFAULT_MAX_SCHEMA_ERRORS
 from ..core.errors import SchemaSetError
+from ..core.foreign import evaluation, xml_syntax
 from ..core.namespaces import DS, DTE, DTE_ANULACION
 from ..core.report import SchemaInfo, Severity, StageStatus
 from ..core.resources import BUILTIN_XSD_DIR, tree_digest
@@ -145,9 +146,9 @@ def _load_official(folder: Path) -> SchemaSet:
             parser = etree.XMLParser(resolve_entities=False, no_network=True)
             documents[path.name] = etree.parse(str(path), parser).getroot()
         except etree.XMLSyntaxError as exc:
-            raise SchemaSetError(
-                f"{path.name} no es XML válido: {exc}", message_en=f"{path.name} is not valid XML: {exc}"
-            ) from exc
+            reason = xml_syntax(etree.ErrorTypes._getName(exc.code, ""), (exc.msg or "").split(", line ")[0])
+            raise SchemaSetError(**error_texts(Text.of("xsd.set_not_xml", file=path, row=exc.lineno, reason=reason)),
+                                 detail=str(exc)) from exc
     dsig_file = next((name for name, root in documents.items() if root.get("targetNamespace") == XMLDSIG), None)
     for root in documents.values():
         fix_schema_document(root, log, dsig_location=lambda: dsig_file)
@@ -234,9 +235,7 @@ def _compile(bundle: Path) -> object:
     try:
         return xmlschema.XMLSchema10(str(bundle), allow="local", defuse="always", loader_class=_frozen_loader())
     except (xmlschema.XMLSchemaException, OSError, etree.XMLSyntaxError) as exc:
-        raise SchemaSetError(
-            f"El conjunto de esquemas no compila: {exc}", message_en=f"The schema set does not compile: {exc}"
-        ) from exc
+        raise SchemaSetError(**error_texts(Text("xsd.set_does_not_compile")), detail=str(exc)) from exc
 
 
 @cache
@@ -298,13 +297,15 @@ def check_schema(
     except KeyError as exc:  # xmlschema raises XMLSchemaKeyError for an xsi:type it cannot resolve
         return SchemaCheck("failed", [_at_root("FEL-XSD-04", root, detail=str(exc).strip("'\""))])
     except Exception as exc:  # noqa: BLE001 - a validator crash must become a finding, never a traceback
-        return SchemaCheck("error", [Finding(id="FEL-XSD-03", values={"detail": f"{type(exc).__name__}: {exc}"})])
+        return SchemaCheck("error", [Finding(id="FEL-XSD-03", values={"detail": evaluation(exc)},
+                                             detail=f"{type(exc).__name__}: {exc}")])
     for error in errors[:max_errors]:
         try:
             findings.append(describe_error(error))
         except Exception as exc:  # noqa: BLE001 - an odd error object still becomes a finding
-            reason = Text.of("xsd.unreadable_error", reason=str(getattr(error, "reason", error)), error=str(exc))
-            findings.append(Finding(id="FEL-XSD-01", values={"detail": reason}))
+            said = f"{getattr(error, 'reason', error)} ({type(exc).__name__}: {exc})"
+            unreadable = Text.of("xsd.unreadable", where=Text("xsd.the_document"))
+            findings.append(Finding(id="FEL-XSD-01", values={"detail": unreadable}, detail=said))
     if len(errors) > max_errors:
         findings.append(Finding(id="FEL-XSD-05", values={"shown": max_errors}))
     if presignature:

@@ -1,5 +1,5 @@
-"""What an xmlschema validation error says, as a FEL-XSD-01 finding: in Spanish a readable sentence per kind of
-error, in English xmlschema's own words (the catalogue's ``xsd.*`` texts)."""
+"""What an xmlschema validation error says, as a FEL-XSD-01 finding: a readable sentence per kind of error (the
+catalogue's ``xsd.*`` texts), in Spanish or English; xmlschema's own words are the finding's detail."""
 
 from __future__ import annotations
 
@@ -20,19 +20,36 @@ _ORIGIN_FIELDS = {"SerieDocumentoOrigen", "NumeroDocumentoOrigen"}
 _ATTRIBUTE = re.compile(r"^attribute (?P<attr>[\w:]+)='(?P<value>.*?)': (?P<rest>.*)$", re.S)
 _MISSING_ATTRIBUTE = re.compile(r"^missing required attribute '(?P<attr>[^']+)'$")
 
-#: Pattern on xmlschema's reason about a value → catalogue text (which sees what, value, and the groups).
+#: Pattern on xmlschema's reason about a value → catalogue text (which sees what, value, and the groups). A reason
+#: no pattern knows gets ``xsd.invalid_value``; the reason itself is kept as the finding's detail.
 _FACETS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^value doesn't match any pattern of \[(?P<patterns>.*)\]$", re.S), "xsd.pattern"),
     (re.compile(r"^value must be one of \[(?P<options>.*)\]$", re.S), "xsd.enumeration"),
     (re.compile(r"^value has to be greater or equal than (?:Decimal\(')?(?P<limit>[^')]+)'?\)?$"), "xsd.min_inclusive"),
-    (re.compile(r"^value has to be lesser or equal than (?:Decimal\(')?(?P<limit>[^')]+)'?\)?$"), "xsd.max_inclusive"),
+    (re.compile(r"^value has to be (?:lesser|less than) or equal than (?:Decimal\(')?(?P<limit>[^')]+)'?\)?$"),
+     "xsd.max_inclusive"),
+    (re.compile(r"^value has to be greater than (?:Decimal\(')?(?P<limit>[^')]+)'?\)?$"), "xsd.min_exclusive"),
+    (re.compile(r"^value has to be (?:lesser|less) than (?:Decimal\(')?(?P<limit>[^')]+)'?\)?$"), "xsd.max_exclusive"),
     (re.compile(r"^the number of fraction digits has to be lesser or equal than (?P<limit>\d+)$"),
      "xsd.fraction_digits"),
     (re.compile(r"^the number of digits has to be lesser or equal than (?P<limit>\d+)$"), "xsd.total_digits"),
     (re.compile(r"^invalid value '(?P<raw>.*)' for xs:(?P<type>\w+)$", re.S), "xsd.invalid_type"),
+    (re.compile(r"^value is not a valid xs:(?P<type>\w+)$"), "xsd.invalid_type"),
+    (re.compile(r"^Invalid (?:datetime|dateTime|DateTime)\w* string '(?P<raw>.*)' for ", re.S), "xsd.not_datetime"),
+    (re.compile(r"^Invalid date\w* string '(?P<raw>.*)' for ", re.S), "xsd.not_date"),
+    (re.compile(r"^Invalid \w+ string '(?P<raw>.*)' for ", re.S), "xsd.not_time"),
+    (re.compile(r"^(?:day|month|year|hour|minute|second|microsecond)s? (?:is )?(?:out of range|must be in)"),
+     "xsd.no_such_date"),
+    (re.compile(r"^invalid literal for int\(\)"), "xsd.not_integer"),
+    (re.compile(r"^value must be positive$"), "xsd.positive"),
+    (re.compile(r"^value must be non negative$"), "xsd.non_negative"),
+    (re.compile(r"^value must be negative$"), "xsd.negative"),
+    (re.compile(r"^value must be non positive$"), "xsd.non_positive"),
     (re.compile(r"^value length cannot be (?:lesser|less) than (?P<limit>\d+)$"), "xsd.min_length"),
     (re.compile(r"^value length cannot be greater than (?P<limit>\d+)$"), "xsd.max_length"),
-    (re.compile(r"^value must be (?P<fixed>.*)$"), "xsd.fixed"),
+    (re.compile(r"^length has to be (?P<limit>\d+)$"), "xsd.length"),
+    (re.compile(r"^value contains (?:non collapsed white spaces|tabs or newlines)$"), "xsd.whitespace"),
+    (re.compile(r"^(?:must have the fixed value|value must be) '?(?P<fixed>.*?)'?$"), "xsd.fixed"),
 ]
 
 #: Pattern on xmlschema's reason about an element → its catalogue text and values.
@@ -50,6 +67,12 @@ _ELEMENTS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Text]]] = [
      lambda m: Text.of("xsd.attribute_not_allowed", attribute=m["attr"])),
     (re.compile(r"^character data between child elements not allowed$"),
      lambda m: Text("xsd.text_between_children")),
+    (re.compile(r"^character data is not allowed because content is empty$"),
+     lambda m: Text("xsd.text_not_allowed")),
+    (re.compile(r"^attribute '(?P<attr>[^']+)' not allowed"),
+     lambda m: Text.of("xsd.attribute_not_allowed", attribute=m["attr"])),
+    (re.compile(r"^'?(?P<el>[^' ]+)'? is not an element of the schema"),
+     lambda m: Text.of("xsd.unknown_element", element=m["el"])),
 ]
 
 
@@ -83,9 +106,9 @@ def describe_error(error: object) -> Finding:
         if missing:
             field = missing["attr"]
         detail = _element_text(reason) or _facet(reason, Text.of("xsd.what.field", where=where), _content(element))
-    detail = Text(detail.id, {**detail.values, "where": where, "reason": reason})
+    detail = Text(detail.id, {**detail.values, "where": where})
     return Finding(id="FEL-XSD-01", xpath=xpath, line=line, item=item_number(element) if element is not None else None,
-                   field=field, values={"detail": detail}, hint=_origin_hint(element, field))
+                   field=field, values={"detail": detail}, hint=_origin_hint(element, field), detail=reason)
 
 
 def _origin_hint(element: etree._Element | None, field: str | None) -> Text | None:
@@ -105,7 +128,7 @@ def _facet(rest: str, what: Text, value: str) -> Text:
         match = pattern.match(rest.strip())
         if match:
             return Text(text, {"what": what, "value": value, **match.groupdict()})
-    return Text.of("xsd.invalid_value", what=what, value=value, rest=rest.strip())
+    return Text.of("xsd.invalid_value", what=what, value=value)
 
 
 def _element_text(reason: str) -> Text | None:

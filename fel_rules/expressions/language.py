@@ -24,8 +24,11 @@ from typing import TYPE_CHECKING, Literal
 
 from simpleeval import EvalWithCompoundTypes, NameNotDefined
 
+from ..core.catalogue import render_text
+from ..core.foreign import python_syntax
 from ..core.identifiers import uuid_numero, uuid_serie
 from ..core.money import XML_SPACE, parse_decimal, round_half_up
+from ..core.text import Text
 from .compiled import ADD, MULT, Program, function_global, to_program
 from .patterns import MAX_MATCHED_TEXT, PatternError, compile_pattern
 
@@ -34,7 +37,7 @@ if TYPE_CHECKING:  # the catalogues live in ruleset, which imports the check kin
 
 __all__ = [
     "ENGINES", "FUNCTION_NAMES", "MAX_EXPRESSION_DEPTH", "CompiledExpression", "Engine", "ExpressionError",
-    "Evaluator", "Table", "compile_expression",
+    "Evaluator", "FunctionMisuse", "Table", "compile_expression",
 ]
 
 #: How an :class:`Evaluator` runs expressions: compiled code, or simpleeval's interpreter (the reference).
@@ -61,13 +64,23 @@ _FRIENDLY = {
 
 
 class ExpressionError(ValueError):
-    """An expression cannot be accepted; ``column`` is 1-based within the expression text."""
+    """An expression cannot be accepted; ``column`` is 1-based within the expression text; ``detail``: Python's
+    own words, when its parser refused it."""
 
-    def __init__(self, message: str, message_en: str, column: int | None = None) -> None:
+    def __init__(self, message: str, message_en: str, column: int | None = None, detail: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.message_en = message_en
         self.column = column
+        self.detail = detail
+
+
+class FunctionMisuse(TypeError):
+    """A function of the language given a value it does not take (``said``: why, in the catalogue's words)."""
+
+    def __init__(self, said: Text) -> None:
+        super().__init__(render_text(said))
+        self.said = said
 
 
 @dataclass(frozen=True)
@@ -166,14 +179,14 @@ class Table(Mapping[str, object]):
 def _lookup(table: object, key: object) -> object:
     """The row of ``table`` for ``key``, or ``None`` when the table has no such row."""
     if not isinstance(table, Table):
-        raise TypeError("lookup() lee una tabla de 'constants' (clave: valor)")
+        raise FunctionMisuse(Text("expression.lookup_needs_table"))
     return None if key is None else table.get(_code(key))
 
 
 def _length(value: object) -> Decimal:
     """Number of characters of ``value`` as text (``None`` is the empty text)."""
     if isinstance(value, (list, tuple)):
-        raise TypeError("len() mide un texto; para contar los elementos de una lista use count()")
+        raise FunctionMisuse(Text("expression.len_of_list"))
     return Decimal(len(_text_of(value)))
 
 
@@ -254,9 +267,8 @@ def _parse(text: str) -> ast.Expr:
             warnings.simplefilter("ignore", (SyntaxWarning, DeprecationWarning))
             module = ast.parse(text, mode="exec")
     except SyntaxError as exc:
-        raise ExpressionError(
-            f"sintaxis inválida: {exc.msg}", f"invalid syntax: {exc.msg}", exc.offset
-        ) from None
+        said = Text.of("expression.syntax", reason=python_syntax(exc.msg or ""))
+        raise ExpressionError(render_text(said), render_text(said, "en"), exc.offset, exc.msg) from None
     except (RecursionError, MemoryError):  # Python's parser gives up on nesting thousands of levels deep
         raise _too_deep(None) from None
     _check_depth(module)

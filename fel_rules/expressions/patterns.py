@@ -15,6 +15,10 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..core.catalogue import render_text
+from ..core.foreign import regex_error
+from ..core.text import Text
+
 __all__ = ["MAX_MATCHED_TEXT", "MAX_PATTERN_LENGTH", "MAX_SPLITS", "PatternError", "compile_pattern"]
 
 #: Longest pattern a rule may write.
@@ -64,7 +68,8 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
     try:
         return re.compile(pattern, re.ASCII)
     except re.error as exc:
-        raise PatternError(f"patrón inválido: {exc.msg}", f"invalid pattern: {exc.msg}", exc.pos) from None
+        said = Text.of("expression.bad_pattern", reason=regex_error(exc.msg))
+        raise PatternError(render_text(said), render_text(said, "en"), exc.pos) from None
 
 
 def _check(pattern: str) -> None:

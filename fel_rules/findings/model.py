@@ -29,3 +29,4 @@ class Finding:
     id: str = ""
     sat_code: str | None = None  # the one SAT code this finding cites instead of the rule's ("": none)
     hint: object | None = None  # a hint of its own (a Text), said instead of the catalogue entry's
+    detail: str | None = None  # what a library said in its own words (never the message), for the report

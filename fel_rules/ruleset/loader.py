@@ -10,15 +10,19 @@ from pydantic import ValidationError
 
 from ..checks import CheckKind, RuleEnv, get_check_kind
 from ..checks.registry import known_kinds
+from ..core.catalogue import error_texts
 from ..core.errors import CheckKindError, RuleFileError
-from ..core.templates import template_fields
+from ..core.foreign import os_error, pydantic_error, template_error
+from ..core.resources import BUILTIN_RULES_DIR
+from ..core.templates import TemplateError, template_fields
+from ..core.text import Text
 from ..core.yamlfile import load_yaml, position, value_position
 from ..expressions.catalogues import load_catalogues
 from .loaded import LoadedRule, RuleCatalog, Ruleset
 from .model import EXPRESSION_KEYS, Override, ProfileFile, RuleFile, RuleSpec
 from .places import DOCUMENT_NAMESPACES, Places, load_places
 
-__all__ = ["apply_profile", "catalog_files", "load_catalog", "load_rule_file"]
+__all__ = ["apply_profile", "catalog_files", "check_catalog", "load_catalog", "load_rule_file"]
 
 def load_catalog(directory: Path, profile: str | None = None) -> RuleCatalog:
     """Every ``*.yaml`` rule file in ``directory`` (sorted by name), with ``profile`` applied.
@@ -60,6 +64,43 @@ def _load_catalog(directory: Path, profile: str | None) -> RuleCatalog:
     return catalog
 
 
+def check_catalog(directory: Path) -> tuple[RuleCatalog | None, list[RuleFileError]]:
+    """Load every rule file, data file and profile of ``directory`` as :func:`load_catalog` does, but go on past
+    each problem: the catalogue of the rules that loaded, and every problem found (what ``rules lint`` lists).
+    A broken rule is left out of the catalogue; a broken file, or a broken places file (the built-in places are
+    used instead), is one problem and the rest is still read."""
+    problems: list[RuleFileError] = []
+    if not directory.is_dir() or not any(directory.glob("*.yaml")):
+        try:
+            _load_catalog(directory, None)  # says which: no folder, or no rule file in it
+        except RuleFileError as exc:
+            return None, [exc]
+    try:
+        places = load_places(directory)
+    except RuleFileError as exc:
+        problems.append(exc)
+        places = load_places(BUILTIN_RULES_DIR)
+    rulesets = []
+    for path in sorted(directory.glob("*.yaml")):
+        try:
+            rulesets.append(load_rule_file(path, places, problems=problems))
+        except RuleFileError as exc:  # the file as a whole: its YAML, its header
+            problems.append(exc)
+    rulesets = _unique(rulesets, problems)
+    try:
+        catalogues = load_catalogues(directory / "data")
+    except RuleFileError as exc:
+        problems.append(exc)
+        catalogues = load_catalogues(BUILTIN_RULES_DIR / "data")
+    catalog = RuleCatalog(tuple(rulesets), catalogues=catalogues)
+    for path in sorted((directory / "profiles").glob("*.yaml")):
+        try:
+            apply_profile(catalog, path)
+        except RuleFileError as exc:
+            problems.append(exc)
+    return catalog, problems
+
+
 def catalog_files(directory: Path, profile: str | None = None) -> list[Path]:
     """Every file :func:`load_catalog` may read for ``directory`` and ``profile``: rule files, data files and
     the profile (what a cache of results must watch)."""
@@ -79,8 +120,10 @@ def _profile_path(directory: Path, profile: str) -> Path:
     return directory / "profiles" / f"{profile}.yaml"
 
 
-def load_rule_file(path: Path, places: Places | None = None) -> Ruleset:
-    """Load and prepare one rule file (``places``: those of its folder unless given)."""
+def load_rule_file(path: Path, places: Places | None = None, *, problems: list[RuleFileError] | None = None
+                   ) -> Ruleset:
+    """Load and prepare one rule file (``places``: those of its folder unless given). With ``problems``, a broken
+    rule is added there and left out, and the other rules still load (a broken file still raises)."""
     if places is None:
         places = load_places(path.parent)
     data = load_yaml(path)
@@ -96,19 +139,24 @@ def load_rule_file(path: Path, places: Places | None = None) -> Ruleset:
     except ValidationError as exc:
         raise _validation_error(exc, data, path, prefix=()) from None
     namespaces = {**DOCUMENT_NAMESPACES[header.defaults.document], **header.namespaces}
-    rules = []
-    for index, raw in enumerate(data["rules"]):
-        rules.append(_load_rule(raw, ("rules", index), data, path, header, namespaces, places))
     seen: dict[str, LoadedRule] = {}
-    for rule in rules:
-        if rule.id in seen:
-            raise RuleFileError(
-                f"id de regla duplicado (ya usado en la línea {seen[rule.id].line})",
-                message_en=f"duplicate rule id (already used on line {seen[rule.id].line})",
-                path=str(path), line=rule.line, rule_id=rule.id,
-            )
+    for index, raw in enumerate(data["rules"]):
+        try:
+            rule = _load_rule(raw, ("rules", index), data, path, header, namespaces, places)
+            if rule.id in seen:
+                raise RuleFileError(
+                    f"id de regla duplicado (ya usado en la línea {seen[rule.id].line})",
+                    message_en=f"duplicate rule id (already used on line {seen[rule.id].line})",
+                    path=str(path), line=rule.line, rule_id=rule.id,
+                )
+        except RuleFileError as exc:
+            if problems is None:
+                raise
+            problems.append(exc)
+            continue
         seen[rule.id] = rule
-    return Ruleset(header.ruleset.id, header.ruleset.version, header.ruleset.title, str(path), tuple(rules))
+    rules = tuple(seen.values())
+    return Ruleset(header.ruleset.id, header.ruleset.version, header.ruleset.title, str(path), rules)
 
 
 def _load_rule(raw: Any, loc: tuple, data: Any, path: Path, header: RuleFile, namespaces: dict,
@@ -216,7 +264,7 @@ def _prepare(kind: type[CheckKind], params: dict, params_loc: tuple, data: Any, 
         if message_en and keys:
             message_en = f"{'.'.join(map(str, keys))}: {message_en}"
         raise RuleFileError(message, message_en=message_en, path=str(path), line=line, column=column,
-                            rule_id=rule_id) from None
+                            rule_id=rule_id, detail=getattr(exc, "detail", None)) from None
 
 
 def _check_templates(spec: RuleSpec, check: Any, loc: tuple, data: Any, path: Path) -> None:
@@ -229,8 +277,10 @@ def _check_templates(spec: RuleSpec, check: Any, loc: tuple, data: Any, path: Pa
         line, column = position(data, (*loc, key))
         try:
             names = template_fields(template)
-        except ValueError as exc:
-            raise RuleFileError(f"{key}: {exc}", path=str(path), line=line, column=column, rule_id=spec.id) from None
+        except TemplateError as exc:
+            reason = template_error(exc.said) if exc.said else Text.of("template.not_a_name", shown=exc.shown)
+            raise RuleFileError(**error_texts(Text.of("template.in_key", key=key, reason=reason)), path=str(path),
+                                line=line, column=column, rule_id=spec.id, detail=exc.said) from None
         unknown = sorted(names - allowed) if allowed is not None else []
         if unknown:
             available = ", ".join(sorted(allowed or ()))
@@ -241,36 +291,6 @@ def _check_templates(spec: RuleSpec, check: Any, loc: tuple, data: Any, path: Pa
             )
 
 
-_PYDANTIC_ES = {  # pydantic's error types said in Spanish ({key}, and the error's context, e.g. {expected})
-    "extra_forbidden": "clave desconocida '{key}'",
-    "missing": "falta la clave obligatoria '{key}'",
-    "string_pattern_mismatch": "'{key}' no tiene el formato requerido ({pattern})",
-    "literal_error": "valor no permitido en '{key}': use {expected}",
-    "enum": "valor no permitido en '{key}': use {expected}",
-    "string_type": "'{key}' debe ser texto",
-    "list_type": "'{key}' debe ser una lista",
-    "dict_type": "'{key}' debe ser un mapeo (clave: valor)",
-    "model_type": "'{key}' debe ser un mapeo (clave: valor)",
-    "bool_type": "'{key}' debe ser true o false",
-    "bool_parsing": "'{key}' debe ser true o false",
-    "int_type": "'{key}' debe ser un número entero",
-    "int_parsing": "'{key}' debe ser un número entero",
-    "date_type": "'{key}' debe ser una fecha AAAA-MM-DD",
-    "date_parsing": "'{key}' debe ser una fecha AAAA-MM-DD",
-    "date_from_datetime_parsing": "'{key}' debe ser una fecha AAAA-MM-DD",
-    "too_short": "'{key}' necesita al menos {min_length} elemento(s)",
-    "string_too_short": "'{key}' no puede estar vacío",
-    "greater_than_equal": "'{key}' debe ser mayor o igual que {ge}",
-    "greater_than": "'{key}' debe ser mayor que {gt}",
-}
-
-
-_PYDANTIC_EN = {
-    "extra_forbidden": "unknown key '{key}'",
-    "missing": "missing required key '{key}'",
-}
-
-
 def _validation_error(exc: ValidationError, data: Any, path: Path, *, prefix: tuple,
                       rule_id: str | None = None) -> RuleFileError:
     errors = exc.errors(include_url=False)
@@ -279,41 +299,46 @@ def _validation_error(exc: ValidationError, data: Any, path: Path, *, prefix: tu
     loc = tuple(part for part in error["loc"] if not (isinstance(part, str) and part in ("str", "LetSpec")))
     key = ".".join(str(part) for part in loc) or "(raíz)"
     line, column = position(data, (*prefix, *loc))
-    msg = error["msg"].removeprefix("Value error, ")
-    template = _PYDANTIC_ES.get(error["type"], "valor inválido en '{key}': {msg}")
-    template_en = _PYDANTIC_EN.get(error["type"], "invalid value in '{key}': {msg}")
-    context = {name: str(value).replace("' or '", "' o '") for name, value in (error.get("ctx") or {}).items()}
-    try:
-        said = template.format(**{**context, "key": key, "msg": msg})
-    except (KeyError, IndexError):  # a context pydantic did not give: its own words, after ours
-        said = f"valor inválido en '{key}': {msg}"
-    return RuleFileError(
-        said,
-        message_en=template_en.format(key=key, msg=msg),
-        path=str(path), line=line, column=column, rule_id=rule_id,
-    )
+    return RuleFileError(**error_texts(pydantic_error(error, key)), path=str(path), line=line, column=column,
+                         rule_id=rule_id, detail=error["msg"])
 
 
 def _check_unique(rulesets: list[Ruleset]) -> None:
+    problems: list[RuleFileError] = []
+    _unique(rulesets, problems)
+    if problems:
+        raise problems[0]
+
+
+def _unique(rulesets: list[Ruleset], problems: list[RuleFileError]) -> list[Ruleset]:
+    """``rulesets`` without a rule whose id an earlier file already used and without a repeated rule set; each
+    repetition added to ``problems``."""
     seen: dict[str, LoadedRule] = {}
+    kept: list[Ruleset] = []
+    sets: set[str] = set()
     for ruleset in rulesets:
-        for rule in ruleset.rules:
-            other = seen.get(rule.id)
-            if other is not None:
-                raise RuleFileError(
-                    f"id de regla duplicado; ya definido en {other.path}:{other.line}",
-                    message_en=f"duplicate rule id; already defined in {other.path}:{other.line}",
-                    path=rule.path, line=rule.line, rule_id=rule.id,
-                )
-            seen[rule.id] = rule
-    ids = [ruleset.id for ruleset in rulesets]
-    for ruleset in rulesets:
-        if ids.count(ruleset.id) > 1:
-            raise RuleFileError(
+        if ruleset.id in sets:
+            problems.append(RuleFileError(
                 f"id de conjunto de reglas duplicado '{ruleset.id}'",
                 message_en=f"duplicate rule set id '{ruleset.id}'",
                 path=ruleset.path,
-            )
+            ))
+            continue
+        sets.add(ruleset.id)
+        rules = []
+        for rule in ruleset.rules:
+            other = seen.get(rule.id)
+            if other is not None:
+                problems.append(RuleFileError(
+                    f"id de regla duplicado; ya definido en {other.path}:{other.line}",
+                    message_en=f"duplicate rule id; already defined in {other.path}:{other.line}",
+                    path=rule.path, line=rule.line, rule_id=rule.id,
+                ))
+                continue
+            seen[rule.id] = rule
+            rules.append(rule)
+        kept.append(Ruleset(ruleset.id, ruleset.version, ruleset.title, ruleset.path, tuple(rules)))
+    return kept
 
 
 def apply_profile(catalog: RuleCatalog, path: Path) -> RuleCatalog:
@@ -321,8 +346,8 @@ def apply_profile(catalog: RuleCatalog, path: Path) -> RuleCatalog:
     try:
         exists = path.is_file()
     except OSError as exc:  # e.g. a profile name longer than the filesystem allows (ENAMETOOLONG)
-        raise RuleFileError(f"no se pudo leer el perfil: {exc.strerror or exc}",
-                            message_en=f"cannot read the profile: {exc.strerror or exc}", path=str(path)) from exc
+        raise RuleFileError(**error_texts(Text.of("profile.cannot_read", reason=os_error(exc))), path=str(path),
+                            detail=str(exc)) from exc
     if not exists:
         raise RuleFileError("el perfil no existe", message_en="profile does not exist", path=str(path))
     data = load_yaml(path)

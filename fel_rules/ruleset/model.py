@@ -49,7 +49,7 @@ DTE_TYPES = (
 )
 
 #: Keys of the ``expression`` kind that a rule may write at its top level.
-EXPRESSION_KEYS = ("context", "let", "constants", "when", "assert", "expected", "actual", "at", "tolerance")
+EXPRESSION_KEYS = ("context", "let", "constants", "when", "assert", "expected", "actual", "at", "tolerance", "amounts")
 
 RULE_ID_PATTERN = r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$"
 
@@ -142,6 +142,9 @@ class RuleSpec(_Strict):
     actual: str | None = None
     at: str | None = None
     tolerance: str | None = None
+    amounts: list[str] | None = Field(
+        default=None, description="Constants or computed values the messages say as amounts (Q 2,500.00); values "
+        "read from a money field (Precio, MontoImpuesto, GranTotal…) are amounts without being listed.")
 
     @field_validator("applies_to")
     @classmethod

@@ -78,7 +78,8 @@ def _places_of(path: Path, data: dict, kind: str) -> dict[str, str]:
         try:
             compile_xpath(expanded, DOCUMENT_NAMESPACES[kind], nodes=True)
         except ValueError as exc:
-            raise _error(path, data, where, value_position, f"'{name}': {exc}", f"'{name}': {exc}") from None
+            raise _error(path, data, where, value_position, f"'{name}': {exc}",
+                         f"'{name}': {getattr(exc, 'message_en', exc)}") from None
         places[name] = expanded
     return places
 

@@ -128,3 +128,21 @@ def test_rules_tool_lists_the_rules(session):
     result = call(session, 1, "fel_rules", {"detail": True})
     rules = {rule["id"]: rule for rule in result["structuredContent"]["rules"]}
     assert rules["FEL-IVA-01"]["sat_code"] == "FEL_RCP331" and rules["FEL-IVA-01"]["severity"] == "error"
+
+
+def test_render_takes_a_page_format_and_reports_missing_glyphs(session, workspace):
+    import io
+
+    import pypdf
+
+    result = call(session, 1, "fel_render", {"xml_path": "facturas/factura-certificada.xml", "page": "ticket",
+                                             "out_path": "pdf/ticket.pdf"})
+    assert result["isError"] is False and result["structuredContent"]["warnings"] == []
+    box = pypdf.PdfReader(io.BytesIO((workspace / "pdf" / "ticket.pdf").read_bytes())).pages[0].mediabox
+    assert round(float(box.width), 1) == 226.8
+    document = Invoice(frases=[(1, 1)], items=[Item.goods("Té 中文", "1", "10.00")])
+    xml = document.certify("5D8A3F21-9C4B-4E7A-B2D6-0F1E8C7A4B93", "2026-03-02T09:15:27-06:00").to_xml()
+    result = call(session, 2, "fel_render", {"xml_text": xml.decode(), "out_path": "pdf/cjk.pdf"})
+    [warning] = result["structuredContent"]["warnings"]
+    assert warning.startswith("2 caracteres no tienen glifo") and "中 (U+4E2D)" in warning
+    assert warning in result["content"][0]["text"]

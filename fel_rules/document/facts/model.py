@@ -179,7 +179,9 @@ class Documento(Located):
     """A dte:GTDocumento (invoice, note, receipt…).
 
     ``signed_references`` holds the ds:Reference URIs of the root's signatures (``#DatosEmision``,
-    ``#DatosCertificados``…): which roles signed, not whether the signatures verify.
+    ``#DatosCertificados``…): which roles signed, not whether the signatures verify. ``adenda`` holds what
+    the free-form dte:Adenda says, as label/value text for printing (no rule reads it), ``adenda_omitted``
+    how many more entries it had.
     """
 
     kind: Literal["documento"] = "documento"
@@ -193,6 +195,8 @@ class Documento(Located):
     certificacion: Certificacion | None = None
     signatures: int = 0
     signed_references: list[str] = []
+    adenda: list[tuple[str, str]] = []
+    adenda_omitted: int = 0
 
 
 class Anulacion(Located):

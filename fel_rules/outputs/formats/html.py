@@ -26,11 +26,11 @@ from typing import BinaryIO
 from urllib.parse import quote
 
 from ...core.catalogue import render_text
-from ...core.money import parse_decimal
+from ...core.money import format_money, parse_decimal
 from ...core.printable import escape_controls
 from ...core.report import Issue, Report, RulesetRef, SchemaInfo
 from ...core.text import Text
-from ..render.catalogs import format_money, tipo_name
+from ..render.catalogs import tipo_name
 from .listing import Listed, Verdict
 
 __all__ = ["TOP_RULES", "HtmlPage", "PageContext", "render_html"]
@@ -314,7 +314,7 @@ class HtmlPage:
         if total is None:
             raw = report.document.gran_total
             return f'<td class="num" data-sort="">{_escape(raw) if raw else _NONE}</td>'
-        shown = format_money(total, report.document.moneda or "GTQ")
+        shown = format_money(total, report.document.moneda)
         return f'<td class="num" data-sort="{_escape(str(total))}">{_escape(shown)}</td>'
 
     def _issues_cell(self, document: Listed, index: int) -> str:

@@ -13,7 +13,7 @@ from ...core.printable import escape_controls
 from ...core.report import Report, Severity
 from ...core.text import Text
 
-__all__ = ["TOP_RULES", "render_text"]
+__all__ = ["TOP_RULES", "errors_in_brief", "render_text"]
 
 #: How many rules the summary of several files names.
 TOP_RULES = 5
@@ -54,3 +54,13 @@ def _top_rules(reports: Sequence[Report], min_severity: Severity) -> list[tuple[
     counted = Counter(rule for report in reports
                       for rule in {i.rule_id for i in report.issues if i.severity.rank >= max(min_severity.rank, 1)})
     return sorted(counted.items(), key=lambda item: (-item[1], item[0]))[:TOP_RULES]
+
+
+def errors_in_brief(report: Report, lang: str = "es", shown: int = 5) -> str:
+    """The report's first ``shown`` errors in one sentence — ``FEL-TOT-03: El GranTotal es …; FEL-TOT-04: ….`` —
+    and how many more there are (for a refusal to print: the command line's and the MCP server's)."""
+    errors = [issue for issue in report.issues if issue.severity is Severity.ERROR]
+    parts = [f"{issue.rule_id}: {issue.message.rstrip().removesuffix('.')}" for issue in errors[:shown]]
+    if len(errors) > shown:
+        parts.append(catalogue.render_text(Text.of("report.more_errors", count=len(errors) - shown), lang))
+    return escape_controls("; ".join(parts) + ".") if parts else ""

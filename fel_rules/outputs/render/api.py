@@ -14,23 +14,27 @@ from pathlib import Path
 from PIL import Image as PILImage
 
 from ...core.atomic import UnsafeTarget, describe_os_error, write_atomic
-from ...core.catalogue import render_text
+from ...core.catalogue import error_texts, render_text
 from ...core.config import Config
 from ...core.errors import RenderError
+from ...core.foreign import evaluation
 from ...core.inputs import InputTooLarge, describe_read_error, read_input, readable_name
 from ...core.owned import own_pdf
 from ...core.report import Report
+from ...core.text import Text
 from ...document.facts import Anulacion, Documento
 from ...engine import Validator
 from ...expressions.catalogues import FraseEntry
+from ..formats.text import errors_in_brief
 from .pdf import render_view
-from .settings import DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS, RenderSettings
+from .settings import DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS, RenderSettings, logo_for
 from .view import InvoiceView, build_view
 
 __all__ = ["RenderResult", "load_logo", "render_bytes", "render_document", "render_failure", "render_file",
            "render_xml"]
 
 _SHOWN_ERRORS = 5
+_SHOWN_GLYPHS = 12
 _DEFAULT_LIMITS = (DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS)
 
 
@@ -42,6 +46,17 @@ class RenderResult:
     view: InvoiceView
     report: Report
     path: Path | None = None
+    missing_glyphs: tuple[str, ...] = ()
+
+    @property
+    def warnings(self) -> list[Text]:
+        """What the reader of the PDF should know: the characters printed as ``[U+XXXX]`` for want of a glyph."""
+        if not self.missing_glyphs:
+            return []
+        chars = ", ".join(f"{char} (U+{ord(char):04X})" for char in self.missing_glyphs[:_SHOWN_GLYPHS])
+        if len(self.missing_glyphs) > _SHOWN_GLYPHS:
+            chars += " …"
+        return [Text.of("render.missing_glyphs", count=len(self.missing_glyphs), chars=chars)]
 
 
 def render_bytes(data: bytes, *, settings: RenderSettings | None = None, force: bool = False,
@@ -61,11 +76,8 @@ def render_document(report: Report, facts: Documento | Anulacion | None, *,
     the catalogue of the rules in force. What must not be printed (no readable document, an annulment, an
     invalid document without ``force``) raises :class:`RenderError`; nothing is validated or read here."""
     if facts is None:
-        raise RenderError(
-            "No se puede imprimir: el archivo no es un documento FEL legible. " + _errors(report),
-            message_en="Cannot render: the file is not a readable FEL document. " + _errors(report),
-            report=report, reason="unreadable",
-        )
+        raise RenderError(**error_texts(Text.of("render.unreadable", errors=_errors(report))), report=report,
+                          reason="unreadable")
     if isinstance(facts, Anulacion):
         raise RenderError(
             "Una anulación (GTAnulacionDocumento) no tiene representación impresa de factura; imprima el DTE anulado.",
@@ -74,31 +86,30 @@ def render_document(report: Report, facts: Documento | Anulacion | None, *,
         )
     invalid = not report.valid
     if invalid and not force:
-        raise RenderError(
-            "El documento no es válido y no se imprime (use --force para imprimirlo marcado NO VÁLIDO). "
-            + _errors(report),
-            message_en="The document is not valid and is not rendered (use --force to render it marked NO VÁLIDO). "
-            + _errors(report),
-            report=report, reason="invalid",
-        )
-    logo = load_logo(settings.logo, settings)
+        raise RenderError(**error_texts(Text.of("render.invalid", errors=_errors(report))), report=report,
+                          reason="invalid")
+    logo = load_logo(logo_for(settings, _emisor_nit(facts)), settings)
     try:
         view = build_view(facts, report, frases=frases, lang=settings.lang, invalid=invalid)
-        pdf = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
-                          header_mm=settings.header_mm)
+        rendered = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
+                               header_mm=settings.header_mm, page=settings.page)
     except Exception as exc:  # noqa: BLE001 - a layout failure is one clear line, and the verdict stands
         failure = render_failure(exc)
-        raise RenderError(failure.message, message_en=failure.message_en, report=report, reason="layout") from exc
-    return RenderResult(pdf=pdf, view=view, report=report)
+        raise RenderError(failure.message, message_en=failure.message_en, report=report, reason="layout",
+                          detail=failure.detail) from exc
+    return RenderResult(pdf=rendered.pdf, view=view, report=report, missing_glyphs=rendered.missing)
+
+
+def _emisor_nit(facts: Documento) -> str | None:
+    return facts.emisor.nit.value if facts.emisor is not None and facts.emisor.nit is not None else None
 
 
 def render_failure(exc: Exception) -> RenderError:
     """The renderer's own failure (reportlab, Pillow…) as one line; it says nothing about the document's validity."""
     lines = f"{type(exc).__name__}: {exc}".splitlines()
-    detail = " ".join(line.strip() for line in lines)[:300]
-    return RenderError(f"No se pudo componer el PDF (el veredicto de validación no cambia): {detail}",
-                       message_en=f"Could not lay out the PDF (the validation verdict stands): {detail}",
-                       reason="layout")
+    said = " ".join(line.strip() for line in lines)[:300]
+    reason = Text("render.does_not_fit") if type(exc).__name__ == "LayoutError" else evaluation(exc)
+    return RenderError(**error_texts(Text.of("render.layout_failed", reason=reason)), reason="layout", detail=said)
 
 
 def render_file(source: str | Path, out: str | Path | None = None, *, settings: RenderSettings | None = None,
@@ -136,7 +147,8 @@ def _written(result: RenderResult, target: Path, roots: Sequence[Path], source: 
             f"No se pudo escribir {target}: {render_text(describe_os_error(exc))}",
             message_en=f"Could not write {target}: {render_text(describe_os_error(exc), 'en')}", reason="write",
         ) from exc
-    return RenderResult(pdf=result.pdf, view=result.view, report=result.report, path=target)
+    return RenderResult(pdf=result.pdf, view=result.view, report=result.report, path=target,
+                        missing_glyphs=result.missing_glyphs)
 
 
 def _pdf_target(source: Path, out: str | Path | None, output_dir: Path) -> Path:
@@ -219,7 +231,5 @@ def _too_many_pixels(path: str, size: str | None, limit: int) -> RenderError:
 
 
 def _errors(report: Report) -> str:
-    errors = [issue for issue in report.issues if issue.severity.value == "error"]
-    shown = "; ".join(f"{i.rule_id}: {i.message}" for i in errors[:_SHOWN_ERRORS])
-    more = f" (+{len(errors) - _SHOWN_ERRORS})" if len(errors) > _SHOWN_ERRORS else ""
-    return shown + more
+    """The report's first errors, in the report's language, for a refusal to print."""
+    return errors_in_brief(report, report.run.lang if report.run else "es", _SHOWN_ERRORS)

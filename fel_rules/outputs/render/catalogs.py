@@ -1,18 +1,15 @@
-"""Printed names: DTE types (from the message catalogue), currencies, and frase texts (from the frases catalogue
-the caller gives)."""
+"""Printed names: DTE types and taxes (from the message catalogue) and frase texts (from the frases catalogue the
+caller gives)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import Decimal
 
 from ...core.catalogue import MESSAGES, render_text
 from ...core.text import Text
 from ...expressions.catalogues import FraseEntry
 
-__all__ = ["format_money", "frase_text", "tipo_name"]
-
-_SYMBOLS = {"GTQ": "Q", "USD": "US$", "EUR": "€", "MXN": "MX$"}
+__all__ = ["frase_text", "tax_name", "tipo_name"]
 
 
 def tipo_name(tipo: str | None, lang: str = "es") -> str:
@@ -24,12 +21,12 @@ def tipo_name(tipo: str | None, lang: str = "es") -> str:
     return render_text(Text(f"dte_type.{tipo}"), lang)
 
 
-def format_money(amount: Decimal | None, currency: str = "GTQ") -> str:
-    """``Q 1,234.56``, ``US$ 1,234.56``; other currencies as ``HNL 1,234.56``."""
-    if amount is None:
-        return ""
-    symbol = _SYMBOLS.get(currency.upper(), currency.upper())
-    return f"{symbol} {amount:,.2f}" if amount >= 0 else f"-{symbol} {-amount:,.2f}"
+def tax_name(nombre_corto: str | None, lang: str = "es") -> str:
+    """The name a tax is printed with (``PETROLEO`` → ``IDP``), from the catalogue's ``tax.*`` texts; a tax the
+    catalogue does not name is printed as the document writes it."""
+    code = " ".join((nombre_corto or "").split())
+    key = f"tax.{code.upper()}"
+    return render_text(Text(key), lang) if key in MESSAGES.texts else code
 
 
 def frase_text(frases: Mapping[tuple[str, str], FraseEntry], tipo: str | None, escenario: str | None,

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from functools import cache
 
 import qrcode
 from qrcode import LUT, base, util
 from qrcode.constants import ERROR_CORRECT_M
-from reportlab.platypus import Flowable
 
-__all__ = ["QRCodeFlowable", "qr_matrix"]
+__all__ = ["draw_qr", "qr_matrix"]
 
 
 def qr_matrix(data: str) -> list[list[bool]]:
@@ -19,12 +19,47 @@ def qr_matrix(data: str) -> list[list[bool]]:
     # symbol; the version and the codewords (bits, then Reed-Solomon error correction) are computed here with
     # whole integers instead of qrcode's bit-by-bit buffer and polynomial objects: the same codewords, several
     # times faster.
-    code = qrcode.QRCode(error_correction=ERROR_CORRECT_M, border=4, mask_pattern=0)
+    code = _QRCode(error_correction=ERROR_CORRECT_M, border=4, mask_pattern=0)
     code.add_data(data)
     code.version = _version(code.data_list, code.error_correction)
     code.data_cache = _codewords(code.version, code.error_correction, code.data_list)
     code.make(fit=False)
     return code.get_matrix()
+
+
+class _QRCode(qrcode.QRCode):
+    """qrcode's symbol, with the data placed along a path computed once per version (qrcode walks the zigzag
+    module by module for every symbol)."""
+
+    def map_data(self, data, mask_pattern):  # noqa: ANN001 - qrcode's API
+        path, flips = _placement(self.version, mask_pattern, self.modules)
+        bits = format(int.from_bytes(bytes(data), "big"), f"0{8 * len(data)}b").ljust(len(path), "0")
+        modules = self.modules
+        for (row, column), bit, flip in zip(path, bits, flips, strict=False):
+            modules[row][column] = (bit == "1") != flip
+
+
+_PLACEMENTS: dict[tuple[int, int], tuple[tuple[tuple[int, int], ...], tuple[bool, ...]]] = {}
+
+
+def _placement(version: int, mask_pattern: int, modules) -> tuple[tuple[tuple[int, int], ...], tuple[bool, ...]]:
+    """The data modules of a symbol of ``version`` in the order qrcode fills them (``modules`` holds the function
+    patterns, the format and version information, ``None`` elsewhere), and which ones the mask flips."""
+    key = (version, mask_pattern)
+    if key not in _PLACEMENTS:
+        count, path = len(modules), []
+        row, step = count - 1, -1
+        for column in range(count - 1, 0, -2):
+            if column <= 6:
+                column -= 1
+            while 0 <= row < count:
+                path += [(row, c) for c in (column, column - 1) if modules[row][c] is None]
+                row += step
+            row -= step
+            step = -step
+        mask = util.mask_func(mask_pattern)
+        _PLACEMENTS[key] = (tuple(path), tuple(bool(mask(r, c)) for r, c in path))
+    return _PLACEMENTS[key]
 
 
 class _Bits:
@@ -123,29 +158,19 @@ def _interleaved(blocks) -> list[int]:
     return [block[i] for i in range(longest) for block in blocks if i < len(block)]
 
 
-class QRCodeFlowable(Flowable):
-    """A square QR code of side ``size`` points; dark modules are drawn as merged horizontal runs."""
-
-    def __init__(self, data: str, size: float, color=None) -> None:
-        super().__init__()
-        self.matrix = qr_matrix(data)
-        self.size = size
-        self.color = color
-        self.width = self.height = size
-
-    def draw(self) -> None:
-        canvas = self.canv
-        count = len(self.matrix)
-        canvas.saveState()
-        canvas.setFillColorRGB(1, 1, 1)
-        canvas.rect(0, 0, self.size, self.size, stroke=0, fill=1)
-        if self.color is not None:
-            canvas.setFillColor(self.color)
-        else:
-            canvas.setFillColorRGB(0, 0, 0)
-        canvas.scale(self.size / count, self.size / count)  # one unit per module: whole numbers below
-        canvas.addLiteral(f"{_runs(self.matrix)} f")  # one path, filled once
-        canvas.restoreState()
+def draw_qr(canvas, data: str, x: float, y: float, size: float) -> None:
+    """The QR of ``data`` as a square of side ``size`` points with its bottom-left corner at ``(x, y)``: a white
+    ground, then the dark modules merged into horizontal runs, one path filled once."""
+    matrix = qr_matrix(data)
+    count = len(matrix)
+    canvas.saveState()
+    canvas.setFillColorRGB(1, 1, 1)
+    canvas.rect(x, y, size, size, stroke=0, fill=1)
+    canvas.setFillColorRGB(0, 0, 0)
+    canvas.translate(x, y)
+    canvas.scale(size / count, size / count)  # one unit per module: whole numbers below
+    canvas.addLiteral(f"{_runs(matrix)} f")
+    canvas.restoreState()
 
 
 def _runs(matrix: list[list[bool]]) -> str:
@@ -155,13 +180,9 @@ def _runs(matrix: list[list[bool]]) -> str:
     rects = []
     for row_index, row in enumerate(matrix):
         y = count - row_index - 1
-        column = 0
-        while column < count:
-            if row[column]:
-                start = column
-                while column < count and row[column]:
-                    column += 1
-                rects.append(f"{start} {y} {column - start} 1 re")
-            else:
-                column += 1
+        line = "".join("1" if module else "0" for module in row)
+        rects += [f"{run.start()} {y} {run.end() - run.start()} 1 re" for run in _DARK.finditer(line)]
     return "\n".join(rects)
+
+
+_DARK = re.compile("1+")

@@ -4,10 +4,12 @@
 variable               meaning                                    default
 =====================  =========================================  ==========
 FEL_RULES_LOGO         logo printed in the header (PNG/JPEG)      none
+FEL_RULES_LOGO_DIR     logos by emisor: ``<NIT>.png`` or ``.jpg`` none
 FEL_RULES_OUTPUT_DIR   folder for PDFs when no output path given  ``out``
 FEL_RULES_THEME        ``clasico`` or ``moderno``                 ``clasico``
+FEL_RULES_PAGE         ``carta``, ``media-carta`` or ``ticket``   ``carta``
 FEL_RULES_QR_SIZE      side of the verifier QR, millimetres       ``30``
-FEL_RULES_HEADER_MM    height of the header band, millimetres     ``28``
+FEL_RULES_HEADER_MM    least height of the header, millimetres    ``28``
 FEL_RULES_LOGO_BYTES   largest logo file accepted, bytes          ``5242880``
 FEL_RULES_LOGO_PIXELS  largest logo accepted, width × height      ``16777216``
 =====================  =========================================  ==========
@@ -16,17 +18,26 @@ FEL_RULES_LOGO_PIXELS  largest logo accepted, width × height      ``16777216``
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ...core.catalogue import error_texts
 from ...core.errors import FelRulesError
+from ...core.foreign import pydantic_error
+from ...core.text import Text
 
-__all__ = ["DEFAULT_LOGO_MAX_BYTES", "DEFAULT_LOGO_MAX_PIXELS", "RenderSettings", "ThemeName"]
+__all__ = ["DEFAULT_LOGO_MAX_BYTES", "DEFAULT_LOGO_MAX_PIXELS", "LOGO_SUFFIXES", "PageName", "RenderSettings",
+           "ThemeName", "logo_for"]
 
 ThemeName = Literal["clasico", "moderno"]
+PageName = Literal["carta", "media-carta", "ticket"]
+
+#: The names a logo of ``logo_dir`` may have after the emisor's NIT, in the order they are looked for.
+LOGO_SUFFIXES = (".png", ".jpg", ".jpeg", ".PNG", ".JPG", ".JPEG")
 
 #: A logo file larger than this is refused before it is read (5 MiB; a header logo is a few kB).
 DEFAULT_LOGO_MAX_BYTES = 5 * 1024 * 1024
@@ -36,6 +47,8 @@ DEFAULT_LOGO_MAX_PIXELS = 4096 * 4096
 
 _ENV = {
     "logo": "FEL_RULES_LOGO",
+    "logo_dir": "FEL_RULES_LOGO_DIR",
+    "page": "FEL_RULES_PAGE",
     "output_dir": "FEL_RULES_OUTPUT_DIR",
     "theme": "FEL_RULES_THEME",
     "qr_size_mm": "FEL_RULES_QR_SIZE",
@@ -51,8 +64,11 @@ class RenderSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     logo: Path | None = Field(default=None, description="Logo image (PNG or JPEG).")
+    logo_dir: Path | None = Field(default=None, description="Logos by emisor: <NIT>.png or <NIT>.jpg; the emisors "
+                                                             "without one get `logo`.")
     output_dir: Path = Field(default=Path("out"), description="Folder for PDFs when no output path is given.")
     theme: ThemeName = "clasico"
+    page: PageName = "carta"
     qr_size_mm: float = Field(default=30, ge=15, le=60)
     header_mm: float = Field(default=28, ge=15, le=60)
     lang: Literal["es", "en"] = "es"
@@ -72,7 +88,20 @@ class RenderSettings(BaseModel):
             error = exc.errors(include_url=False)[0]
             field = str(error["loc"][0]) if error["loc"] else "?"
             variable = _ENV.get(field, field)
-            raise FelRulesError(
-                f"Configuración de impresión inválida ({variable}): {error['msg']}",
-                message_en=f"Invalid render setting ({variable}): {error['msg']}",
-            ) from None
+            said = Text.of("render.bad_setting", reason=pydantic_error(error, variable))
+            raise FelRulesError(**error_texts(said), detail=error["msg"]) from None
+
+
+_NIT = re.compile(r"[0-9A-Za-z]{1,20}")
+
+
+def logo_for(settings: RenderSettings, nit: str | None) -> Path | None:
+    """The logo of the emisor ``nit``: ``<NIT>.png`` (or ``.jpg``, ``.jpeg``) of ``logo_dir`` when there is one,
+    else ``settings.logo``. A NIT that is not letters and digits never names a file."""
+    folder = settings.logo_dir
+    if folder is not None and nit and _NIT.fullmatch(nit):
+        for suffix in LOGO_SUFFIXES:
+            candidate = folder / f"{nit}{suffix}"
+            if candidate.is_file():
+                return candidate
+    return settings.logo

@@ -1,4 +1,4 @@
-"""Visual themes of the PDF: colours and fonts only; layout is shared."""
+"""Visual themes of the PDF: colours only; the typeface (:mod:`.fonts`) and the layout are shared."""
 
 from __future__ import annotations
 
@@ -6,12 +6,14 @@ from dataclasses import dataclass
 
 from reportlab.lib import colors
 
+from .fonts import BOLD, REGULAR
+
 __all__ = ["THEMES", "Theme"]
 
 
 @dataclass(frozen=True)
 class Theme:
-    """Colours and fonts of one theme."""
+    """Colours of one theme (and the faces it writes with)."""
 
     name: str
     accent: colors.Color
@@ -21,8 +23,9 @@ class Theme:
     rule: colors.Color
     muted: colors.Color
     watermark: colors.Color
-    font: str = "Helvetica"
-    bold: str = "Helvetica-Bold"
+    ink: colors.Color = colors.HexColor("#1B1F24")
+    font: str = REGULAR
+    bold: str = BOLD
 
 
 THEMES: dict[str, Theme] = {
@@ -35,8 +38,6 @@ THEMES: dict[str, Theme] = {
         rule=colors.HexColor("#9AA9BC"),
         muted=colors.HexColor("#5B6675"),
         watermark=colors.Color(0.75, 0.1, 0.1, alpha=0.13),
-        font="Times-Roman",
-        bold="Times-Bold",
     ),
     "moderno": Theme(
         name="moderno",

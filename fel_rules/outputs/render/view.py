@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Mapping
 from datetime import datetime
 from decimal import Decimal
@@ -9,12 +11,14 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict
 
-from ...core.money import parse_decimal
+from ...core.catalogue import render_text
+from ...core.money import format_money, format_number, parse_decimal
 from ...core.namespaces import PREFIXES
 from ...core.report import Report
+from ...core.text import Text as Said
 from ...document.facts import Address, Documento, Text
 from ...expressions.catalogues import FraseEntry
-from .catalogs import format_money, frase_text, tipo_name
+from .catalogs import frase_text, tax_name, tipo_name
 from .labels import labels
 from .words import amount_in_words
 
@@ -43,6 +47,7 @@ class ItemRow(_View):
 
     number: str
     quantity: str
+    unit: str = ""
     kind: str
     description: str
     unit_price: str
@@ -81,6 +86,7 @@ class InvoiceView(_View):
     gran_total_words: str
     frases: list[str]
     sections: list[Section]
+    adenda: list[tuple[str, str]] = []
     qr_url: str | None
     watermarks: list[str]
 
@@ -119,7 +125,7 @@ def build_view(facts: Documento, report: Report, *, frases: Mapping[tuple[str, s
         receptor=_receptor(facts, text),
         currency=currency,
         items=[_item(item, text) for item in facts.items],
-        totals=_totals(facts, report, text, currency),
+        totals=_totals(facts, report, text, currency, lang),
         gran_total=format_money(gran_total, currency) if gran_total is not None else _raw(facts.totales),
         gran_total_words=amount_in_words(gran_total, currency) if gran_total is not None else "",
         frases=[
@@ -128,6 +134,7 @@ def build_view(facts: Documento, report: Report, *, frases: Mapping[tuple[str, s
             for f in facts.frases
         ],
         sections=[section for c in facts.complementos if (section := _section(c, text, currency)) is not None],
+        adenda=_adenda(facts, lang),
         qr_url=verifier_url(facts) if cert is not None else None,
         watermarks=watermarks,
     )
@@ -172,9 +179,7 @@ def _number(field, *, money: bool = True) -> str:
     value = _amount(field)
     if value is None:
         return "" if field is None else field.raw
-    exponent = value.normalize().as_tuple().exponent
-    places = max(2 if money else 0, -exponent if isinstance(exponent, int) else 0)
-    return f"{value:,.{places}f}"
+    return format_number(value.normalize(), 2 if money else 0)
 
 
 def _date(text: str | None) -> str | None:
@@ -188,12 +193,29 @@ def _date(text: str | None) -> str | None:
 
 
 def _address(address: Address | None) -> str | None:
+    """The address on one line: street, then municipality, department and a foreign country unless the street
+    line already names them (``…, Guastatoya, EL PROGRESO`` is not followed by ``Guastatoya, EL PROGRESO``)."""
     if address is None:
         return None
-    parts = [_v(address.direccion), _v(address.municipio), _v(address.departamento), _v(address.pais)]
+    street = _v(address.direccion) or ""
+    parts = [street]
+    said = _folded(street)
+    for place in (_v(address.municipio), _v(address.departamento)):
+        if place and place.strip() and not re.search(rf"(?<!\w){re.escape(_folded(place))}(?!\w)", said):
+            parts.append(place.strip())
+            said += " | " + _folded(place)
+    country = (_v(address.pais) or "").strip()
+    if country and country.upper() != "GT":
+        parts.append(country)
     postal = _v(address.codigo_postal)
-    text = ", ".join(part for part in parts if part)
+    text = ", ".join(part.strip() for part in parts if part and part.strip())
     return f"{text} (C.P. {postal})" if postal and postal.strip("0") else text
+
+
+def _folded(text: str) -> str:
+    """``text`` compared loosely: no accents, no case, single spaces."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).split())
 
 
 def _emisor(facts: Documento, text: dict[str, str]) -> Party:
@@ -234,6 +256,7 @@ def _item(item, text: dict[str, str]) -> ItemRow:
     return ItemRow(
         number=str(item.numero_linea or ""),
         quantity=_number(item.cantidad, money=False),
+        unit=_v(item.unidad_medida) or "",
         kind=text["bien"] if kind == "B" else text["servicio"] if kind == "S" else (kind or ""),
         description=_v(item.descripcion) or "",
         unit_price=_number(item.precio_unitario),
@@ -242,14 +265,33 @@ def _item(item, text: dict[str, str]) -> ItemRow:
     )
 
 
-def _totals(facts: Documento, report: Report, text: dict[str, str], currency: str) -> list[tuple[str, str]]:
+def _totals(facts: Documento, report: Report, text: dict[str, str], currency: str,
+            lang: str) -> list[tuple[str, str]]:
+    taxes = facts.totales.total_impuestos if facts.totales else []
+    names = [" ".join((_v(tax.nombre_corto) or "").split()).upper() for tax in taxes]
     rows = []
     subtotal = parse_decimal(report.totals.subtotal)
-    if subtotal is not None:
-        rows.append((text["subtotal"], format_money(subtotal, currency)))
-    for tax in facts.totales.total_impuestos if facts.totales else []:
-        rows.append((_v(tax.nombre_corto) or "", format_money(_amount(tax.total_monto_impuesto), currency)))
+    if subtotal is not None and taxes:  # without taxes the subtotal is the grand total: said once
+        label = "subtotal_sin_iva" if set(names) <= {"IVA"} else "subtotal_sin_impuestos"
+        rows.append((text[label], format_money(subtotal, currency)))
+    for tax in taxes:
+        rows.append((tax_name(_v(tax.nombre_corto), lang), format_money(_amount(tax.total_monto_impuesto), currency)))
     return rows
+
+
+def _adenda(facts: Documento, lang: str) -> list[tuple[str, str]]:
+    """What the document's adenda says, labelled by its element names in words (``NumeroOrden`` → ``Numero
+    orden``)."""
+    rows = [(_words(label), value) for label, value in facts.adenda]
+    if facts.adenda_omitted:
+        rows.append(("…", render_text(Said.of("pdf.adenda_mas", count=facts.adenda_omitted), lang)))
+    return rows
+
+
+def _words(name: str) -> str:
+    spaced = re.sub(r"(?<=[a-záéíóúñ0-9])(?=[A-ZÁÉÍÓÚÑ])", " ", name.replace("_", " "))
+    words = spaced.split()
+    return " ".join([words[0], *(w.lower() if not w.isupper() else w for w in words[1:])]) if words else name
 
 
 def _certifier(cert) -> str | None:
