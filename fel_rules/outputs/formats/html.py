@@ -25,12 +25,11 @@ from string import Template
 from typing import BinaryIO
 from urllib.parse import quote
 
-from ...core.catalogue import render_text
+from ...core.catalogue import MESSAGES, render_text
 from ...core.money import format_money, parse_decimal
 from ...core.printable import escape_controls
 from ...core.report import Issue, Report, RulesetRef, SchemaInfo
 from ...core.text import Text
-from ..render.catalogs import tipo_name
 from .listing import Listed, Verdict
 
 __all__ = ["TOP_RULES", "HtmlPage", "PageContext", "render_html"]
@@ -265,7 +264,9 @@ class HtmlPage:
     def _type_cell(self, tipo: str | None) -> str:
         if not tipo:
             return '<td><span class="none">—</span></td>'
-        return f'<td><abbr title="{_escape(tipo_name(tipo, self.lang))}">{_escape(tipo)}</abbr></td>'
+        name = f"dte_type.{tipo}"  # the type's name as the catalogue (and the PDF) says it, when it has one
+        title = f' title="{self.say(name)}"' if name in MESSAGES.texts else ""
+        return f"<td><abbr{title}>{_escape(tipo)}</abbr></td>"
 
     def _number_cell(self, document: Listed) -> str:
         summary = document.report.document if document.report is not None else None
