@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -46,17 +45,16 @@ class Browser:
         self._profile = tempfile.TemporaryDirectory(prefix="fel-chromium-", ignore_cleanup_errors=True)
         to_child, self._commands = os.pipe()
         self._replies, from_child = os.pipe()
-
-        def descriptors() -> None:  # in the child, before exec: the pipe's ends become 3 (read) and 4 (write)
-            os.dup2(to_child, 100)
-            os.dup2(from_child, 101)
-            os.dup2(100, 3)
-            os.dup2(101, 4)
-
         command = chromium_command(Path(self._profile.name), "--remote-debugging-pipe", "about:blank")
-        self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.DEVNULL, pass_fds=(3, 4), preexec_fn=descriptors,
-                                         start_new_session=True)
+        # posix_spawn, not a fork running Python (safe while the tests run threads): the pipe's ends become the
+        # child's 3 (read) and 4 (write), by way of free numbers so that neither overwrites the other.
+        actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                   (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                   (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+                   (os.POSIX_SPAWN_DUP2, to_child, 100), (os.POSIX_SPAWN_DUP2, from_child, 101),
+                   (os.POSIX_SPAWN_DUP2, 100, 3), (os.POSIX_SPAWN_DUP2, 101, 4),
+                   (os.POSIX_SPAWN_CLOSE, 100), (os.POSIX_SPAWN_CLOSE, 101)]
+        self._pid = os.posix_spawn(command[0], command, os.environ, file_actions=actions, setsid=True)
         os.close(to_child)
         os.close(from_child)
         self._buffer = b""
@@ -84,15 +82,17 @@ class Browser:
                 os.close(fd)
             except OSError:
                 pass
+        deadline = time.monotonic() + 10
+        while os.waitpid(self._pid, os.WNOHANG) == (0, 0) and time.monotonic() < deadline:
+            time.sleep(0.05)
         try:
-            self._process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
-        try:
-            os.killpg(self._process.pid, signal.SIGKILL)  # its own session: helpers left behind, if any
+            os.killpg(self._pid, signal.SIGKILL)  # its own session: itself if still there, helpers left behind
         except ProcessLookupError:
             pass
-        self._process.wait()
+        try:
+            os.waitpid(self._pid, 0)
+        except ChildProcessError:  # reaped above
+            pass
         self._profile.cleanup()
 
     def call(self, method: str, **params) -> dict:
