@@ -23,13 +23,12 @@ from ..outputs.formats.ledger import Ledger
 from ..outputs.formats.listing import Listed
 from .errors import BatchError
 from .manifest import Summary
+from .options import HTML_NAME, LEDGER_NAME
 from .plan import BatchRun
 from .worker import Brief, FileResult, PdfNote
 
-__all__ = ["HTML_NAME", "LEDGER_NAME", "annulled_numbers", "clear_overview", "write_overview"]
+__all__ = ["annulled_numbers", "clear_overview", "write_overview"]
 
-HTML_NAME = "reporte.html"
-LEDGER_NAME = "libro.csv"
 _OWNED = ((HTML_NAME, own_html_page), (LEDGER_NAME, own_ledger))
 
 
@@ -71,7 +70,8 @@ def _listed(result: FileResult, batch: BatchRun, lang: str) -> Listed:
     """The document of ``result`` with the report the batch wrote for it."""
     return Listed(path=readable_name(result.rel), report=_report(batch.out_dir, result.report, batch.roots),
                   facts=LedgerFacts.from_dict(result.ledger), error=result.error, report_link=result.report,
-                  pdf_link=result.pdf, pdf_note=_said(result.pdf_note, lang))
+                  pdf_link=result.pdf, pdf_note=_said(result.pdf_note, lang),
+                  pdf_warnings=tuple(result.pdf_warnings(lang)))
 
 
 def _report(out_dir: Path, name: str | None, roots: tuple[Path, ...]) -> Report | None:

@@ -410,7 +410,6 @@ def _render(args: argparse.Namespace) -> int:
 
 def _batch(args: argparse.Namespace) -> int:
     from ..batch import BatchOptions, run_batch
-    from ..batch.manifest import first_error
     from ..core.catalogue import render_text
     from ..core.config import Config
     from ..outputs.render import RenderSettings
@@ -432,19 +431,29 @@ def _batch(args: argparse.Namespace) -> int:
         sys.stdout.write(manifest.to_json() + "\n")
     else:
         for entry in manifest.entries:
-            if entry.error:
-                state, detail = "ERROR", entry.error
-            else:
-                verdict = "report.verdict.valid" if entry.valid else "report.verdict.invalid"
-                state = render_text(Text(verdict), args.lang)
-                detail = entry.pdf or entry.pdf_note or ""
-                first = first_error(result.path.parent, entry)
-                if first is not None:  # what to fix first: the first error's rule and message
-                    detail = f"{first[0]} {first[1]}"
-            print(escape_controls(f"{entry.path}: {state} {detail}".rstrip()))
+            print(escape_controls(_batch_line(entry, result.path.parent, args.lang)))
         summary = manifest.summary.model_dump()
         print(render_text(Text("batch.summary", {**summary, "where": readable_name(result.path)}), args.lang))
     return result.exit_code
+
+
+def _batch_line(entry, out_dir: Path, lang: str) -> str:
+    """The terminal line of one manifest entry: its verdict, then its PDF, why it has none or its first error, then
+    the warnings about its PDF (``; aviso: …``)."""
+    from ..batch.manifest import first_error
+    from ..core.catalogue import render_text
+
+    if entry.error:
+        state, detail = "ERROR", entry.error
+    else:
+        verdict = "report.verdict.valid" if entry.valid else "report.verdict.invalid"
+        state = render_text(Text(verdict), lang)
+        detail = entry.pdf or entry.pdf_note or ""
+        first = first_error(out_dir, entry)
+        if first is not None:  # what to fix first: the first error's rule and message
+            detail = f"{first[0]} {first[1]}"
+    note = render_text(Text("cli.warning"), lang)
+    return f"{entry.path}: {state} {detail}".rstrip() + "".join(f"; {note}: {w}" for w in entry.pdf_warnings)
 
 
 def collect_files(paths: Sequence[str], lang: str = "es") -> list[Path]:

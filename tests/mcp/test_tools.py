@@ -10,6 +10,8 @@ import pytest
 from fel_rules.testing.builder import Invoice, Item
 
 from ..batch_folder import fill
+from ..test_batch_glyphs import WARNING_ES
+from ..test_batch_glyphs import fill as fill_glyphs
 from ..conftest import EXAMPLES
 from .harness import Session
 
@@ -99,6 +101,19 @@ def test_batch_with_progress(session, workspace):
     assert progress and all(p["progressToken"] == "t-1" and p["total"] == 8 for p in progress)
     values = [p["progress"] for p in progress]
     assert values == sorted(set(values)) and values[-1] == 8
+
+
+def test_batch_names_its_page_and_ledger_and_lists_pdfs_with_warnings(session, workspace):
+    fill_glyphs(workspace / "glifos")
+    result = call(session, 1, "fel_batch", {"dir_xml": "glifos", "workers": 1})
+    output = result["structuredContent"]
+    out = workspace / "out" / "glifos"
+    assert (output["report_html"], output["ledger_csv"]) == (str(out / "reporte.html"), str(out / "libro.csv"))
+    assert (out / "reporte.html").is_file() and (out / "libro.csv").is_file()
+    assert output["summary"]["valid"] == 3 and output["more_problems"] == 0
+    assert output["problems"] == [
+        {"path": name, "rule_id": None, "message": WARNING_ES, "pdf_warnings": [WARNING_ES]}
+        for name in ("a-china.xml", "b-certificada.xml")]
 
 
 def test_batch_cancelled(session, workspace):

@@ -329,7 +329,7 @@ class HtmlPage:
                 if number:
                     said = self.say(f"report.severity.{severity}")
                     badges.append(f'<span class="badge {severity}" title="{said}">{number}</span>')
-        if document.error and not badges:
+        if (document.error or document.pdf_warnings) and not badges:
             badges.append('<span class="badge warning">!</span>')
         if not badges:
             return f'<td data-sort="0">{_NONE}</td>'
@@ -344,13 +344,20 @@ class HtmlPage:
             links.append(f'<a href="{_href(document.report_link)}">JSON</a>')
         if document.pdf_note and not document.pdf_link:
             links.append(f'<span class="small">{_escape(document.pdf_note)}</span>')
+        if document.pdf_warnings:
+            said = _escape(" ".join(document.pdf_warnings))
+            links.append(f'<span class="small notice" title="{said}">{self.say("html.pdf_warning")}</span>')
         return f'<td class="links">{"".join(links) or _NONE}</td>'
 
     def _detail(self, document: Listed) -> str:
-        """The findings of a document (and why a batch could not process it), or nothing when it has none."""
+        """The findings of a document (why a batch could not process it, what its PDF could not draw), or nothing
+        when it has none."""
         parts = []
         if document.error:
             parts.append(f'<p class="failure">{_escape(document.error)}</p>')
+        label = self.say("html.pdf_warning")
+        parts.extend(f'<p class="notice">{label[:1].upper()}{label[1:]}: {_escape(warning)}</p>'
+                     for warning in document.pdf_warnings)
         issues = document.report.issues if document.report is not None else []
         if issues:
             parts.append('<ol class="issue-list">')

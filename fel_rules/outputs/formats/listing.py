@@ -26,7 +26,8 @@ def verdict_of(report: Report | None, error: str | None = None) -> Verdict:
 class Listed:
     """A document of an overview. ``path`` is the input as the user named it; ``report`` is ``None`` only when a
     batch could not process the file (``error`` says why). ``report_link`` and ``pdf_link`` are the outputs of a
-    batch relative to its output folder (``pdf_note``: why there is no PDF)."""
+    batch relative to its output folder (``pdf_note``: why there is no PDF; ``pdf_warnings``: what the reader of
+    the PDF should know, such as characters its font could not draw)."""
 
     path: str
     report: Report | None
@@ -35,6 +36,7 @@ class Listed:
     report_link: str | None = None
     pdf_link: str | None = None
     pdf_note: str | None = None
+    pdf_warnings: tuple[str, ...] = ()
 
     @property
     def verdict(self) -> Verdict:
