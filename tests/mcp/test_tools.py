@@ -10,9 +10,9 @@ import pytest
 from fel_rules.testing.builder import Invoice, Item
 
 from ..batch_folder import fill
+from ..conftest import EXAMPLES
 from ..test_batch_glyphs import WARNING_ES
 from ..test_batch_glyphs import fill as fill_glyphs
-from ..conftest import EXAMPLES
 from .harness import Session
 
 
