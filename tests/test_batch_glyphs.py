@@ -10,9 +10,11 @@ from pathlib import Path
 import pdfplumber
 import pytest
 
-from fel_rules import Config
+from fel_rules import Config, Counts
 from fel_rules.batch import BatchOptions, run_batch
 from fel_rules.cli.app import main
+from fel_rules.outputs.formats.html import PageContext, render_html
+from fel_rules.outputs.formats.listing import Listed
 from fel_rules.outputs.render import RenderSettings
 from fel_rules.testing.builder import Invoice, Item
 
@@ -128,3 +130,13 @@ def test_resume_keeps_the_warning_and_a_file_drawn_again_says_it_anew(tmp_path):
     assert list(written["a-china.xml"]) == ENTRY_KEYS
     (warning,) = written["b-certificada.xml"]["pdf_warnings"]
     assert warning.startswith("9 caracteres no tienen glifo") and warning.endswith("限 (U+9650), 🎨 (U+1F3A8)")
+
+
+def test_a_document_without_findings_still_unfolds_its_pdf_warning(validator):
+    report, _ = validator.inspect_bytes(_invoice(CHINESE).to_xml(), path="a-china.xml")
+    quiet = report.model_copy(update={"issues": [], "counts": Counts()})
+    listed = Listed(path="a-china.xml", report=quiet, report_link="a-china.report.json", pdf_link="a-china.pdf",
+                    pdf_warnings=(WARNING_ES,))
+    page = render_html([listed], context=PageContext(pdfs=1))
+    assert '<button type="button" class="toggle" aria-expanded="false" aria-controls="issues-1">' in page
+    assert f'<tr class="issues" id="issues-1"><td colspan="10"><p class="notice">Aviso del PDF: {WARNING_ES}' in page
