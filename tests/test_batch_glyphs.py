@@ -24,7 +24,7 @@ SETTINGS = RenderSettings.from_env({}, logo=EXAMPLES / "logo.png")
 CHINESE = "中文贸易有限公司"
 CERTIFIED_UUID = "5D3C2B1A-0F9E-4D8C-B7A6-958473625140"
 #: The warning of the Chinese name: its eight characters, sorted by code point.
-WARNING_ES = ("8 caracteres no tienen glifo en la fuente del PDF y se imprimieron como [U+código]: 中 (U+4E2D), "
+WARNING_ES = ("caracteres sin glifo en la fuente del PDF, impresos como [U+código] (8): 中 (U+4E2D), "
               "公 (U+516C), 司 (U+53F8), 文 (U+6587), 易 (U+6613), 有 (U+6709), 贸 (U+8D38), 限 (U+9650)")
 #: The keys of a manifest entry without PDF warnings (as before the field existed).
 ENTRY_KEYS = ["path", "sha256", "tipo", "numero_autorizacion", "valid", "complete", "counts", "report", "pdf",
@@ -85,7 +85,7 @@ def test_the_manifest_entry_names_the_characters_and_a_plain_entry_is_unchanged(
 def test_the_warning_follows_the_batch_language(folder, tmp_path):
     batch(folder, tmp_path / "en", config=Config(lang="en"))
     assert entries(tmp_path / "en")["a-china.xml"]["pdf_warnings"] == [
-        "8 characters have no glyph in the PDF's font and were printed as [U+code]: " + WARNING_ES.split(": ", 1)[1]]
+        "characters without a glyph in the PDF's font, printed as [U+code] (8): " + WARNING_ES.split(": ", 1)[1]]
 
 
 def test_the_page_shows_a_notice_in_the_documents_row_and_its_details(run):
@@ -129,7 +129,7 @@ def test_resume_keeps_the_warning_and_a_file_drawn_again_says_it_anew(tmp_path):
     written = entries(out)
     assert list(written["a-china.xml"]) == ENTRY_KEYS
     (warning,) = written["b-certificada.xml"]["pdf_warnings"]
-    assert warning.startswith("9 caracteres no tienen glifo") and warning.endswith("限 (U+9650), 🎨 (U+1F3A8)")
+    assert warning.startswith("caracteres sin glifo en la fuente del PDF, impresos como [U+código] (9)") and warning.endswith("限 (U+9650), 🎨 (U+1F3A8)")
 
 
 def test_a_document_without_findings_still_unfolds_its_pdf_warning(validator):
