@@ -5,10 +5,12 @@ Run from the repository root: ``python -m benchmarks.startup [--runs 10] [--agai
 
 * ``fel-rules validate examples/factura-certificada.xml``: the whole process, with a cold cache (a new, empty cache
   folder: what the first run after an install or an edit of the rules pays) and with a warm one (the same
-  folder as the run before: every later run);
+  folder as the run before: every later run), in wall time and in the CPU time the process spent (steadier on a
+  busy machine);
 * ``fel-rules serve`` (and ``python -m mcp_server``): spawn → ``initialize`` response, and spawn → the first
   ``fel_validate`` result on the signed certified example (what an AI host waits for), with a warm cache (and
-  ``serve`` with a cold one too), and the server's resident memory (VmRSS) once it answered;
+  ``serve`` with a cold one too), the server's CPU time by then, and its resident memory (VmRSS) once it
+  answered;
 * where a one-shot run with a warm cache spends its time, measured inside one process: importing the CLI and the
   engine, loading the rules, compiling the schema set, validating;
 * references measured in the same run: ``python -c pass`` (the interpreter alone), ``python -c "import lxml.etree"``
@@ -81,11 +83,18 @@ class Checkout:
 
     def process_ms(self, command: list[str], cache: str = "warm") -> float:
         """Wall time of running ``command`` (after this checkout's interpreter) to its end."""
+        return self.process(command, cache)[0]
+
+    def process(self, command: list[str], cache: str = "warm") -> tuple[float, float]:
+        """(wall time, CPU time: user + system) of running ``command`` (after this checkout's interpreter) to its
+        end. The CPU time is what the process itself spent, whatever else the machine was running meanwhile."""
         env = self.environment(cache)
         start = time.perf_counter()
-        subprocess.run([self.python, *command], cwd=self.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       check=False, env=env)
-        return (time.perf_counter() - start) * 1000
+        child = subprocess.Popen([self.python, *command], cwd=self.root, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, env=env)
+        _, _, usage = os.wait4(child.pid, 0)
+        child.returncode = 0  # reaped here
+        return (time.perf_counter() - start) * 1000, (usage.ru_utime + usage.ru_stime) * 1000
 
     def phases(self) -> dict[str, float]:
         """Milliseconds of each phase of a one-shot validation with a warm cache, inside one process."""
@@ -93,9 +102,9 @@ class Checkout:
                                 text=True, check=True, env=self.environment("warm"))
         return json.loads(result.stdout)
 
-    def server_run(self, module: str, cache: str = "warm") -> tuple[float, float, float]:
-        """(spawn → initialize, spawn → first fel_validate result, VmRSS in MB once answered) for one fresh
-        server started as ``python -m module [serve]``."""
+    def server_run(self, module: str, cache: str = "warm") -> tuple[float, float, float, float]:
+        """(spawn → initialize, spawn → first fel_validate result, the server's CPU time by then, VmRSS in MB once
+        answered) for one fresh server started as ``python -m module [serve]``."""
         command = [self.python, "-m", module, *(["serve"] if module == "fel_rules" else []), "--root", str(self.root)]
         env = self.environment(cache)
         start = time.perf_counter()
@@ -109,10 +118,16 @@ class Checkout:
         reply = json.loads(server.stdout.readline())
         answered = (time.perf_counter() - start) * 1000
         assert reply["result"]["structuredContent"]["valid"], reply
-        rss = _rss_mb(server.pid)
+        cpu, rss = _cpu_ms(server.pid), _rss_mb(server.pid)
         server.stdin.close()
         server.wait(timeout=30)
-        return initialized, answered, rss
+        return initialized, answered, cpu, rss
+
+
+def _cpu_ms(pid: int) -> float:
+    """User + system CPU time of a live process so far (Linux /proc; clock ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 def _rss_mb(pid: int) -> float:
@@ -128,13 +143,15 @@ def measure(checkout: Checkout, samples: dict[str, list[float]]) -> None:
         samples.setdefault(name, []).append(value)
 
     for cache in ("cold", "warm"):
-        add(f"fel-rules validate one.xml ({cache} cache)",
-            checkout.process_ms(["-m", "fel_rules", "validate", DOCUMENT], cache))
+        wall, cpu = checkout.process(["-m", "fel_rules", "validate", DOCUMENT], cache)
+        add(f"fel-rules validate one.xml ({cache} cache)", wall)
+        add(f"fel-rules validate one.xml ({cache} cache), CPU", cpu)
     for module, label, cache in (("fel_rules", "fel-rules serve", "warm"), ("fel_rules", "fel-rules serve", "cold"),
                                  ("mcp_server", "python -m mcp_server", "warm")):
-        initialized, answered, rss = checkout.server_run(module, cache)
+        initialized, answered, cpu, rss = checkout.server_run(module, cache)
         add(f"{label}: spawn → initialize ({cache})", initialized)
         add(f"{label}: spawn → first fel_validate ({cache})", answered)
+        add(f"{label}: first fel_validate ({cache}), CPU", cpu)
         add(f"{label}: VmRSS after the first call ({cache}, MB)", rss)
     for phase, ms in checkout.phases().items():
         add(f"  one shot, in process: {phase}", ms)
@@ -160,14 +177,17 @@ def _run(args: argparse.Namespace, scratch: Path) -> None:
     references: dict[str, list[float]] = {}
     results: list[dict[str, list[float]]] = [{} for _ in [here, *others]]
     for _ in range(args.runs):  # interleaved, so a noisy moment touches every figure alike
-        references.setdefault("python -c pass (reference)", []).append(here.process_ms(["-c", "pass"]))
+        wall, cpu = here.process(["-c", "pass"])
+        references.setdefault("python -c pass (reference)", []).append(wall)
+        references.setdefault("python -c pass (reference), CPU", []).append(cpu)
         references.setdefault("python -c 'import lxml.etree' (reference)", []).append(
             here.process_ms(["-c", "import lxml.etree"]))
         references.setdefault("lxml+yaml+cryptography+pydantic model (floor)", []).append(
             here.process_ms(["-c", FLOOR]))
         for checkout, samples in zip([here, *others], results, strict=True):
             measure(checkout, samples)
-    base = statistics.median(references["python -c pass (reference)"])
+    base = (statistics.median(references["python -c pass (reference)"]),
+            statistics.median(references["python -c pass (reference), CPU"]))
     columns = ["this checkout", *(str(other.root) for other in others)]
     print(f"{'measurement':<62}" + "".join(f"{name[-24:]:>26}" for name in columns))
     for name, samples in references.items():
@@ -177,10 +197,13 @@ def _run(args: argparse.Namespace, scratch: Path) -> None:
         print(f"{name:<62}" + "".join(f"{_cell(name, statistics.median(r[name]), base):>26}" for r in results))
 
 
-def _cell(name: str, median: float, base: float) -> str:
+def _cell(name: str, median: float, base: tuple[float, float]) -> str:
+    """A median as printed: MB, ms, or ms and its ratio to the bare interpreter's (wall to wall, CPU to CPU)."""
     if name.endswith("MB)"):
         return f"{median:.1f} MB"
-    return f"{median:.0f} ms" if name.startswith("  ") else f"{median:.0f} ms ({median / base:.1f}×)"
+    if name.startswith("  "):
+        return f"{median:.0f} ms"
+    return f"{median:.0f} ms ({median / base[1 if name.endswith('CPU') else 0]:.1f}×)"
 
 
 if __name__ == "__main__":
