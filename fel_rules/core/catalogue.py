@@ -39,7 +39,8 @@ class Entry:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # built when messages.yaml is validated: a catalogue read back from the cache never needs them
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class _Wording(_Strict):
