@@ -211,6 +211,18 @@ def test_an_entry_that_names_anything_else_is_never_read_back(cache_dir):
     assert cache.read_entry("probe", b"k" * 32) is None
 
 
+@pytest.mark.parametrize(("module", "name"), [
+    ("fel_rules.core.cache", "os"),  # a module fel-rules imports, not a class it defines
+    ("fel_rules.core.cache", "os.getcwd"),  # a dotted name reaching through it
+    ("fel_rules.core.cache", "pickle.loads"),
+])
+def test_an_entry_cannot_reach_past_fel_rules_through_its_modules(cache_dir, module, name):
+    entry = b"\x80\x04" + b"\x8c" + bytes([len(module)]) + module.encode() + b"\x94\x8c" + bytes([len(name)])
+    entry += name.encode() + b"\x94\x93\x94."  # SHORT_BINUNICODE module, name, STACK_GLOBAL, STOP
+    with pytest.raises(pickle.UnpicklingError):
+        cache._Unpickler(io.BytesIO(entry)).load()
+
+
 def test_an_expression_tree_outside_the_language_is_never_read_back(cache_dir, rules_dir, monkeypatch):
     catalog = fresh(rules_dir)
     check = catalog.get("FEL-IVA-01").check

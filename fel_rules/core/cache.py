@@ -244,8 +244,14 @@ class _Unpickler(pickle.Unpickler):
     """Rebuilds only what fel-rules stores: its own classes and functions, syntax-tree nodes and a few plain types."""
 
     def find_class(self, module: str, name: str) -> object:
-        if module.startswith("fel_rules.") or name in _PLAIN_GLOBALS.get(module, ()):
+        if "." in name:  # a dotted name reaches through attributes (fel_rules.x.os.system): never stored
+            raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a fel-rules cache entry")
+        if name in _PLAIN_GLOBALS.get(module, ()):
             return super().find_class(module, name)
+        if module.startswith("fel_rules."):
+            found = super().find_class(module, name)
+            if str(getattr(found, "__module__", "")).startswith("fel_rules."):  # defined there, not imported
+                return found
         if module == "ast":
             found = getattr(ast, name, None)
             if isinstance(found, type) and issubclass(found, ast.AST):
