@@ -7,13 +7,27 @@ Schema only #x20, #x9, #xA and #xD are whitespace (``whiteSpace`` replace/collap
 nothing else), and a number has one lexical form of ASCII digits. :func:`lexical_errors` judges
 again every simple value of an element (text and declared attributes) that way; it is given to
 ``iter_errors`` as ``extra_validator``, so its errors are schema errors like any other.
+
+It also refuses what xmlschema lets through and XML Schema 1.0 does not:
+
+* ``NaN`` where the type has a bound (``minInclusive``…): NaN compares with nothing, so it is outside
+  every bounded float or double type (XSD 1.0 Second Edition, erratum E2-40);
+* an ``xs:anyURI`` that is no URI reference (``#a#b``, ``a%zz``, ``+a:b``, ``[``) and a name (``xs:ID``,
+  ``xs:NCName``…) with a character XML 1.0 names do not have (a no-break space, ``⁰``, a leading ``١``):
+  xmlschema checks neither the URI syntax nor the XML 1.0 name tables, so these two families are
+  judged by libxml2's own datatype check (RFC 3986 after escaping; the XML 1.0 name productions);
+* character data made of no-break or other non-XML spaces between child elements, which xmlschema
+  takes for ignorable white space.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache, lru_cache
+
+from lxml import etree
 
 __all__ = ["lexical_errors"]
 
@@ -43,7 +57,12 @@ _FAMILIES = {
     **{f"{_XS}{name}": "token" for name in (
         "boolean", "duration", "dateTime", "time", "date", "gYearMonth", "gYear", "gMonthDay", "gDay", "gMonth",
     )},
+    **{f"{_XS}{name}": "libxml2" for name in ("anyURI", "ID", "IDREF", "ENTITY", "NCName", "Name", "NMTOKEN")},
 }
+#: xmlschema's way of saying a bound is not met, per facet (for NaN, which meets none).
+_BOUNDS = (("minInclusive", "greater or equal than"), ("minExclusive", "greater than"),
+           ("maxInclusive", "lesser or equal than"), ("maxExclusive", "lesser than"))
+_TEXT_BETWEEN_CHILDREN = "character data between child elements not allowed"
 
 
 def lexical_errors(element, xsd_element) -> Iterator[str]:
@@ -51,7 +70,9 @@ def lexical_errors(element, xsd_element) -> Iterator[str]:
 
     xmlschema turns each reason into a validation error of ``element``.
     """
-    content, attributes = _plan(xsd_element)
+    content, attributes, element_only = _plan(xsd_element)
+    if element_only and _foreign_space_between_children(element):
+        yield _TEXT_BETWEEN_CHILDREN
     if content is not None and element.text is not None:
         reason = _judge(element.text, content)
         if reason is not None:
@@ -65,15 +86,23 @@ def lexical_errors(element, xsd_element) -> Iterator[str]:
 
 
 @lru_cache(maxsize=4096)
-def _plan(xsd_element) -> tuple[object | None, dict[str, object]]:
-    """(simple type of the text, simple type per attribute name) of an element declaration, judged ones only."""
+def _plan(xsd_element) -> tuple[object | None, dict[str, object], bool]:
+    """(simple type of the text, simple type per attribute name, element-only content?) of an element
+    declaration, judged types only."""
     xsd_type = xsd_element.type
     if xsd_type.is_simple():
-        return (xsd_type if _kind(xsd_type)[0] else None), {}
+        return (xsd_type if _kind(xsd_type)[0] else None), {}, False
     content = xsd_type.content if xsd_type.has_simple_content() else None
     attributes = {name: attribute.type for name, attribute in xsd_type.attributes.items()
                   if name and attribute.type is not None and _kind(attribute.type)[0]}
-    return (content if content is not None and _kind(content)[0] else None), attributes
+    return (content if content is not None and _kind(content)[0] else None), attributes, xsd_type.is_element_only()
+
+
+def _foreign_space_between_children(element) -> bool:
+    """True when text between the children of an element-only element holds a non-XML space."""
+    if element.text and _NON_XML_SPACE.search(element.text):
+        return True
+    return any(child.tail and _NON_XML_SPACE.search(child.tail) for child in element)
 
 
 def _judge(value: str, simple_type) -> str | None:
@@ -87,6 +116,10 @@ def _judge(value: str, simple_type) -> str | None:
     normalized = _xml_normalized(value, white_space)
     if family in _LEXICAL:
         reason = None if _LEXICAL[family].fullmatch(normalized) else _invalid(value, builtin)
+        if reason is None and family == "float" and normalized == "NaN":
+            reason = _nan_bound(simple_type)
+    elif family == "libxml2":
+        reason = None if _libxml2_accepts(builtin, value) else _invalid(value, builtin)
     elif family == "token":
         reason = _invalid(value, builtin) if _ANY_SPACE.search(normalized) else None
     else:
@@ -94,6 +127,33 @@ def _judge(value: str, simple_type) -> str | None:
     if reason is None or _first_error(simple_type, value) is not None:
         return None
     return reason
+
+
+def _nan_bound(simple_type) -> str | None:
+    """Why NaN is outside ``simple_type``: the first bound it has (NaN meets none), else ``None``."""
+    for facet, words in _BOUNDS:
+        found = simple_type.get_facet(f"{_XS}{facet}")
+        if found is not None:
+            return f"value has to be {words} {found.value}"
+    return None
+
+
+_libxml2_lock = threading.Lock()
+
+
+def _libxml2_accepts(builtin: str, value: str) -> bool:
+    """libxml2's verdict on ``value`` as an ``xs:<builtin>`` (its lexical check only; facets are xmlschema's)."""
+    element = etree.Element("v")
+    element.text = value
+    with _libxml2_lock:  # a compiled schema's error log is shared: one validation at a time
+        return _libxml2_type(builtin).validate(element)
+
+
+@cache
+def _libxml2_type(builtin: str) -> etree.XMLSchema:
+    return etree.XMLSchema(etree.fromstring(
+        f'<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="v" type="xs:{builtin}"/>'
+        "</xs:schema>"))
 
 
 def _first_error(simple_type, value: str) -> str | None:
