@@ -14,8 +14,9 @@ The reference engine is xmlschema made to read values as XML Schema 1.0 does: it
 :mod:`.schema_patterns` (``\\w``, ``\\d``, ``\\s`` as XSD defines them) and every simple value through
 :func:`.schema_lexical.lexical_errors`. libxml2's "valid" is the verdict only when the document holds no value
 of a kind libxml2 is known to misjudge (:mod:`.schema_guard`: base64 with stray characters, odd float
-forms, pattern-checked text beyond the Latin letters, non-XML spaces); a document that does is judged by the
-reference, so libxml2 never lets through what the reference refuses. The other way round, libxml2 refuses
+forms, pattern-checked text beyond the Latin letters, non-XML spaces, any ``xsi:type``); a document that does
+is judged by the reference, so libxml2 never lets through what the reference refuses. The other way round,
+libxml2 refuses
 two kinds of value XML Schema accepts — a date or date-time with white space around it, and pattern-checked
 text with characters libxml2's older Unicode tables do not know (the N'Ko digits for ``\\d``) — and the
 explain pass, which finds nothing, gives the verdict: "passed". ``xsd/README.md`` lists every divergence.
@@ -45,7 +46,7 @@ from ..core.text import Text
 from ..core.xmlpath import element_xpath
 from ..findings.model import Finding
 from .schema_guard import DecisionGuard
-from .schema_lexical import lexical_errors
+from .schema_lexical import lexical_errors, names_types
 from .schema_messages import describe_error
 from .schema_patterns import reference_schema_class
 from .xsdfix import XMLDSIG, XS, FixLog, fix_schema_document
@@ -352,7 +353,10 @@ def _is_presignature(root: etree._Element) -> bool:
 
 
 def _quick_pass(schema_set: SchemaSet, source: bytes, presignature: bool) -> bool:
-    """True when the document is schema-valid (a pre-signature one may lack ds:Signature), judged on ElementTree."""
+    """True when the document is schema-valid (a pre-signature one may lack ds:Signature), judged on ElementTree
+    (not for a document with ``xsi:type``: ElementTree forgets the prefixes its value needs)."""
+    if names_types(source):
+        return False
     try:
         quick_root = ElementTree.fromstring(source)
     except ElementTree.ParseError:

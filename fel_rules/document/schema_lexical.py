@@ -29,9 +29,11 @@ from functools import cache, lru_cache
 
 from lxml import etree
 
-__all__ = ["lexical_errors"]
+__all__ = ["lexical_errors", "names_types"]
 
 _XS = "{http://www.w3.org/2001/XMLSchema}"
+_XSI = "http://www.w3.org/2001/XMLSchema-instance"
+_XSI_TYPE = f"{{{_XSI}}}type"
 
 #: Characters Python takes for whitespace and XML does not (no-break space, em space, …).
 _NON_XML_SPACE = re.compile(r"[^\S\t\n\r ]")
@@ -68,9 +70,15 @@ _TEXT_BETWEEN_CHILDREN = "character data between child elements not allowed"
 def lexical_errors(element, xsd_element) -> Iterator[str]:
     """Why ``element``'s text or attributes are invalid where xmlschema's own reading lets them through.
 
-    xmlschema turns each reason into a validation error of ``element``.
+    xmlschema turns each reason into a validation error of ``element``. An element with ``xsi:type`` is judged
+    by the type it names (on an lxml element, whose prefixes are known; see :func:`names_types`).
     """
-    content, attributes, element_only = _plan(xsd_element)
+    xsd_type = xsd_element.type
+    if _XSI_TYPE in element.attrib:
+        xsd_type = _instance_type(element, xsd_element)
+        if xsd_type is None:  # a type xmlschema cannot find either: its own error says so
+            return
+    content, attributes, element_only = _plan(xsd_type)
     if element_only and _foreign_space_between_children(element):
         yield _TEXT_BETWEEN_CHILDREN
     if content is not None and element.text is not None:
@@ -85,11 +93,25 @@ def lexical_errors(element, xsd_element) -> Iterator[str]:
                 yield f"attribute {name}={value!r}: {reason}"
 
 
+def names_types(source: bytes) -> bool:
+    """True when ``source`` may use ``xsi:type``: an ElementTree copy of it, which forgets prefixes, cannot be
+    judged by :func:`lexical_errors`."""
+    return _XSI.encode() in source
+
+
+def _instance_type(element, xsd_element):
+    """The type ``xsi:type`` names on ``element``, or ``None``."""
+    prefix, _, local = element.get(_XSI_TYPE, "").strip().rpartition(":")
+    namespace = getattr(element, "nsmap", {}).get(prefix or None)
+    if namespace is None and prefix:
+        return None
+    return xsd_element.schema.maps.types.get(f"{{{namespace}}}{local}" if namespace else local)
+
+
 @lru_cache(maxsize=4096)
-def _plan(xsd_element) -> tuple[object | None, dict[str, object], bool]:
-    """(simple type of the text, simple type per attribute name, element-only content?) of an element
-    declaration, judged types only."""
-    xsd_type = xsd_element.type
+def _plan(xsd_type) -> tuple[object | None, dict[str, object], bool]:
+    """(simple type of the text, simple type per attribute name, element-only content?) of an element's type,
+    judged types only."""
     if xsd_type.is_simple():
         return (xsd_type if _kind(xsd_type)[0] else None), {}, False
     content = xsd_type.content if xsd_type.has_simple_content() else None
