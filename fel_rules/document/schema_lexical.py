@@ -40,8 +40,10 @@ _NON_XML_SPACE = re.compile(r"[^\S\t\n\r ]")
 _XML_SPACES = re.compile(r"[\t\n\r ]+")
 _XML_SPACE = re.compile(r"[\t\n\r]")
 _ANY_SPACE = re.compile(r"\s")
-#: What a probe puts in place of a non-XML space: an ordinary character, never whitespace.
-_NOT_A_SPACE = "\ufffd"
+#: What a probe puts in place of a non-XML space: a character that is no whitespace to Python either and
+#: that patterns class as they class a no-break space — not \w (category Cf, as Z is not), \S, ``.``, in no
+#: ASCII range, no name character (U+FFFD, a symbol, would pass for \w). Only ``\p{Z}`` tells them apart.
+_NOT_A_SPACE = "\u200b"
 #: Steps from a builtin type up to xs:anySimpleType (xs:byte is the deepest, 6 steps).
 _MAX_DERIVATION = 12
 
