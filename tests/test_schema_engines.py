@@ -368,6 +368,20 @@ def test_non_xml_spaces(which, xpath, value, expected):
     assert_verdict(which, _placed(FACTURA, xpath, value), expected)
 
 
+@pytest.mark.parametrize("spelling", ["&#160;", "&#xA0;", "&#x2003;", "latin-1"])
+def test_non_xml_spaces_however_written(spelling):
+    """A no-break space written as a character reference, or as one Latin-1 byte, is found as well."""
+    data = _placed(FACTURA, NOMBRE_EMISOR, "\u00a0")
+    if spelling == "latin-1":
+        root = etree.fromstring(data)
+        data = etree.tostring(root, xml_declaration=True, encoding="ISO-8859-1")
+        assert b"\xa0" in data and b"\xc2\xa0" not in data
+    else:
+        data = data.replace("\u00a0".encode(), spelling.encode())
+    assert builtin_schema_set().accepts(_tree(data), True)  # libxml2 alone: a one-character name
+    assert_verdict("builtin", data, "failed")
+
+
 @pytest.mark.parametrize("which", _schema_sets())
 @pytest.mark.parametrize("value, expected", [("\n  ", "passed"), ("\u00a0", "failed"), ("\n\u2003\n", "failed")],
                          ids=["xml-space", "no-break", "em-space"])
@@ -488,6 +502,54 @@ DECIMALS = [  # Cantidad: a decimal with at most 10 fraction digits and 22 digit
 @pytest.mark.parametrize("value, expected", DECIMALS, ids=[ascii(case[0]) for case in DECIMALS])
 def test_decimals(value, expected):
     assert_verdict("builtin", _placed(FACTURA, CANTIDAD, value), expected)
+
+
+def test_the_agreed_latin_letters_are_agreed():
+    """The guard trusts libxml2 on pattern-checked text made of Basic Latin and the Latin letters up to U+0377 (but
+    § and ¶): on every one of those characters libxml2's \\w, \\d, \\s and their negations say what the
+    reference says. Fails when a libxml2 or Python upgrade moves a character (then narrow the guard's set)."""
+    from fel_rules.document.schema_patterns import reference_schema_class
+
+    characters = [chr(code) for code in (0x9, 0xA, 0xD, *range(0x20, 0x378)) if code not in (0xA7, 0xB6)]
+    for escape in ("\\w", "\\W", "\\d", "\\D", "\\s", "\\S", "[\\-.\\w]"):
+        text = (f'<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="v"><xs:simpleType>'
+                f'<xs:restriction base="xs:string"><xs:pattern value="{escape}"/></xs:restriction></xs:simpleType>'
+                f"</xs:element></xs:schema>")
+        libxml2 = etree.XMLSchema(etree.fromstring(text))
+        reference = reference_schema_class()(text).elements["v"].type
+        element = etree.Element("v")
+        differ = []
+        for character in characters:
+            element.text = character
+            if libxml2.validate(element) != reference.is_valid(character):
+                differ.append(f"U+{ord(character):04X}")
+        assert not differ, (escape, differ)
+
+
+def test_the_guard_reads_each_schema_set():
+    """What the guard checks, found in the schema documents: floats, base64, \\w and \\d patterns."""
+    guard = builtin_schema_set().guard
+    assert guard.texts["MontoAbono"] == guard.texts["RetencionISR"] == {"float"}
+    assert guard.texts["DigestValue"] == guard.texts["X509Certificate"] == {"base64"}
+    assert guard.texts["CapacidadEnvase"] == {"latin"}
+    assert guard.attributes["CorreoEmisor"] == guard.attributes["CorreoReceptor"] == {"latin"}
+    assert {"Emisor", "Receptor"} <= guard.owners
+    assert "Cantidad" not in guard.texts and "NombreEmisor" not in guard.attributes  # decimals and plain text agree
+
+
+@requires_shared
+def test_the_guard_reads_sat_folders_too():
+    guard = official_schema_set(SAT_FOLDER).guard
+    assert guard.texts["MontoAbono"] == {"float"} and guard.texts["SignatureValue"] == {"base64"}
+    assert guard.attributes["CorreoEmisor"] == {"latin"}
+
+
+def test_bracketed_escapes():
+    from fel_rules.document.schema_patterns import bracket_escapes
+
+    assert bracket_escapes(r"(\w[\-+._\w]+@\w[\-.\w]+\.\w[\-.\w]+;?)*") == (
+        r"([\w][\-+._\w]+@[\w][\-.\w]+\.[\w][\-.\w]+;?)*")
+    assert bracket_escapes(r"\d{4}-\S\s\\w[a-z-[\d]]\p{Lu}") == r"[\d]{4}-[\S][\s]\\w[a-z-[\d]]\p{Lu}"
 
 
 # --- random mutations ------------------------------------------------------------------------------------
