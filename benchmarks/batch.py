@@ -32,9 +32,8 @@ folder, out, workers, render = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.arg
 settings = RenderSettings.from_env({}, logo=Path(sys.argv[5]))
 if sys.argv[6] == "1":  # the validation replaced by reports computed beforehand (forked workers inherit them)
     validator = Validator()
-    lines = render  # what the batch itself asks for: the lines only when it prints PDFs
-    known = {path.name: validator.inspect_path(path, name=path.name, lines=lines) for path in folder.glob("*.xml")}
-    Validator.inspect_path = lambda self, path, *, name=None, **kwargs: known[name]
+    known = {path.name: validator.inspect_path(path, name=path.name) for path in folder.glob("*.xml")}
+    Validator.inspect_path = lambda self, path, *, name=None: known[name]
 def cpu(who):
     usage = resource.getrusage(who)
     return usage.ru_utime + usage.ru_stime

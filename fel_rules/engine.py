@@ -70,10 +70,6 @@ _EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
 #: (compiled once; libxml2 finds it without counting every element's attributes).
 _CROWDED = etree.XPath("(//*[@*[$limit + 1]])[1]")
 
-#: Which facts a validation extracts: the header (what the rules read), also the complements (what a batch's
-#: cross-document rules read), or all of them, lines and adenda included (what the PDF shows).
-_HEADER, _NO_LINES, _ALL = "header", "no-lines", "all"
-
 #: Rule plans (rules in force per document kind, DTE type and day) kept per validator.
 _MAX_PLANS = 512
 
@@ -121,22 +117,22 @@ class Validator:
             raise InputError(f"No existe el archivo: {file}", message_en=f"No such file: {file}")
         if file.is_dir():
             raise InputError(f"No es un archivo: {file}", message_en=f"Not a file: {file}")
-        return self._inspect_path(file, str(path) if name is None else name, facts=_HEADER).report
+        return self._inspect_path(file, str(path) if name is None else name, lines=False).report
 
-    def inspect_path(self, path: str | Path, *, name: str | None = None, lines: bool = True) -> Outcome:
+    def inspect_path(self, path: str | Path, *, name: str | None = None) -> Outcome:
         """Like :meth:`inspect_bytes` on the file at ``path``, read safely: only a regular file is read, never
         more than the size limit; anything else (a FIFO, a device, an unreadable or too large file) gives a
         report without a verdict."""
-        return self._inspect_path(Path(path), str(path) if name is None else name, facts=_ALL if lines else _NO_LINES)
+        return self._inspect_path(Path(path), str(path) if name is None else name, lines=True)
 
-    def _inspect_path(self, path: Path, name: str, *, facts: str) -> Outcome:
+    def _inspect_path(self, path: Path, name: str, *, lines: bool) -> Outcome:
         try:
             data = read_input(path, self.config.max_bytes)
         except InputTooLarge as exc:
             return self._refused(name, exc.size)
         except OSError as exc:
             return Outcome(self.read_error(name, exc), None)
-        return self._inspect(data, name, facts=facts)
+        return self._inspect(data, name, lines=lines)
 
     def read_error(self, path: str | Path, exc: OSError) -> Report:
         """The report of a file that could not be read (stage ``xml`` in error: no verdict)."""
@@ -146,23 +142,22 @@ class Validator:
 
     def validate_bytes(self, data: bytes, *, path: str | None = None) -> Report:
         """Validate one document given as bytes; ``path`` only names it in the report."""
-        return self._inspect(data, path, facts=_HEADER).report
+        return self._inspect(data, path, lines=False).report
 
-    def inspect_bytes(self, data: bytes, *, path: str | None = None, lines: bool = True) -> Outcome:
-        """Like :meth:`validate_bytes`, also returning the document's facts (for rendering). ``lines=False``:
-        the facts leave out what only the PDF shows (the items and the adenda)."""
-        return self._inspect(data, path, facts=_ALL if lines else _NO_LINES)
+    def inspect_bytes(self, data: bytes, *, path: str | None = None) -> Outcome:
+        """Like :meth:`validate_bytes`, also returning the document's facts (for rendering)."""
+        return self._inspect(data, path, lines=True)
 
-    def _inspect(self, data: bytes, path: str | None, *, facts: str) -> Outcome:
+    def _inspect(self, data: bytes, path: str | None, *, lines: bool) -> Outcome:
         started = time.perf_counter()
         sha256 = hashlib.sha256(data).hexdigest()
         try:
-            return self._pipeline(data, path, sha256, started, facts)
+            return self._pipeline(data, path, sha256, started, lines)
         except Exception as exc:  # noqa: BLE001 - last line of defence: an engine bug is an issue, not a traceback
             issue = self._say(_engine_failure("engine", exc))
             return self._finish(path, sha256, [issue], ["error"], None, started)
 
-    def _pipeline(self, data: bytes, path: str | None, sha256: str, started: float, wanted: str) -> Outcome:
+    def _pipeline(self, data: bytes, path: str | None, sha256: str, started: float, lines: bool) -> Outcome:
         parsed = parse_xml(data, max_bytes=self.config.max_bytes)
         issues = [self._say(finding) for finding in parsed.findings]
         if parsed.root is None:
@@ -171,7 +166,7 @@ class Validator:
         refused = self._beyond_limits(root)
         if refused is not None:  # bounded work: refused before the schema and the rules
             return self._finish(path, sha256, [self._say(refused)], ["error"], None, started)
-        adenda = read_adenda(root) if wanted == _ALL else None  # printed on the PDF only
+        adenda = read_adenda(root) if lines else None  # printed on the PDF only
         strip_adendas(root)  # free-form certifier data: neither the schema nor the rules look inside
         schema = check_schema(self.schema_set, root, source=data, max_errors=self.config.max_schema_errors,
                               engine=self.config.schema_engine)
@@ -179,7 +174,7 @@ class Validator:
         statuses = [parsed.status, schema.status]
         memo: dict = {}  # the document's memo: the facts, the rules and the totals share what it keeps
         try:  # the facts of the lines only when the caller wants them (checks read them lazily)
-            facts = extract_facts(root, lines=wanted == _ALL, complements=wanted != _HEADER, memo=memo)
+            facts = extract_facts(root, lines=lines, memo=memo)
             if adenda is not None and adenda.entries and isinstance(facts, Documento):
                 facts = facts.model_copy(update={"adenda": adenda.entries, "adenda_omitted": adenda.omitted})
         except Exception as exc:  # noqa: BLE001 - never a traceback, never a silent pass

@@ -273,11 +273,15 @@ class BatchArgs(_Args):
 
 
 class BatchProblem(BaseModel):
-    """A document that is not valid or could not be processed, and its first error."""
+    """A document that is not valid, could not be processed, or whose PDF has characters it could not draw."""
 
     path: str = Field(description="El XML, relativo a dir_xml.")
-    rule_id: str | None = Field(description="La regla del primer error (ninguna si no se pudo procesar).")
-    message: str = Field(description="El primer error, o por qué no se pudo procesar.")
+    rule_id: str | None = Field(description="La regla del primer error (ninguna si no se pudo procesar o si el "
+                                             "documento es válido y solo su PDF tiene avisos).")
+    message: str = Field(description="El primer error, por qué no se pudo procesar o, para un documento válido, el "
+                                     "primer aviso de su PDF.")
+    pdf_warnings: list[str] = Field(default=[], description="Avisos del PDF: caracteres sin glifo en la fuente, "
+                                                            "impresos como [U+código].")
 
 
 class BatchOutput(BaseModel):
@@ -287,10 +291,13 @@ class BatchOutput(BaseModel):
     count: int = Field(description="Archivos procesados.")
     out_dir: str = Field(description="La carpeta de salida.")
     manifest_path: str = Field(description="manifest.json, con una entrada por archivo.")
+    report_html: str = Field(description="reporte.html: la página del lote para abrir en un navegador.")
+    ledger_csv: str = Field(description="libro.csv: el libro de compras y ventas del lote.")
     summary: Summary
     exit_code: int = Field(description="0 todos válidos, 1 alguno inválido, 2 alguno no se pudo procesar.")
-    problems: list[BatchProblem] = Field(description=f"Los documentos inválidos o que fallaron, con su primer error "
-                                                     f"(a lo sumo {_SHOWN_PROBLEMS}).")
+    problems: list[BatchProblem] = Field(description=f"Los documentos inválidos o que fallaron, con su primer error, "
+                                                     f"y los válidos cuyo PDF tiene avisos (a lo sumo "
+                                                     f"{_SHOWN_PROBLEMS}).")
     more_problems: int = Field(description="Cuántos más hay fuera de problems.")
 
 
@@ -312,22 +319,28 @@ def _batch(args: BatchArgs, ctx: ToolContext) -> tuple[dict, str]:
     problems = _problems(result.path)
     s = result.summary
     output = BatchOutput(ok=s.errors == 0, count=s.files, out_dir=str(out), manifest_path=str(result.path),
-                         summary=s, exit_code=result.exit_code, problems=problems[:_SHOWN_PROBLEMS],
+                         report_html=str(result.report_html), ledger_csv=str(result.ledger_csv), summary=s,
+                         exit_code=result.exit_code, problems=problems[:_SHOWN_PROBLEMS],
                          more_problems=max(0, len(problems) - _SHOWN_PROBLEMS))
     return output.model_dump(mode="json"), render_text(Text.of("mcp.batch_summary", **s.model_dump(),
                                                                where=str(result.path)))
 
 
 def _problems(manifest_path: Path) -> list[BatchProblem]:
-    """Every entry of the manifest that is not valid, with its first error (read from its report)."""
+    """Every entry of the manifest that is not valid, with its first error (read from its report), and every valid
+    one whose PDF has warnings."""
     manifest = Manifest.model_validate_json(manifest_path.read_text(encoding="utf-8"))
     problems = []
     for entry in manifest.entries:
-        if entry.valid and not entry.error:
+        if not entry.valid or entry.error:
+            unread = (None, render_text(Text("mcp.report_unreadable")))
+            rule_id, message = first_error(manifest_path.parent, entry) or unread
+        elif entry.pdf_warnings:
+            rule_id, message = None, entry.pdf_warnings[0]
+        else:
             continue
-        unread = (None, render_text(Text("mcp.report_unreadable")))
-        rule_id, message = first_error(manifest_path.parent, entry) or unread
-        problems.append(BatchProblem(path=entry.path, rule_id=rule_id, message=message))
+        problems.append(BatchProblem(path=entry.path, rule_id=rule_id, message=message,
+                                     pdf_warnings=entry.pdf_warnings))
     return problems
 
 
@@ -433,9 +446,10 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in [
          {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}),
     Tool("fel_batch", "Procesar una carpeta de facturas",
          "Valida (y por defecto imprime) cada XML de una carpeta en paralelo; escribe reportes, PDFs y "
-         "manifest.json, con reglas entre documentos (notas contra su origen, UUID repetidos); devuelve los "
-         "documentos inválidos o que fallaron con su primer error. Envía "
-         "notifications/progress si la solicitud trae progressToken y se detiene con notifications/cancelled.",
+         "manifest.json, reporte.html y libro.csv, con reglas entre documentos (notas contra su origen, UUID "
+         "repetidos); devuelve los documentos inválidos o que fallaron con su primer error, y los válidos cuyo PDF "
+         "tiene avisos. Envía notifications/progress si la solicitud trae progressToken y se detiene con "
+         "notifications/cancelled.",
          BatchArgs, BatchOutput, _batch,
          {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}),
     Tool("fel_rules", "Reglas en vigor",

@@ -21,7 +21,7 @@ def test_help_frame_is_spanish(capsys):
 
 @pytest.mark.parametrize("argv, said", [
     (["validate", "--format", "xx", "a.xml"],
-     "fel-rules: error: argumento --format: opción inválida: 'xx' (elija entre 'text', 'json', 'sarif')"),
+     "fel-rules: error: argumento --format: opción inválida: 'xx' (elija entre 'text', 'json', 'sarif', 'html')"),
     (["validate"], "fel-rules: error: faltan estos argumentos: PATH"),
     (["validate", "a.xml", "--nada"], "fel-rules: error: argumentos no reconocidos: --nada"),
     (["validate", "--min-severity", "info", "--solo-errores", "a.xml"],

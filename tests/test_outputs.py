@@ -207,7 +207,7 @@ def test_outputs_behave_like_normal_files(tmp_path):
     finally:
         os.umask(previous)
     written = [p for p in out.rglob("*") if p.is_file() and ".fel-rules" not in p.parts]
-    assert {p.suffix for p in written} == {".json", ".pdf"} and (out / "manifest.json") in written
+    assert {p.suffix for p in written} == {".json", ".pdf", ".html", ".csv"} and (out / "manifest.json") in written
     assert {p.name: oct(stat.S_IMODE(p.stat().st_mode)) for p in written} == {p.name: "0o644" for p in written}
     assert [p.name for p in out.rglob("*.tmp")] == []
 

@@ -42,6 +42,26 @@ def test_a_one_shot_validation_imports_only_what_it_needs():
     assert _loaded_after(code) == []
 
 
+def test_cryptography_and_yaml_load_only_when_a_run_needs_them(tmp_path):
+    """An unsigned document is validated without the cryptography library, and rules read back from the cache need
+    no YAML parser (the first run, which fills the cache, does); a signed document brings cryptography in."""
+    unsigned = ROOT / "examples" / "factura-fact.xml"
+    code = ("import contextlib, io, json, sys\n"
+            "from fel_rules.cli.app import main\n"
+            "seen = []\n"
+            "for path in sys.argv[1:]:\n"
+            "    with contextlib.redirect_stdout(io.StringIO()):\n"
+            "        assert main(['validate', path]) == 0\n"
+            "    seen.append(sorted(n for n in ('cryptography', 'yaml') if n in sys.modules))\n"
+            "print(json.dumps(seen))\n")
+    env = {**os.environ, "FEL_RULES_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("FEL_RULES_NO_CACHE", None)
+    subprocess.run([sys.executable, "-c", code, str(unsigned)], cwd=ROOT, env=env, check=True, capture_output=True)
+    result = subprocess.run([sys.executable, "-c", code, str(unsigned), str(SIGNED)], cwd=ROOT, env=env,
+                            capture_output=True, text=True, check=True)
+    assert json.loads(result.stdout) == [[], ["cryptography"]]
+
+
 def test_a_built_in_command_does_not_look_for_plug_in_commands(monkeypatch):
     from fel_rules.cli import app
 

@@ -15,16 +15,20 @@ from ..ruleset.loader import catalog_files
 
 __all__ = ["content_digest", "fingerprint", "logo_dir_digest"]
 
+#: What a journal entry records; raised when entries record something new (2: the characters a PDF could not
+#: draw), so no entry that lacks it is reused.
+_ENTRY_FORMAT = 2
+
 
 def fingerprint(config: dict, resolved: Config, schema_sha: str | None, render: bool, settings: RenderSettings,
                 logo: bytes | None, logos: str | None = None) -> str:
-    """What every result depends on, by content: options, rule, data and profile files, the schema set, the
-    renderer and its settings, the logo and the logos by emisor (``logos``, see :func:`logo_dir_digest`). Any
-    change means no result of an earlier run is reused."""
+    """What every result depends on, by content: the journal entries' format, options, rule, data and profile
+    files, the schema set, the renderer and its settings, the logo and the logos by emisor (``logos``, see
+    :func:`logo_dir_digest`). Any change means no result of an earlier run is reused."""
     sources = {str(path): content_digest(path, MAX_YAML_BYTES)
                for path in catalog_files(resolved.rules_dir, resolved.profile)}
-    data = {"config": config, "sources": sources, "schema": schema_sha, "renderer": __version__, "render": render,
-            "settings": settings.model_dump(mode="json") if render else None,
+    data = {"entry_format": _ENTRY_FORMAT, "config": config, "sources": sources, "schema": schema_sha,
+            "renderer": __version__, "render": render, "settings": settings.model_dump(mode="json") if render else None,
             "logo": hashlib.sha256(logo).hexdigest() if logo is not None else None}
     if logos is not None:
         data["logos"] = logos

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from ..core.report import Counts, RulesetRef, SchemaInfo
 
@@ -32,6 +32,19 @@ class Entry(_Model):
     pdf: str | None = Field(description="The PDF, relative to the output folder; null when none was made.")
     pdf_note: str | None = Field(default=None, description="Why there is no PDF.")
     error: str | None = Field(default=None, description="Why the file could not be processed.")
+    pdf_warnings: list[str] = Field(
+        default_factory=list,
+        description="What the reader of the PDF should know, in the batch's language: characters its font could "
+                    "not draw, printed as [U+XXXX]. Left out when there is nothing to say.")
+
+    @model_serializer(mode="wrap")
+    def _without_empty_warnings(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """The entry's fields, ``pdf_warnings`` only when there are some (manifests without warnings read as
+        before the field existed)."""
+        data = handler(self)
+        if not data.get("pdf_warnings"):
+            data.pop("pdf_warnings", None)
+        return data
 
 
 class Summary(_Model):

@@ -66,7 +66,7 @@ def _entry(result: FileResult, lang: str) -> Entry:
         path=readable_name(result.rel), sha256=result.sha256, tipo=result.tipo,
         numero_autorizacion=result.numero_autorizacion, valid=result.valid, complete=result.complete,
         counts=Counts(**result.counts), report=result.report, pdf=result.pdf, pdf_note=_said(result.pdf_note, lang),
-        error=result.error,
+        error=result.error, pdf_warnings=result.pdf_warnings(lang),
     )
 
 

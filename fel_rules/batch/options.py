@@ -14,11 +14,14 @@ from ..outputs.render.settings import RenderSettings
 from .cross import MAX_CROSS_FINDINGS
 from .manifest import Manifest, Summary
 
-__all__ = ["DEFAULT_FILE_TIME_LIMIT", "BatchOptions", "BatchResult"]
+__all__ = ["DEFAULT_FILE_TIME_LIMIT", "HTML_NAME", "LEDGER_NAME", "BatchOptions", "BatchResult"]
 
 #: Seconds one file may take in a worker (validation, report and PDF); SAT's largest invoice, 9,999 lines,
 #: takes about 10 s. A file over the limit gets an ``error`` entry and the batch goes on.
 DEFAULT_FILE_TIME_LIMIT = 120.0
+
+HTML_NAME = "reporte.html"  # the batch's page, beside the manifest
+LEDGER_NAME = "libro.csv"  # the batch's purchase/sales ledger, beside the manifest
 
 
 @dataclass(frozen=True)
@@ -47,12 +50,23 @@ class BatchOptions:
 
 @dataclass(frozen=True)
 class BatchResult:
-    """Where the manifest was written, its summary, and the exit code (0 all valid, 1 some invalid, 2 some
-    could not be processed). :attr:`manifest` reads the whole manifest back when asked for."""
+    """Where the manifest (and beside it the page and the ledger) was written, its summary, and the exit code
+    (0 all valid, 1 some invalid, 2 some could not be processed). :attr:`manifest` reads the whole manifest back
+    when asked for."""
 
     path: Path
     summary: Summary
     exit_code: int
+
+    @property
+    def report_html(self) -> Path:
+        """The batch's page, ``reporte.html``, beside the manifest."""
+        return self.path.parent / HTML_NAME
+
+    @property
+    def ledger_csv(self) -> Path:
+        """The batch's ledger, ``libro.csv``, beside the manifest."""
+        return self.path.parent / LEDGER_NAME
 
     @cached_property
     def manifest(self) -> Manifest:

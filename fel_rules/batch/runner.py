@@ -26,6 +26,7 @@ from .manifest import Summary
 from .manifest_writer import summarize, write_manifest
 from .options import BatchOptions, BatchResult
 from .output_check import check_outputs
+from .overview import annulled_numbers, clear_overview, write_overview
 from .phases import RenderPdfs, process_files, reusable_briefs, unrendered
 from .phases import apply_cross_rules as _apply_cross_rules
 from .phases import reconcile_pdfs as _reconcile_pdfs
@@ -72,16 +73,18 @@ def _run(batch: BatchRun) -> BatchResult:
     if getattr(executor, "crashes", 0):
         remove_own_temporaries(batch.out_dir, batch.roots)  # a killed worker could not remove its temporary file
     fixes = check_outputs(briefs, batch.out_dir, batch.journal, batch.lang)
-    flush_to_disk(batch.out_dir, batch.roots)  # reports and PDFs were written without a flush each
     summary = summarize(briefs.values())
+    write_overview(batch, summary, (fixes.get(rel) or batch.journal.load(rel) for rel in sorted(briefs)),
+                   annulled_numbers(briefs.values()))
+    flush_to_disk(batch.out_dir, batch.roots)  # reports, PDFs, page and ledger were written without a flush each
     write_manifest(batch, summary, (fixes.get(rel) or batch.journal.load(rel) for rel in sorted(briefs)), executor,
                    reused)
     return BatchResult(batch.manifest_path, summary, _exit_code(summary))
 
 
 def _clear_output_folder(batch: BatchRun) -> None:
-    """Remove what an earlier run left that no longer holds: its temporary files and its manifest (a manifest
-    describes a finished run, never one under way); fail before any work if the folder cannot be written."""
+    """Remove what an earlier run left that no longer holds: its temporary files, its manifest, page and ledger
+    (they describe a finished run, never one under way); fail before any work if the folder cannot be written."""
     remove_own_temporaries(batch.out_dir, batch.roots)
     path = batch.manifest_path
     if not remove_own(path, own_manifest, batch.roots):
@@ -89,6 +92,7 @@ def _clear_output_folder(batch: BatchRun) -> None:
             f"{path} no es un manifiesto de fel-rules y no se reemplaza; use otra carpeta de salida.",
             message_en=f"{path} is not a fel-rules manifest and is not replaced; use another output folder.",
         )
+    clear_overview(batch)
     os.close(open_folder(batch.journal.folder, batch.roots))  # a read-only output folder fails here
 
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 import hashlib
 import json
 import traceback
+from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
+from typing import NamedTuple
 
 from ..checks.batch_input import CrossFacts, cross_facts
 from ..core.atomic import describe_os_error, remove_own, write_atomic
@@ -21,12 +23,14 @@ from ..core.owned import own_pdf, own_report, recorded
 from ..core.report import Report
 from ..core.text import Text
 from ..document.facts import Anulacion, Documento
+from ..document.ledger import ledger_facts
 from ..engine import Validator
+from ..outputs.render.notices import missing_glyphs_warnings
 from .pending import drop_view, load_view, save_view
 from .time_limit import FileTimeLimit, time_limit, time_limit_error
 
 __all__ = [
-    "Brief", "FileResult", "FileTask", "crashed_result", "journal_file", "output_paths",
+    "Brief", "FileResult", "FileTask", "WrittenPdf", "crashed_result", "journal_file", "output_paths",
     "process_and_record", "process_file", "record", "record_pdf", "remove_stale_outputs", "render_and_record",
     "render_pdf", "render_task",
     "validator_for", "write_output",
@@ -89,6 +93,15 @@ class FileResult:
     cross_applied: bool = False
     report_sha256: str | None = None  # of the report and PDF as written: --resume reuses only what is intact
     pdf_sha256: str | None = None
+    ledger: dict | None = None  # LedgerFacts.to_dict(): names and other taxes for reporte.html and libro.csv
+    missing_glyphs: list[str] = field(default_factory=list)  # characters of the PDF printed as [U+XXXX]
+
+    def pdf_warnings(self, lang: str) -> list[str]:
+        """What the reader of the PDF should know (characters its font could not draw), in ``lang``; none
+        without a PDF."""
+        if self.pdf is None:
+            return []
+        return [render_text(text, lang) for text in missing_glyphs_warnings(self.missing_glyphs)]
 
     def to_dict(self) -> dict:
         """Plain data for the resume journal (what ``dataclasses.asdict`` gives, without its deep copies)."""
@@ -108,6 +121,13 @@ class FileResult:
 
 _RESULT_FIELDS = tuple(field.name for field in fields(FileResult))
 _CROSS_FIELDS = tuple(field.name for field in fields(CrossFacts))
+
+
+class WrittenPdf(NamedTuple):
+    """A PDF the batch wrote: its sha256, and the characters its font could not draw (printed as ``[U+XXXX]``)."""
+
+    sha256: str
+    missing: tuple[str, ...] = ()
 
 
 class PdfNote(StrEnum):
@@ -238,9 +258,7 @@ def _inspect(task: FileTask) -> tuple[Report, Documento | Anulacion | None]:
         source = task.source_path()
     except OSError as exc:  # it resolves outside the roots
         return validator.read_error(task.rel, exc), None
-    if task.render:
-        return validator.inspect_path(source, name=task.rel)
-    return validator.inspect_path(source, name=task.rel, lines=False)  # the lines are for the PDF only
+    return validator.inspect_path(source, name=task.rel)
 
 
 def _result_of(task: FileTask, report: Report, facts: Documento | Anulacion | None) -> FileResult:
@@ -253,7 +271,7 @@ def _result_of(task: FileTask, report: Report, facts: Documento | Anulacion | No
         rel=task.rel, sha256=report.document.sha256, tipo=report.document.tipo,
         numero_autorizacion=report.document.numero_autorizacion, valid=report.valid, complete=report.complete,
         counts=report.counts.model_dump(), report=output_paths(task.rel)[0], pdf=None, pdf_note=None, error=error,
-        cross=cross_facts(facts), renderable=isinstance(facts, Documento),
+        cross=cross_facts(facts), renderable=isinstance(facts, Documento), ledger=ledger_facts(facts).to_dict(),
     )
 
 
@@ -285,11 +303,12 @@ def _add_pdf(task: FileTask, facts: Documento | Anulacion | None, report: Report
                 save_view(task.journal, task.rel, task.fingerprint, result.sha256, view.model_dump(mode="json"),
                           task.allowed)
                 return
-            result.pdf_sha256 = _write_pdf(task, view)
+            written = _write_pdf(task, view)
         except Exception:  # noqa: BLE001 - disk full, a layout failure…: the verdict stands; the batch tries
             result.pdf_note = PdfNote.NOT_WRITTEN  # again once cross rules are in, and the entry says why
         else:
-            result.pdf = output_paths(task.rel)[1]
+            result.pdf, result.pdf_sha256 = output_paths(task.rel)[1], written.sha256
+            result.missing_glyphs = list(written.missing)
 
 
 def _why_no_pdf(task: FileTask, facts: Documento | Anulacion | None, report: Report) -> PdfNote | None:
@@ -341,8 +360,8 @@ def write_output(path: Path, data: bytes, roots: tuple[Path, ...], owned, *, dur
     return hashlib.sha256(data).hexdigest()
 
 
-def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> str:
-    """Render the PDF of ``task`` and write it atomically; its sha256. From the given facts and report, else
+def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> WrittenPdf:
+    """Render the PDF of ``task`` and write it atomically. From the given facts and report, else
     from the view its first pass kept (:mod:`.pending`), else by validating the input again (no view kept:
     an earlier run's entry, a failed write, an input changed since)."""
     if facts is not None and report is not None:
@@ -353,10 +372,10 @@ def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> s
         if not isinstance(found, Documento):  # the input changed since it was validated
             raise ValueError(f"{task.rel} ya no es un DTE imprimible / is no longer a printable DTE")
         view = _view(task, found, report)
-    digest = _write_pdf(task, view)
+    written = _write_pdf(task, view)
     if task.journal:
         drop_view(task.journal, task.rel, task.allowed)
-    return digest
+    return written
 
 
 def _view(task: FileTask, facts: Documento, report: Report):
@@ -384,8 +403,8 @@ def _kept_view(task: FileTask):
         return None
 
 
-def _write_pdf(task: FileTask, view) -> str:
-    """Lay out ``view`` with the task's render settings and write the PDF; its sha256."""
+def _write_pdf(task: FileTask, view) -> WrittenPdf:
+    """Lay out ``view`` with the task's render settings and write the PDF."""
     from ..outputs.render import RenderSettings
     from ..outputs.render.api import load_logo
     from ..outputs.render.pdf import render_view
@@ -393,28 +412,32 @@ def _write_pdf(task: FileTask, view) -> str:
 
     settings = RenderSettings(**task.render_settings)
     logo = load_logo(logo_for(settings, view.emisor.id_value), settings)
-    pdf = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
-                      header_mm=settings.header_mm, page=settings.page).pdf
+    rendered = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
+                           header_mm=settings.header_mm, page=settings.page)
     pdf_rel = output_paths(task.rel)[1]
-    return write_output(Path(task.out_dir) / pdf_rel, pdf, task.allowed, task.owned(pdf_rel, own_pdf),
-                        durable=task.durable)
+    digest = write_output(Path(task.out_dir) / pdf_rel, rendered.pdf, task.allowed, task.owned(pdf_rel, own_pdf),
+                          durable=task.durable)
+    return WrittenPdf(digest, rendered.missing)
 
 
 def render_and_record(task: FileTask) -> tuple[str, str | None, str | None]:
     """:func:`render_task`, its outcome recorded in the task's journal entry by the worker (as in phase 1: the
     coordinator only keeps count)."""
-    rel, digest, error = render_task(task)
+    rel, written, error = render_task(task)
+    digest = written.sha256 if written is not None else None
     if task.journal:
-        record_pdf(task.journal, task.fingerprint, rel, digest, error, task.allowed)
+        record_pdf(task.journal, task.fingerprint, rel, digest, error, task.allowed,
+                   missing=written.missing if written is not None else ())
     return rel, digest, error
 
 
 def record_pdf(journal: str | Path, fingerprint: str, rel: str, digest: str | None, error: str | None,
-               roots: tuple[Path, ...] = ()) -> None:
-    """Patch the journal entry of ``rel`` with its PDF (``digest``), or with why it could not be written."""
+               roots: tuple[Path, ...] = (), *, missing: Sequence[str] = ()) -> None:
+    """Patch the journal entry of ``rel`` with its PDF (``digest``) and the characters its font could not draw
+    (``missing``), or with why it could not be written."""
     path = journal_file(journal, rel)
     result = FileResult.from_dict(json.loads(confine(path, roots).read_text(encoding="utf-8"))["result"])
-    result.pdf_sha256 = digest
+    result.pdf_sha256, result.missing_glyphs = digest, list(missing)
     if error is None:
         result.pdf, result.pdf_note = output_paths(rel)[1], None
     else:
@@ -422,18 +445,18 @@ def record_pdf(journal: str | Path, fingerprint: str, rel: str, digest: str | No
     record(journal, fingerprint, result, roots)
 
 
-def render_task(task: FileTask) -> tuple[str, str | None, str | None]:
-    """The PDF of a file rendered again once cross-document rules are in: ``(rel, sha256 of the PDF, None)``
+def render_task(task: FileTask) -> tuple[str, WrittenPdf | None, str | None]:
+    """The PDF of a file rendered again once cross-document rules are in: ``(rel, the PDF written, None)``
     once written, ``(rel, None, why not)`` otherwise."""
     from ..outputs.render.api import render_failure
 
     try:
         with time_limit(task.time_limit):
-            digest = render_pdf(task)
+            written = render_pdf(task)
     except FileTimeLimit as exc:
         return task.rel, None, time_limit_error(exc.seconds, task.config.get("lang", "es"))
     except OSError as exc:
         return task.rel, None, _write_error(Text("batch.the_pdf"), output_paths(task.rel)[1], exc, task)
     except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
         return task.rel, None, render_failure(exc).localized(task.config.get("lang", "es"))
-    return task.rel, digest, None
+    return task.rel, written, None

@@ -16,21 +16,43 @@ from ._finders import Finder, finds_nodes, path_finder
 
 # item_number is re-exported from core.xmlpath
 __all__ = [
-    "XPathProblem", "child_path_finder", "compile_xpath", "finds_nodes", "item_number", "located",
+    "XPathProblem", "XPathQuery", "child_path_finder", "compile_xpath", "finds_nodes", "item_number", "located",
     "referenced_variables",
 ]
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
+class XPathQuery:
+    """A compiled XPath 1.0 expression, called like :class:`lxml.etree.XPath`. It pickles as its path and
+    namespaces (the rule cache) and, read back, compiles again on its first call: rules a document never reaches
+    cost nothing."""
+
+    __slots__ = ("path", "namespaces", "_compiled")
+
+    def __init__(self, path: str, namespaces: Mapping[str, str], compiled: etree.XPath | None = None) -> None:
+        self.path = path
+        self.namespaces = dict(namespaces)
+        self._compiled = compiled
+
+    def __call__(self, node: Any, **variables: Any) -> Any:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = etree.XPath(self.path, namespaces=self.namespaces, smart_strings=True)
+        return compiled(node, **variables)
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (self.path, self.namespaces))
+
+
 def compile_xpath(
     path: str, namespaces: Mapping[str, str], *, variables: Collection[str] = frozenset(), nodes: bool = False
-) -> etree.XPath:
+) -> XPathQuery:
     """Compile ``path`` (XPath 1.0) and try it once on an empty document, so undefined prefixes,
     functions or variables fail at load time; ``nodes`` requires a node-set result.
     Raises ``ValueError`` with a readable reason."""
     try:
-        compiled = etree.XPath(path, namespaces=dict(namespaces), smart_strings=True)
+        compiled = XPathQuery(path, namespaces, etree.XPath(path, namespaces=dict(namespaces), smart_strings=True))
     except etree.XPathSyntaxError as exc:
         raise XPathProblem(path, str(exc)) from None
     probe = etree.Element(f"{{{namespaces.get('dte', 'urn:probe')}}}GTDocumento")

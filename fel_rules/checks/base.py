@@ -22,7 +22,8 @@ __all__ = ["CheckError", "CheckInput", "CheckKind", "Finding", "KindParams", "Ru
 class KindParams(BaseModel):
     """Base of every check kind's params model: unknown keys are errors."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    # validators are built when a rule's params are first validated: rules read back from the cache never need them
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
 
 @dataclass(frozen=True)

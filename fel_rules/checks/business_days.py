@@ -10,8 +10,6 @@ from datetime import date, timedelta
 from functools import cache
 from pathlib import Path
 
-import yaml
-
 from ..core.resources import BUILTIN_RULES_DIR
 
 __all__ = ["HOLIDAYS_FILE", "nth_business_day"]
@@ -31,6 +29,8 @@ def nth_business_day(start: date, n: int, path: Path = HOLIDAYS_FILE) -> date:
 
 @cache
 def _calendar(path: Path) -> dict:
+    import yaml  # only a batch rule counts business days
+
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 

@@ -128,13 +128,17 @@ _SHARED_KEYS: dict[tuple, int] = {}
 
 
 def _shared_key(description: tuple) -> int:
-    """A small int naming a context or binding; rules with the same one share its memo entries."""
+    """A small int naming a context or binding; rules with the same one share its memo entries.
+
+    The ints belong to this process: a pickled check (the rule cache) keeps the descriptions and asks again."""
     return _SHARED_KEYS.setdefault(description, len(_SHARED_KEYS))
 
 
 class _Binding:
-    __slots__ = ("name", "spec", "path", "xpath", "_finders", "needs", "key", "value", "single", "fallback", "kind",
-                 "read", "money", "namespaces")
+    __slots__ = ("name", "spec", "path", "xpath", "_finders", "needs", "key", "described", "value", "single",
+                 "fallback", "kind", "read", "money", "namespaces")
+    key: int | None
+    described: tuple | None  # what the memo key names (None for a computed value)
 
     def __init__(self, name: str, raw: str | LetSpec, env: RuleEnv, earlier: dict[str, LetSpec],
                  constants: list[str]) -> None:
@@ -148,7 +152,8 @@ class _Binding:
         self.money = False
         if spec.value is not None:
             self.value = _compiled(("let", name, "value"), spec.value, [*earlier, *constants])
-            self.path, self.needs, self.xpath, self.key, self.namespaces = None, set(), None, None, {}
+            self.path, self.needs, self.xpath, self.key, self.described = None, set(), None, None, None
+            self.namespaces: dict[str, str] = {}
             self._finders: tuple | None = (None, None)
             return
         where = ("let", name, "path") if isinstance(raw, LetSpec) else ("let", name)
@@ -166,9 +171,20 @@ class _Binding:
         if spec.default is not None and _read(spec.default, spec.type) is None:
             raise ValueError(f"'let.{name}': el valor por defecto {spec.default!r} no es de tipo {spec.type}")
         self.xpath = compile_xpath(self.path, env.namespaces, variables=self.needs)
-        self.key = _shared_key((self.path, spec.type, spec.many, tuple(sorted(env.namespaces.items()))))
+        self.described = (self.path, spec.type, spec.many, tuple(sorted(env.namespaces.items())))
+        self.key = _shared_key(self.described)
         self.namespaces = dict(env.namespaces)
         self._finders = None  # (find, lookup), made on first use (rules a document never reaches cost nothing)
+
+    def __getstate__(self) -> dict:
+        """What a pickle keeps (the rule cache): everything but this process's memo key and finders."""
+        return {name: getattr(self, name) for name in self.__slots__ if name not in ("key", "_finders")}
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.key = None if self.described is None else _shared_key(self.described)
+        self._finders = (None, None) if self.path is None else None
 
     @property
     def find(self) -> Callable | None:
@@ -282,8 +298,7 @@ class ExpressionCheck:
         self.namespaces = dict(env.namespaces)
         context = env.xpath(params.context, "context")
         self.context = compile_xpath(context, env.namespaces, nodes=True)
-        self._context_find: object = _LATER  # the context's finder, made on first use
-        self.context_key = _shared_key(("context", context, tuple(sorted(env.namespaces.items()))))
+        self.context_described = ("context", context, tuple(sorted(env.namespaces.items())))
         self.constants = {name: _constant(value) for name, value in params.constants.items()}
         self.bindings: list[_Binding] = []
         for name, raw in params.let.items():
@@ -295,9 +310,7 @@ class ExpressionCheck:
         self.expected = _compiled(("expected",), params.expected, names)
         self.actual = _compiled(("actual",), params.actual, names)
         self.tolerance = _compiled(("tolerance",), params.tolerance, names)
-        self._base: tuple[object, dict[str, object]] = (None, {})  # (tolerance, the constants and tol)
-        self._made_key = ("check", id(self))
-        self._last: tuple[object, Runner | None] = (None, None)  # (the evaluator asked for last, its function)
+        self._process_state()
         self.amounts = frozenset(params.amounts) | {b.name for b in self.bindings if b.money}
         compared = (self.expected.names if self.expected else frozenset()) | (
             self.actual.names if self.actual else frozenset())
@@ -306,11 +319,31 @@ class ExpressionCheck:
     @property
     def context_find(self) -> Callable | None:
         """The context's finder (:mod:`._finders`), or ``None``: its XPath runs."""
-        find = self._context_find
+        find: Any = self._context_find
         if find is _LATER:
-            find = self._context_find = child_path_finder(self.context.path, self.namespaces, elements_only=True,
-                                                          light=True)
-        return find  # type: ignore[return-value]
+            find = child_path_finder(self.context.path, self.namespaces, elements_only=True, light=True)
+            self._context_find = find
+        return find
+
+    #: What belongs to this process only: memo keys, finders, quick functions (made again after a pickle).
+    _VOLATILE = ("context_key", "_context_find", "_base", "_made_key", "_last")
+    _context_find: object
+
+    def __getstate__(self) -> dict:
+        """What a pickle keeps (the rule cache): everything but what belongs to this process."""
+        return {name: value for name, value in self.__dict__.items() if name not in self._VOLATILE}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._process_state()
+
+    def _process_state(self) -> None:
+        """What belongs to this process: set when the check is made, and again when it is read from a pickle."""
+        self.context_key = _shared_key(self.context_described)
+        self._context_find = _LATER  # the context's finder, made on first use
+        self._base: tuple[object, dict[str, object]] = (None, {})  # (tolerance, the constants and tol)
+        self._made_key = ("check", id(self))
+        self._last: tuple[object, Runner | None] = (None, None)  # (the evaluator asked for last, its function)
 
     def placeholders(self) -> set[str]:
         """Every binding and constant plus expected, actual and difference."""

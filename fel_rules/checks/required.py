@@ -77,9 +77,13 @@ class _Found:
 
     __slots__ = ("xpath", "namespaces", "elements_only", "finder")
 
-    def __init__(self, xpath: etree.XPath, namespaces, *, elements_only: bool = False) -> None:
+    def __init__(self, xpath: etree.XPath, namespaces, elements_only: bool = False) -> None:
         self.xpath, self.namespaces, self.elements_only = xpath, dict(namespaces), elements_only
         self.finder: object = _LATER
+
+    def __reduce__(self) -> tuple:
+        """A pickle (the rule cache) keeps the XPath; the finder is made again on first use."""
+        return (type(self), (self.xpath, self.namespaces, self.elements_only))
 
     def __call__(self, node: object, memo: dict) -> object:
         finder = self.finder

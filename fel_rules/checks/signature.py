@@ -17,7 +17,8 @@ Three kinds share one verification per document and role:
 * ``signatures_verified``: one finding when the signatures present verify (re-indented or not), to say what
   verification does not cover.
 
-A document without signatures costs one look at the root's children. Signatures are verified against the
+A document without signatures costs one look at the root's children (the verifier and the cryptography library
+load with the first signed document). Signatures are verified against the
 bytes as received (:attr:`CheckInput.source`, re-parsed once per document with comments and processing
 instructions kept, which canonical XML includes), falling back to the engine's tree.
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from lxml import etree
 from pydantic import Field
@@ -33,7 +35,10 @@ from pydantic import Field
 from ..core.namespaces import DS
 from ..core.text import Text
 from ..core.xmlpath import element_xpath
-from ..xmldsig import Problem, ProblemCode, SignatureVerdict, SignedDocument
+from ..xmldsig import Problem, ProblemCode, SignatureVerdict
+
+if TYPE_CHECKING:
+    from ..xmldsig import SignedDocument
 from .base import CheckInput, Finding, KindParams, RuleEnv
 from .registry import check_kind
 
@@ -99,6 +104,8 @@ def _verdicts(doc: CheckInput, uri: str) -> list[SignatureVerdict]:
 def _signed(doc: CheckInput) -> SignedDocument:
     document = doc.memo.get(_MEMO_KEY)
     if document is None:
+        from ..xmldsig import SignedDocument  # the verifier and cryptography: only for a signed document
+
         document = doc.memo[_MEMO_KEY] = SignedDocument.read(doc.source, doc.root, stripped=True)
     return document
 

@@ -108,7 +108,10 @@ def build_parser(*, plugins: bool = True) -> argparse.ArgumentParser:
         "validate", help="validar documentos FEL", description="Valida uno o más XML FEL (un directorio = sus *.xml)."
     )
     validate.add_argument("paths", nargs="+", metavar="PATH", help="archivo XML o directorio")
-    validate.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="formato de salida")
+    validate.add_argument("--format", choices=("text", "json", "sarif", "html"), default="text",
+                          help="formato de salida (html: una página autocontenida con resumen y tabla)")
+    validate.add_argument("-o", "--output", type=Path, metavar="FILE",
+                          help="escribir la salida en FILE (de forma atómica) en lugar de la salida estándar")
     shown = validate.add_mutually_exclusive_group()
     shown.add_argument("--min-severity", choices=("info", "warning", "error"), default="warning",
                        help="en el texto, mostrar los hallazgos desde esta severidad (por defecto warning: los "
@@ -312,19 +315,65 @@ def _validate(args: argparse.Namespace) -> int:
     if args.rules_dir is not None:
         settings["rules_dir"] = args.rules_dir
     files = collect_files(args.paths, args.lang)
+    if args.output is not None:
+        _check_output(args.output, files)
     validator = Validator(Config(**settings))
     validator.schema_set  # noqa: B018 - compiled now: a broken schema folder is a usage error, not a per-file issue
     _started()
-    reports = [validator.validate_path(path) for path in files]
+    if args.format == "html":
+        reports, output = _html_page(validator, files, args.lang)
+    else:
+        reports = [validator.validate_path(path) for path in files]
     single = len(args.paths) == 1 and Path(args.paths[0]).is_file()
     if args.format == "json":
         output = render_json(reports, single=single)
     elif args.format == "sarif":
         output = render_sarif(reports)
-    else:
+    elif args.format == "text":
         output = render_text(reports, lang=args.lang, min_severity=Severity(args.min_severity))
-    sys.stdout.write(output + "\n")
+    if args.output is None:
+        sys.stdout.write(output + "\n")
+    else:
+        _write_output(args.output, output + "\n")
     return exit_code(reports, Severity(args.fail_on))
+
+
+def _html_page(validator, files: Sequence[Path], lang: str) -> tuple[list[Report], str]:
+    """The reports of ``files`` and the HTML page over them (with the names the page shows beside each)."""
+    from ..document.ledger import ledger_facts
+    from ..outputs.formats.html import render_html
+    from ..outputs.formats.listing import Listed
+
+    outcomes = [validator.inspect_path(path) for path in files]
+    documents = [Listed(path=report.document.path or readable_name(path), report=report, facts=ledger_facts(facts))
+                 for path, (report, facts) in zip(files, outcomes, strict=True)]
+    return [report for report, _ in outcomes], render_html(documents, lang=lang)
+
+
+def _check_output(output: Path, inputs: Sequence[Path]) -> None:
+    """``--output`` must not name one of the inputs (it would be replaced by the report about it)."""
+    for path in inputs:
+        try:
+            same = output.exists() and os.path.samefile(output, path)
+        except OSError:
+            same = False
+        if same:
+            raise InputError(f"--output {output} es uno de los documentos a validar; elija otro archivo.",
+                             message_en=f"--output {output} is one of the documents to validate; choose another file.")
+
+
+def _write_output(output: Path, text: str) -> None:
+    """Write ``text`` to ``output`` atomically (a regular file there is replaced; a folder, a link or a device is
+    refused)."""
+    from ..core.atomic import describe_os_error, write_atomic
+    from ..core.catalogue import render_text as say
+
+    try:
+        write_atomic(output, text.encode("utf-8"))
+    except OSError as exc:
+        reason = describe_os_error(exc)
+        raise InputError(f"no se pudo escribir {output}: {say(reason, 'es')}",
+                         message_en=f"could not write {output}: {say(reason, 'en')}") from None
 
 
 def _started() -> None:
@@ -361,7 +410,6 @@ def _render(args: argparse.Namespace) -> int:
 
 def _batch(args: argparse.Namespace) -> int:
     from ..batch import BatchOptions, run_batch
-    from ..batch.manifest import first_error
     from ..core.catalogue import render_text
     from ..core.config import Config
     from ..outputs.render import RenderSettings
@@ -383,19 +431,29 @@ def _batch(args: argparse.Namespace) -> int:
         sys.stdout.write(manifest.to_json() + "\n")
     else:
         for entry in manifest.entries:
-            if entry.error:
-                state, detail = "ERROR", entry.error
-            else:
-                verdict = "report.verdict.valid" if entry.valid else "report.verdict.invalid"
-                state = render_text(Text(verdict), args.lang)
-                detail = entry.pdf or entry.pdf_note or ""
-                first = first_error(result.path.parent, entry)
-                if first is not None:  # what to fix first: the first error's rule and message
-                    detail = f"{first[0]} {first[1]}"
-            print(escape_controls(f"{entry.path}: {state} {detail}".rstrip()))
+            print(escape_controls(_batch_line(entry, result.path.parent, args.lang)))
         summary = manifest.summary.model_dump()
         print(render_text(Text("batch.summary", {**summary, "where": readable_name(result.path)}), args.lang))
     return result.exit_code
+
+
+def _batch_line(entry, out_dir: Path, lang: str) -> str:
+    """The terminal line of one manifest entry: its verdict, then its PDF, why it has none or its first error, then
+    the warnings about its PDF (``; aviso: …``)."""
+    from ..batch.manifest import first_error
+    from ..core.catalogue import render_text
+
+    if entry.error:
+        state, detail = "ERROR", entry.error
+    else:
+        verdict = "report.verdict.valid" if entry.valid else "report.verdict.invalid"
+        state = render_text(Text(verdict), lang)
+        detail = entry.pdf or entry.pdf_note or ""
+        first = first_error(out_dir, entry)
+        if first is not None:  # what to fix first: the first error's rule and message
+            detail = f"{first[0]} {first[1]}"
+    note = render_text(Text("cli.warning"), lang)
+    return f"{entry.path}: {state} {detail}".rstrip() + "".join(f"; {note}: {w}" for w in entry.pdf_warnings)
 
 
 def collect_files(paths: Sequence[str], lang: str = "es") -> list[Path]:

@@ -2,8 +2,8 @@
 
 ``messages.yaml`` (next to this module) holds the engine's own issues (``issues:``) and the phrases the
 program says around them (``texts:``: kinds, counts, reasons, batch notes), each in Spanish and English.
-It is validated when the package loads. Rules bring their own texts from their rule files;
-:meth:`Catalogue.with_rules` gives one lookup over both.
+It is validated when the package loads (once per content of the file: the user's cache keeps the result).
+Rules bring their own texts from their rule files; :meth:`Catalogue.with_rules` gives one lookup over both.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from importlib.resources import files
 from types import MappingProxyType
 from typing import Protocol, TypedDict
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .cache import code_fingerprint, digest, read_entry, write_entry
 from .report import Refs, Severity, StageName
 from .templates import render_template, template_fields
 from .text import LANGUAGES, Text, Wording, say
@@ -39,7 +39,8 @@ class Entry:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # built when messages.yaml is validated: a catalogue read back from the cache never needs them
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class _Wording(_Strict):
@@ -72,6 +73,9 @@ class Catalogue:
     def __init__(self, issues: Mapping[str, Entry], texts: Mapping[str, Wording]) -> None:
         self.issues = MappingProxyType(dict(issues))
         self.texts = MappingProxyType(dict(texts))
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (dict(self.issues), dict(self.texts)))
 
     def entry(self, id: str) -> Entry:
         """The issue entry ``id`` (``KeyError`` when unknown)."""
@@ -146,6 +150,8 @@ def rule_entry(spec: RuleTexts) -> Entry:
 
 def load_catalogue(text: str) -> Catalogue:
     """The catalogue in ``text`` (YAML), validated: both languages of every text, ``{name}`` placeholders only."""
+    import yaml
+
     data = _File.model_validate(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
     issues = {
         id: Entry(stage=entry.stage, severity=entry.severity, title=entry.title.model_dump(),
@@ -155,8 +161,21 @@ def load_catalogue(text: str) -> Catalogue:
     return Catalogue(issues, {id: wording.model_dump() for id, wording in data.texts.items()})
 
 
+def _package_catalogue() -> Catalogue:
+    """The catalogue of ``messages.yaml``, validated once per content of the file and kept in the user's cache
+    (:mod:`fel_rules.core.cache`)."""
+    data = files(__package__).joinpath("messages.yaml").read_bytes()
+    key = digest(b"messages", code_fingerprint(), data)
+    found = read_entry("messages", key)
+    if isinstance(found, Catalogue):
+        return found
+    catalogue = load_catalogue(data.decode("utf-8"))
+    write_entry("messages", key, catalogue)
+    return catalogue
+
+
 #: The package's catalogue.
-MESSAGES: Catalogue = load_catalogue(files(__package__).joinpath("messages.yaml").read_text(encoding="utf-8"))
+MESSAGES: Catalogue = _package_catalogue()
 
 
 def render_text(value: object, lang: str = "es", catalogue: Catalogue = MESSAGES) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import decimal
 import errno
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from .text import Text
 
@@ -24,7 +24,17 @@ __all__ = [
     "xml_syntax", "xpath_error", "yaml_error",
 ]
 
-_Table = list[tuple[re.Pattern[str], str]]
+class _Table:
+    """Patterns and the text each one means, compiled on first use: most runs never read a library's message."""
+
+    def __init__(self, rows: tuple[tuple[str, str], ...]) -> None:
+        self._rows = rows
+        self._compiled: list[tuple[re.Pattern[str], str]] | None = None
+
+    def __iter__(self) -> Iterator[tuple[re.Pattern[str], str]]:
+        if self._compiled is None:
+            self._compiled = [(re.compile(pattern, re.S), id) for pattern, id in self._rows]
+        return iter(self._compiled)
 
 
 def _first(table: _Table, message: str, fallback: str, **values: object) -> Text:
@@ -37,7 +47,7 @@ def _first(table: _Table, message: str, fallback: str, **values: object) -> Text
 
 
 def _table(*rows: tuple[str, str]) -> _Table:
-    return [(re.compile(pattern, re.S), id) for pattern, id in rows]
+    return _Table(rows)
 
 
 # ---- libxml2: XML syntax -----------------------------------------------------------------------------------

@@ -1,17 +1,23 @@
 """Recognising the files fel-rules writes, so that only those are ever replaced or removed: a PDF of its
-renderer, a report, a batch manifest (checked from the open file; see :data:`fel_rules.core.atomic.Owned`)."""
+renderer, a report, a batch manifest, a batch's HTML page and ledger (checked from the open file; see
+:data:`fel_rules.core.atomic.Owned`)."""
 
 from __future__ import annotations
 
 from typing import BinaryIO
 
-__all__ = ["own_manifest", "own_pdf", "own_report", "recorded"]
+from .catalogue import render_text
+from .text import LANGUAGES, Text
+
+__all__ = ["own_html_page", "own_ledger", "own_manifest", "own_pdf", "own_report", "recorded"]
 
 _PDF_HEADER = b"%PDF-"
 _PDF_MAKER = b"ReportLab Generated PDF document"  # the comment on the second line of every ReportLab PDF
 _PDF_CREATOR = b"/Creator (fel-rules)"  # the document information the renderer sets
 _REPORT_START = b'{\n  "report_version": '  # Report.to_json: indented, this key first
 _MANIFEST_START = b'{\n  "manifest_version": '
+_HTML_START = b'<!DOCTYPE html>\n<html data-generator="fel-rules" '  # the page template's first bytes
+_BOM = "\ufeff".encode()
 _CHUNK = 1 << 16
 
 
@@ -31,6 +37,19 @@ def own_report(stream: BinaryIO) -> bool:
 def own_manifest(stream: BinaryIO) -> bool:
     """A batch ``manifest.json`` as fel-rules writes it."""
     return stream.read(len(_MANIFEST_START)) == _MANIFEST_START
+
+
+def own_html_page(stream: BinaryIO) -> bool:
+    """An HTML page as fel-rules writes it (``reporte.html``)."""
+    return stream.read(len(_HTML_START)) == _HTML_START
+
+
+def own_ledger(stream: BinaryIO) -> bool:
+    """A ledger as fel-rules writes it (``libro.csv``): a byte-order mark, then its header line in one of the
+    catalogue's languages."""
+    headers = [_BOM + render_text(Text("ledger.header"), lang).encode() + b"\r\n" for lang in LANGUAGES]
+    head = stream.read(max(map(len, headers)))
+    return any(head.startswith(header) for header in headers)
 
 
 def recorded(stream: BinaryIO) -> bool:

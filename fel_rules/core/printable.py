@@ -10,14 +10,10 @@ __all__ = ["escape_controls"]
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _CONTROLS = [*range(0x00, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
 _TABLE = {code: _NAMED.get(chr(code), f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}") for code in _CONTROLS}
-
-
-_ANY_CONTROL = re.compile("[" + "".join(re.escape(chr(code)) for code in _CONTROLS) + "]")
+_ANY = re.compile("[" + "".join(re.escape(chr(code)) for code in _CONTROLS) + "]")
 
 
 def escape_controls(text: str) -> str:
     """``text`` with C0/C1 controls, DEL, line and paragraph separators and bidirectional overrides escaped
     (idempotent: the escapes themselves are printable)."""
-    if _ANY_CONTROL.search(text) is None:  # the usual case, found at a fraction of translate()'s cost
-        return text
-    return text.translate(_TABLE)
+    return text.translate(_TABLE) if _ANY.search(text) else text  # most texts have none: no copy made

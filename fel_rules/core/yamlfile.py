@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from .atomic import describe_os_error
 from .catalogue import error_texts
@@ -16,6 +14,9 @@ from .errors import RuleFileError
 from .foreign import yaml_error
 from .inputs import InputTooLarge, NotRegularFile, describe_read_error, read_input
 from .text import Text
+
+if TYPE_CHECKING:  # PyYAML loads with the first file parsed: a run whose rules come from the cache never needs it
+    import yaml
 
 __all__ = ["MAX_YAML_BYTES", "MarkedDict", "MarkedList", "load_yaml", "position", "value_position"]
 
@@ -43,16 +44,23 @@ def _pos(mark: yaml.Mark) -> tuple[int, int]:
     return mark.line + 1, mark.column + 1
 
 
-#: libyaml's parser when PyYAML was built with it (ten times faster: rule loading is most of start-up), else
-#: PyYAML's own; both give every node its position.
-_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+@cache
+def _loader() -> type:
+    """A safe loader whose mappings and sequences carry positions: libyaml's parser when PyYAML was built with it
+    (ten times faster), else PyYAML's own; both give every node its position."""
+    import yaml
+
+    class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        pass
+
+    _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+    _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+    return _Loader
 
 
-class _Loader(_SafeLoader):  # type: ignore[valid-type,misc]
-    """A safe loader whose mappings and sequences carry positions."""
+def _construct_mapping(loader: Any, node: yaml.MappingNode) -> MarkedDict:
+    import yaml
 
-
-def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> MarkedDict:
     loader.flatten_mapping(node)
     result = MarkedDict()
     result.start = _pos(node.start_mark)
@@ -76,19 +84,17 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> MarkedDict:
     return result
 
 
-def _construct_sequence(loader: _Loader, node: yaml.SequenceNode) -> MarkedList:
+def _construct_sequence(loader: Any, node: yaml.SequenceNode) -> MarkedList:
     result = MarkedList(loader.construct_object(child, deep=True) for child in node.value)
     result.start = _pos(node.start_mark)
     result.items_at = [_pos(child.start_mark) for child in node.value]
     return result
 
 
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
-
-
 def load_yaml(path: Path) -> Any:
     """Parse one YAML file; syntax errors and duplicate keys become :class:`RuleFileError`."""
+    import yaml
+
     try:
         text = read_input(path, MAX_YAML_BYTES).decode("utf-8")
     except InputTooLarge as exc:
@@ -145,13 +151,13 @@ def _parse(text: str) -> Any:
     parsed and handed out as it is (a one-shot run reads each file once: no copy); from its second sight on,
     it is parsed once more and kept, and every caller gets a copy of it."""
     if len(text) > _SHARED_PARSE_CHARS:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader derives from SafeLoader
+        return _load(text)
     digest = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
     if digest not in _seen:
         if len(_seen) >= _SEEN_LIMIT:
             _seen.clear()
         _seen.add(digest)
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader derives from SafeLoader
+        return _load(text)
     return copy.deepcopy(_parsed(text))
 
 
@@ -162,7 +168,13 @@ _SEEN_LIMIT = 4096
 @lru_cache(maxsize=256)
 def _parsed(text: str) -> Any:
     """One parse per distinct content (failures are not kept: they raise again)."""
-    return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader derives from SafeLoader
+    return _load(text)
+
+
+def _load(text: str) -> Any:
+    import yaml
+
+    return yaml.load(text, Loader=_loader())  # noqa: S506 - the loader derives from SafeLoader
 
 
 #: Nesting a rule file never needs (rules nest a few levels); where :func:`_too_deep` points.
@@ -172,6 +184,8 @@ _DEEP_NESTING = 100
 def _too_deep(text: str, path: Path) -> RuleFileError:
     """The error for a file nested too deep to load, at the first collection ``_DEEP_NESTING`` levels deep
     (found from the parser's event stream, which does not recurse)."""
+    import yaml
+
     depth, mark = 0, None
     for event in yaml.parse(text, Loader=yaml.SafeLoader):  # the pure-Python parser: no depth limit of its own
         if isinstance(event, yaml.CollectionStartEvent):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from simpleeval import EvalWithCompoundTypes, NameNotDefined
 
@@ -96,6 +96,18 @@ class CompiledExpression:
     def program(self) -> Program | None:
         """The expression compiled to Python code (on first use); ``None``: it is only interpreted."""
         return to_program(self.node, self.source)
+
+    def __getstate__(self) -> dict:
+        """What a pickle keeps (the rule cache): the checked tree without its source positions (only the checks
+        that accepted it read them), never code (compiled again on first use)."""
+        state = {name: value for name, value in self.__dict__.items() if name != "program"}
+        state["node"] = _without_positions(self.node)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        """Read back from a pickle: the tree is checked against the language again before it can ever run."""
+        recheck(state["node"], state["names"])
+        self.__dict__.update(state)
 
 
 def _sum(values: Iterable[Decimal | None]) -> Decimal:
@@ -258,6 +270,52 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
         _check_node(node, text, known, used)
     bare = body.value.id if isinstance(body.value, ast.Name) and body.value.id not in FUNCTION_NAMES else None
     return CompiledExpression(text, body, frozenset(used), bare)
+
+
+#: Types of literal a checked tree holds: numbers became Decimal; text, bytes, True/False/None and ``...`` as written.
+_LITERAL_TYPES = frozenset({Decimal, str, bytes, bool, type(None), type(Ellipsis)})
+#: The node types of a checked tree (exactly these: no subclass), and the fields holding something else than nodes.
+_TREE_TYPES = frozenset(_ALLOWED_NODES) - {ast.Module, ast.Expr}
+_PLAIN_FIELDS = {ast.Name: {"id"}, ast.Constant: {"value", "kind"}}
+
+
+def recheck(node: object, names: frozenset[str]) -> None:
+    """Check again a tree :func:`compile_expression` accepted (read back from the rule cache): one expression
+    made only of the language's nodes, calls of its functions by name, literals and the ``names`` it uses.
+    Raises :class:`ExpressionError` otherwise (a cache entry that fails is not used)."""
+    if type(node) is not ast.Expr:
+        raise ExpressionError("el árbol no es una expresión", "the tree is not an expression")
+    pending: list[Any] = [node.value]
+    while pending:
+        child = pending.pop()
+        kind = type(child)
+        if kind not in _TREE_TYPES:
+            raise ExpressionError("nodo no admitido", f"{kind.__name__} is not allowed")
+        if kind is ast.Name and child.id not in FUNCTION_NAMES and child.id not in names:
+            raise ExpressionError("nombre no admitido", f"name not allowed {child.id!r}")
+        if kind is ast.Call and (type(child.func) is not ast.Name or child.func.id not in FUNCTION_NAMES
+                                 or child.keywords):
+            raise ExpressionError("llamada no admitida", "call not allowed")
+        if kind is ast.Constant and type(child.value) not in _LITERAL_TYPES:
+            raise ExpressionError("literal no admitido", "literal not allowed")
+        plain = _PLAIN_FIELDS.get(kind, ())
+        for field in kind._fields:
+            value = getattr(child, field, None)
+            if type(value) is list:
+                pending.extend(value)
+            elif isinstance(value, ast.AST):
+                pending.append(value)
+            elif value is not None and field not in plain:
+                raise ExpressionError("campo no admitido", f"{kind.__name__}.{field} is not allowed")
+
+
+def _without_positions(node: Any) -> Any:
+    """A copy of a syntax tree with its fields only (no line and column attributes)."""
+    if isinstance(node, ast.AST):
+        return type(node)(**{name: _without_positions(getattr(node, name, None)) for name in node._fields})
+    if isinstance(node, list):
+        return [_without_positions(item) for item in node]
+    return node
 
 
 def _parse(text: str) -> ast.Expr:

@@ -20,7 +20,8 @@ from ..core.yamlfile import load_yaml, position, value_position
 from ..expressions.catalogues import load_catalogues
 from .loaded import LoadedRule, RuleCatalog, Ruleset
 from .model import EXPRESSION_KEYS, Override, ProfileFile, RuleFile, RuleSpec
-from .places import DOCUMENT_NAMESPACES, Places, load_places
+from .places import DOCUMENT_NAMESPACES, PLACES_FILE, Places, load_places
+from .stored import stored_catalog
 
 __all__ = ["apply_profile", "catalog_files", "check_catalog", "load_catalog", "load_rule_file"]
 
@@ -29,20 +30,31 @@ def load_catalog(directory: Path, profile: str | None = None) -> RuleCatalog:
 
     A catalogue is immutable, so the last few loaded are kept and shared, keyed by the exact bytes of
     every file :func:`catalog_files` names (and the check kinds registered so far): an edited file is read
-    again, and so is a folder whose first load brought in a plug-in kind.
+    again, and so is a folder whose first load brought in a plug-in kind. Between processes, the user's
+    cache keeps them the same way (:mod:`fel_rules.ruleset.stored`).
     """
-    try:
-        contents = tuple((path.resolve(), path.read_bytes()) for path in catalog_files(directory, profile))
-    except (OSError, ValueError):  # a missing folder or profile, an unencodable name: the loader says so precisely
+    contents = _contents(directory, profile)
+    if contents is None:  # a missing folder or profile, an unencodable name: the loader says so precisely
         return _load_catalog(directory, profile)
     kinds = tuple((name, id(kind)) for name, kind in known_kinds().items())
     return _cached_catalog(directory, profile, Path.cwd(), contents, kinds)
 
 
+def _contents(directory: Path, profile: str | None) -> tuple[tuple[Path, bytes], ...] | None:
+    try:
+        return tuple((path.resolve(), path.read_bytes()) for path in catalog_files(directory, profile))
+    except (OSError, ValueError):
+        return None
+
+
 @lru_cache(maxsize=8)
 def _cached_catalog(directory: Path, profile: str | None, cwd: Path, contents: tuple, kinds: tuple) -> RuleCatalog:
     """The catalogue as loaded (it names its files as ``directory`` does, so the folder as given is in the key)."""
-    return _load_catalog(directory, profile)
+    relative = not directory.is_absolute() or (profile is not None
+                                               and not _profile_path(directory, profile).is_absolute())
+    return stored_catalog(directory, profile, contents, cwd if relative else None,
+                          build=lambda: _load_catalog(directory, profile),
+                          reread=lambda: _contents(directory, profile))
 
 
 def _load_catalog(directory: Path, profile: str | None) -> RuleCatalog:
@@ -102,12 +114,14 @@ def check_catalog(directory: Path) -> tuple[RuleCatalog | None, list[RuleFileErr
 
 
 def catalog_files(directory: Path, profile: str | None = None) -> list[Path]:
-    """Every file :func:`load_catalog` may read for ``directory`` and ``profile``: rule files, data files and
-    the profile (what a cache of results must watch)."""
+    """Every file :func:`load_catalog` may read for ``directory`` and ``profile``: rule files, data files (the
+    built-in places when the folder has none) and the profile (what a cache of results must watch)."""
     data = directory / "data"
     files = sorted(directory.glob("*.yaml"))
     if data.is_dir():
         files += sorted(path for path in data.iterdir() if not path.is_dir())
+    if not (directory / PLACES_FILE).is_file() and (BUILTIN_RULES_DIR / PLACES_FILE).is_file():
+        files.append(BUILTIN_RULES_DIR / PLACES_FILE)
     if profile:
         files.append(_profile_path(directory, profile))
     return files

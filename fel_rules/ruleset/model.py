@@ -58,7 +58,8 @@ Scope = Literal["document", "batch"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    # validators are built when a rule file is first validated: rules read back from the cache never need them
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
 
 class Effective(_Strict):

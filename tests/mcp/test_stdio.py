@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 
@@ -81,8 +82,10 @@ async def _drive(mode: str) -> dict:
     from mcp import StdioServerParameters
     from mcp.client import Client
 
+    # the SDK starts the server with a few variables of its own choosing: the cache folder of the test run too
+    cache = {name: os.environ[name] for name in ("FEL_RULES_CACHE_DIR", "FEL_RULES_NO_CACHE") if name in os.environ}
     server = StdioServerParameters(command=sys.executable, args=["-m", "mcp_server", "--root", str(ROOT)],
-                                   cwd=str(ROOT))
+                                   cwd=str(ROOT), env=cache)
     async with Client(server, mode=mode) as client:
         tools = await client.list_tools()
         validate = await client.call_tool("fel_validate", {"xml_path": "examples/factura-fact.xml"})

@@ -11,6 +11,8 @@ from fel_rules.testing.builder import Invoice, Item
 
 from ..batch_folder import fill
 from ..conftest import EXAMPLES
+from ..test_batch_glyphs import WARNING_ES
+from ..test_batch_glyphs import fill as fill_glyphs
 from .harness import Session
 
 
@@ -101,6 +103,19 @@ def test_batch_with_progress(session, workspace):
     assert values == sorted(set(values)) and values[-1] == 8
 
 
+def test_batch_names_its_page_and_ledger_and_lists_pdfs_with_warnings(session, workspace):
+    fill_glyphs(workspace / "glifos")
+    result = call(session, 1, "fel_batch", {"dir_xml": "glifos", "workers": 1})
+    output = result["structuredContent"]
+    out = workspace / "out" / "glifos"
+    assert (output["report_html"], output["ledger_csv"]) == (str(out / "reporte.html"), str(out / "libro.csv"))
+    assert (out / "reporte.html").is_file() and (out / "libro.csv").is_file()
+    assert output["summary"]["valid"] == 3 and output["more_problems"] == 0
+    assert output["problems"] == [
+        {"path": name, "rule_id": None, "message": WARNING_ES, "pdf_warnings": [WARNING_ES]}
+        for name in ("a-china.xml", "b-certificada.xml")]
+
+
 def test_batch_cancelled(session, workspace):
     folder = workspace / "grande"
     folder.mkdir()
@@ -144,5 +159,6 @@ def test_render_takes_a_page_format_and_reports_missing_glyphs(session, workspac
     xml = document.certify("5D8A3F21-9C4B-4E7A-B2D6-0F1E8C7A4B93", "2026-03-02T09:15:27-06:00").to_xml()
     result = call(session, 2, "fel_render", {"xml_text": xml.decode(), "out_path": "pdf/cjk.pdf"})
     [warning] = result["structuredContent"]["warnings"]
-    assert warning.startswith("2 caracteres no tienen glifo") and "中 (U+4E2D)" in warning
+    assert warning.startswith("caracteres sin glifo en la fuente del PDF, impresos como [U+código] (2)")
+    assert "中 (U+4E2D)" in warning
     assert warning in result["content"][0]["text"]

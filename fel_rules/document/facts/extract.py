@@ -96,23 +96,20 @@ class _Reader:
         return Amount(raw=raw, value=parse_decimal(raw), xpath=xpath, line=element.sourceline)
 
 
-def extract_facts(root: etree._Element, *, lines: bool = True, complements: bool | None = None,
-                  memo: dict | None = None) -> Documento | Anulacion:
+def extract_facts(root: etree._Element, *, lines: bool = True, memo: dict | None = None) -> Documento | Anulacion:
     """Facts of a GTDocumento or GTAnulacionDocumento root (already checked by the parser).
 
     ``lines=False`` reads only the document's header (general data, parties, frases, totals,
     certification) and leaves ``items`` and ``complementos`` empty: what validation needs, at a
-    fraction of the cost on long invoices; ``complements`` reads the complements anyway (default: as
-    ``lines``). ``memo``: the document's memo, whose index of each element's children
-    (:func:`~fel_rules.core.xmlpath.children_by_tag`) the rules use too.
+    fraction of the cost on long invoices. ``memo``: the document's memo, whose index of each element's
+    children (:func:`~fel_rules.core.xmlpath.children_by_tag`) the rules use too.
     """
     if etree.QName(root).namespace == DTE_ANULACION:
         return _anulacion(root, memo)
-    return _documento(root, lines, lines if complements is None else complements, memo)
+    return _documento(root, lines, memo)
 
 
-def _documento(root: etree._Element, lines: bool = True, complements: bool = True,
-               memo: dict | None = None) -> Documento:
+def _documento(root: etree._Element, lines: bool = True, memo: dict | None = None) -> Documento:
     r = _Reader(DTE, memo)
     path = "/dte:GTDocumento"
     sat, sat_path = r.child(root, path, "SAT")
@@ -132,7 +129,7 @@ def _documento(root: etree._Element, lines: bool = True, complements: bool = Tru
         items=[_item(r, el, p) for el, p in r.children(items_el, items_path, "Item")] if lines else [],
         totales=_totales(r, *r.child(emision, em_path, "Totales")),
         complementos=([_complemento(r, el, p) for el, p in r.children(complementos_el, comp_path, "Complemento")]
-                      if complements else []),
+                      if lines else []),
         certificacion=_certificacion(r, *r.child(dte, dte_path, "Certificacion")),
         signatures=len(root.findall(_SIGNATURE)),
         signed_references=_signed_references(root),

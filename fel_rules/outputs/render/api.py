@@ -26,6 +26,7 @@ from ...document.facts import Anulacion, Documento
 from ...engine import Validator
 from ...expressions.catalogues import FraseEntry
 from ..formats.text import errors_in_brief
+from .notices import missing_glyphs_warnings
 from .pdf import render_view
 from .settings import DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS, RenderSettings, logo_for
 from .view import InvoiceView, build_view
@@ -34,7 +35,6 @@ __all__ = ["RenderResult", "load_logo", "render_bytes", "render_document", "rend
            "render_xml"]
 
 _SHOWN_ERRORS = 5
-_SHOWN_GLYPHS = 12
 _DEFAULT_LIMITS = (DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS)
 
 
@@ -51,12 +51,7 @@ class RenderResult:
     @property
     def warnings(self) -> list[Text]:
         """What the reader of the PDF should know: the characters printed as ``[U+XXXX]`` for want of a glyph."""
-        if not self.missing_glyphs:
-            return []
-        chars = ", ".join(f"{char} (U+{ord(char):04X})" for char in self.missing_glyphs[:_SHOWN_GLYPHS])
-        if len(self.missing_glyphs) > _SHOWN_GLYPHS:
-            chars += " …"
-        return [Text.of("render.missing_glyphs", count=len(self.missing_glyphs), chars=chars)]
+        return missing_glyphs_warnings(self.missing_glyphs)
 
 
 def render_bytes(data: bytes, *, settings: RenderSettings | None = None, force: bool = False,
