@@ -65,16 +65,7 @@ def _entry(result: FileResult, lang: str) -> Entry:
     return Entry(
         path=readable_name(result.rel), sha256=result.sha256, tipo=result.tipo,
         numero_autorizacion=result.numero_autorizacion, valid=result.valid, complete=result.complete,
-        counts=Counts(**result.counts), report=result.report, pdf=result.pdf, pdf_note=_said(result.pdf_note, lang),
-        error=result.error, pdf_warnings=result.pdf_warnings(lang),
+        counts=Counts(**result.counts), report=result.report, pdf=result.pdf,
+        pdf_note=PdfNote.say(result.pdf_note, lang), error=result.error, pdf_warnings=result.pdf_warnings(lang),
     )
 
-
-def _said(note: str | None, lang: str) -> str | None:
-    """A :class:`PdfNote` in ``lang`` (a note of unknown value, from an older journal, as written)."""
-    if note is None:
-        return None
-    try:
-        return PdfNote(note).said(lang)
-    except ValueError:
-        return note

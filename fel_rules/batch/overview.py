@@ -70,7 +70,7 @@ def _listed(result: FileResult, batch: BatchRun, lang: str) -> Listed:
     """The document of ``result`` with the report the batch wrote for it."""
     return Listed(path=readable_name(result.rel), report=_report(batch.out_dir, result.report, batch.roots),
                   facts=LedgerFacts.from_dict(result.ledger), error=result.error, report_link=result.report,
-                  pdf_link=result.pdf, pdf_note=_said(result.pdf_note, lang),
+                  pdf_link=result.pdf, pdf_note=PdfNote.say(result.pdf_note, lang),
                   pdf_warnings=tuple(result.pdf_warnings(lang)))
 
 
@@ -84,12 +84,3 @@ def _report(out_dir: Path, name: str | None, roots: tuple[Path, ...]) -> Report 
     except (OSError, ValueError):
         return None
 
-
-def _said(note: str | None, lang: str) -> str | None:
-    """A :class:`PdfNote` in ``lang`` (a note of unknown value, from an older journal, as written)."""
-    if note is None:
-        return None
-    try:
-        return PdfNote(note).said(lang)
-    except ValueError:
-        return note

@@ -145,6 +145,16 @@ class PdfNote(StrEnum):
         """The note in ``lang``."""
         return render_text(Text(f"batch.pdf_note.{self.value}"), lang)
 
+    @staticmethod
+    def say(note: str | None, lang: str) -> str | None:
+        """A journal's note in ``lang`` (a note of unknown value, from an older journal, as written)."""
+        if note is None:
+            return None
+        try:
+            return PdfNote(note).said(lang)
+        except ValueError:
+            return note
+
 _VALIDATORS: dict[str, Validator] = {}
 _LAST: tuple[dict, Validator] | None = None  # the configuration asked for last (the same object, task after task)
 
