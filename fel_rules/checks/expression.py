@@ -210,17 +210,23 @@ class _Binding:
 _NOTHING: tuple[None, None, None] = (None, None, None)
 
 
+def _found(find: Callable, node: etree._Element, memo: dict, name: str) -> list:
+    """What ``find`` matches at ``node``; a failure is said as :func:`_lookup` says a failing XPath (a finder only
+    fails on a broken tree)."""
+    try:
+        return find(node, memo)
+    except Exception as exc:  # noqa: BLE001 - becomes the rule's CheckError, as an XPath failure does
+        raise CheckError(Text.of("check.xpath_failed", path=f"let.{name}", reason=xpath_error(str(exc))),
+                         str(exc)) from exc
+
+
 def _all_values(find: Callable, read: Callable[[str], object], kind: str, name: str) -> Callable:
     """What :func:`_lookup` gives for a ``many`` binding read through ``find``: every matched node's value (an
     :class:`_Unread` for one that cannot be read), the first node, the first unreadable value."""
     text_kind = kind == "text"
 
     def lookup(node: etree._Element, memo: dict) -> tuple[object, object, _Unread | None]:
-        try:
-            found = find(node, memo)
-        except Exception as exc:  # as _lookup says a failing XPath (a finder only fails on a broken tree)
-            raise CheckError(Text.of("check.xpath_failed", path=f"let.{name}", reason=xpath_error(str(exc))),
-                             str(exc)) from exc
+        found = _found(find, node, memo, name)
         values: list = []
         unread = None
         for each in found:
@@ -241,11 +247,7 @@ def _first_value(find: Callable, read: Callable[[str], object], kind: str, name:
     text_kind = kind == "text"
 
     def lookup(node: etree._Element, memo: dict) -> tuple[object, object, _Unread | None]:
-        try:
-            found = find(node, memo)
-        except Exception as exc:  # as _lookup says a failing XPath (a finder only fails on a broken tree)
-            raise CheckError(Text.of("check.xpath_failed", path=f"let.{name}", reason=xpath_error(str(exc))),
-                             str(exc)) from exc
+        found = _found(find, node, memo, name)
         if not found:
             return _NOTHING
         first = found[0]
