@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         Severity,
         Stage,
         Totals,
+        report_json_schema,
     )
     from .core.text import Text
     from .engine import Validator
@@ -96,6 +97,7 @@ _HOMES = {
     "render_file": ".outputs.render",
     "render_text": ".core.catalogue",
     "render_xml": ".outputs.render",
+    "report_json_schema": ".core.report",
     "rules_listing": ".ruleset.listing",
     "run_batch": ".batch",
 }
@@ -142,6 +144,7 @@ __all__ = [
     "render_file",
     "render_text",
     "render_xml",
+    "report_json_schema",
     "rules_listing",
     "run_batch",
 ]

@@ -11,6 +11,7 @@ import decimal
 import hashlib
 import os
 import time
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from itertools import islice
 from pathlib import Path
@@ -176,7 +177,7 @@ class Validator:
         try:  # the facts of the lines only when the caller wants them (checks read them lazily)
             facts = extract_facts(root, lines=lines, memo=memo)
             if adenda is not None and adenda.entries and isinstance(facts, Documento):
-                facts = facts.model_copy(update={"adenda": adenda.entries, "adenda_omitted": adenda.omitted})
+                facts = replace(facts, adenda=adenda.entries, adenda_omitted=adenda.omitted)
         except Exception as exc:  # noqa: BLE001 - never a traceback, never a silent pass
             issues.append(self._say(_engine_failure("facts", exc)))
             return self._finish(path, sha256, issues, [*statuses, "error"], None, started)

@@ -32,6 +32,7 @@ from fel_rules import (
     first_error,
     list_rules,
     render_text,
+    report_json_schema,
     rules_listing,
 )
 
@@ -93,10 +94,12 @@ class ValidateArgs(_Args):
         return self
 
 
+@dataclass(frozen=True, kw_only=True)
 class ValidateOutput(Report):
     """The report, with ``ok`` (= valid) first for clients of the original FEL server."""
 
-    ok: bool = Field(description="Igual a valid (la clave del servidor FEL original).")
+    ok: bool
+    """Igual a valid (la clave del servidor FEL original)."""
 
 
 _COMPACT_DROPS = ("rulesets", "schema", "run")
@@ -145,7 +148,7 @@ def _validate(args: ValidateArgs, ctx: ToolContext) -> tuple[dict, str]:
 def _summary_text(report: Report, lang: str) -> str:
     """A one-line verdict, then the first errors (rule, line, message) and how many more there are."""
     verdict = "valid" if report.valid else ("unknown" if report.could_not_validate else "invalid")
-    counts = report.counts.model_dump()
+    counts = report.counts.to_dict()
     lines = [render_text(Text("mcp.summary", {"verdict": Text(f"report.verdict.{verdict}"), **counts}), lang)]
     errors = [issue for issue in report.issues if issue.severity.value == "error"]
     for issue in errors[:_SHOWN_ERRORS]:
@@ -390,7 +393,7 @@ class Tool:
     title: str
     description: str
     args: type[BaseModel]
-    output: type[BaseModel]
+    output: type[BaseModel] | type[Report]
     handler: Callable[[Any, ToolContext], tuple[dict, str]]
     annotations: dict
 
@@ -426,8 +429,9 @@ def _input_schema(model: type[BaseModel]) -> dict:
     return schema
 
 
-def _output_schema(model: type[BaseModel]) -> dict:
-    schema = self_contained(model.model_json_schema(by_alias=True))
+def _output_schema(model: type[BaseModel] | type[Report]) -> dict:
+    raw = report_json_schema(model) if issubclass(model, Report) else model.model_json_schema(by_alias=True)
+    schema = self_contained(raw)
     schema.pop("title", None)
     return schema
 

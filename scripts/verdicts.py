@@ -55,7 +55,7 @@ def record(corpus: Path, out: Path) -> None:
     result = {}
     for path in sorted(corpus.glob("*.xml")):
         report = validator.validate_path(path)
-        result[path.name] = _verdict(report.model_dump(mode="json"))
+        result[path.name] = _verdict(report.to_dict())
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.executable, "-m", "fel_rules", "batch", str(corpus), "--out", tmp,
                         "--no-render", "--format", "json"], check=False, capture_output=True)

@@ -78,16 +78,16 @@ def test_entries_are_sorted_and_every_input_is_accounted_for(mixed_run):
 
 def test_cross_document_issues_are_in_the_reports(mixed_run):
     result, out = mixed_run
-    note = Report.model_validate_json((out / "b-nota-credito.report.json").read_text())
+    note = Report.from_json((out / "b-nota-credito.report.json").read_text())
     lot = {issue.rule_id: issue for issue in note.issues if issue.rule_id.startswith("FEL-LOT-")}
     assert set(lot) == {"FEL-LOT-03", "FEL-LOT-06", "FEL-LOT-07"}
     assert "USD" in lot["FEL-LOT-03"].message and "a-factura.xml" in lot["FEL-LOT-03"].message
     assert lot["FEL-LOT-06"].refs.sat_code == "FEL_RCP350" and "US$ 1,020.00" in lot["FEL-LOT-06"].message
     assert not note.valid and note.counts.error == 3
-    correct = Report.model_validate_json((out / "c-nota-correcta.report.json").read_text())
+    correct = Report.from_json((out / "c-nota-correcta.report.json").read_text())
     assert correct.valid and not [i for i in correct.issues if i.rule_id.startswith("FEL-LOT-")]
     for twin in ("d-gemela-1", "d-gemela-2"):
-        report = Report.model_validate_json((out / f"{twin}.report.json").read_text())
+        report = Report.from_json((out / f"{twin}.report.json").read_text())
         (issue,) = [i for i in report.issues if i.rule_id == "FEL-LOT-01"]
         assert TWIN_UUID in issue.message and not report.valid
         assert not (out / f"{twin}.pdf").exists()  # rendered in phase 1, removed once the duplicate was seen

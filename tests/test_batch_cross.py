@@ -120,7 +120,7 @@ def lot_issues(tmp_path_factory, bad: bool) -> dict[str, dict[str, list]]:
                            progress=False))
     found: dict[str, dict[str, list]] = {}
     for path in sorted(out.glob("*.report.json")):
-        report = Report.model_validate_json(path.read_text(encoding="utf-8"))
+        report = Report.from_json(path.read_text(encoding="utf-8"))
         lot = {}
         for issue in report.issues:
             if issue.rule_id.startswith("FEL-LOT-"):
@@ -252,7 +252,7 @@ def test_a_profile_lowers_or_disables_batch_rules(tmp_path):
     result = run_batch(BatchOptions(input_dir=folder, out_dir=tmp_path / "out", render=False, workers=1,
                                     progress=False, config=Config(profile=str(profile))))
     entry = next(e for e in result.manifest.entries if e.path == "definitiva.xml")
-    report = Report.model_validate_json((tmp_path / "out" / entry.report).read_text(encoding="utf-8"))
+    report = Report.from_json((tmp_path / "out" / entry.report).read_text(encoding="utf-8"))
     lot = {i.rule_id: i.severity.value for i in report.issues if i.rule_id.startswith("FEL-LOT-")}
     assert lot == {"FEL-LOT-21": "warning"} and entry.valid
 

@@ -66,7 +66,7 @@ def assert_honest(out: Path, manifest: Manifest) -> None:
     """The manifest names only whole files that exist; the summary adds up; nothing half-written is left."""
     for entry in manifest.entries:
         if entry.report is not None:
-            Report.model_validate_json((out / entry.report).read_text(encoding="utf-8"))
+            Report.from_json((out / entry.report).read_text(encoding="utf-8"))
         if entry.pdf is not None:
             data = (out / entry.pdf).read_bytes()
             assert data.startswith(b"%PDF") and data.rstrip().endswith(b"%%EOF"), entry.pdf
@@ -84,7 +84,7 @@ def by_path(manifest: Manifest) -> dict:
 
 
 def verdicts(manifest: Manifest) -> dict:
-    return {e.path: (e.valid, e.counts.model_dump()) for e in manifest.entries}
+    return {e.path: (e.valid, e.counts.to_dict()) for e in manifest.entries}
 
 
 @pytest.fixture

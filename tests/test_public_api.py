@@ -26,7 +26,7 @@ PUBLIC = [
     "run_batch",
     # the report
     "Counts", "DocumentSummary", "Issue", "Location", "Refs", "Report", "RulesetRef", "RunInfo", "SchemaInfo",
-    "Severity", "Stage", "Totals", "errors_in_brief",
+    "Severity", "Stage", "Totals", "errors_in_brief", "report_json_schema",
     # why the system refused a file, in the catalogue's words
     "describe_os_error",
     # texts of the message catalogue (a summary line in the caller's language)

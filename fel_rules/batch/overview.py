@@ -80,7 +80,7 @@ def _report(out_dir: Path, name: str | None, roots: tuple[Path, ...]) -> Report 
         return None
     try:
         path = confine(out_dir / name, roots) if roots else out_dir / name
-        return Report.model_validate_json(path.read_bytes())
+        return Report.from_json(path.read_bytes())
     except (OSError, ValueError):
         return None
 

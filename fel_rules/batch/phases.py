@@ -94,11 +94,11 @@ def apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, journal: Journal,
         if result.report is None:  # only an entry with an error has no report; one edited by hand may, too
             continue
         path = out_dir / result.report
-        report = Report.model_validate_json(confine(path, journal.roots).read_text(encoding="utf-8"))
+        report = Report.from_json(confine(path, journal.roots).read_text(encoding="utf-8"))
         patched = with_cross_issues(report, new, batch_rules)
         result.report_sha256 = write_output(path, (patched.to_json(include_run=False) + "\n").encode(), journal.roots,
                                             own_report, durable=False)  # flushed with the rest before the manifest
-        result.valid, result.counts, result.cross_applied = patched.valid, patched.counts.model_dump(), bool(new)
+        result.valid, result.counts, result.cross_applied = patched.valid, patched.counts.to_dict(), bool(new)
         journal.record(result)
         brief.valid, brief.cross_applied = result.valid, result.cross_applied
 

@@ -89,7 +89,7 @@ def plan(options: BatchOptions) -> BatchRun:
     settings = _render_settings(options)
     logo = load_logo(settings.logo, settings) if options.render else None  # a bad logo stops the run before any work
     logos = logo_dir_digest(settings) if options.render else None
-    config = _absolute_paths(options.config).model_dump(mode="json", exclude_none=True)
+    config = _absolute_paths(options.config).to_dict(exclude_none=True)
     validator = validator_for(config)
     schema = validator.schema_set.info
     key = fingerprint(config, validator.config, schema.sha256, options.render, settings, logo, logos)
@@ -115,7 +115,7 @@ def _absolute_paths(config: Config) -> Config:
                if getattr(config, name) is not None}
     if config.profile and (config.profile.endswith((".yaml", ".yml")) or "/" in config.profile):
         changes["profile"] = str(Path(config.profile).resolve())
-    return config.model_copy(update=changes)
+    return replace(config, **changes)
 
 
 def _collect(input_dir: Path, out_dir: Path, recursive: bool) -> list[str]:

@@ -280,7 +280,7 @@ def _result_of(task: FileTask, report: Report, facts: Documento | Anulacion | No
     return FileResult(
         rel=task.rel, sha256=report.document.sha256, tipo=report.document.tipo,
         numero_autorizacion=report.document.numero_autorizacion, valid=report.valid, complete=report.complete,
-        counts=report.counts.model_dump(), report=output_paths(task.rel)[0], pdf=None, pdf_note=None, error=error,
+        counts=report.counts.to_dict(), report=output_paths(task.rel)[0], pdf=None, pdf_note=None, error=error,
         cross=cross_facts(facts), renderable=isinstance(facts, Documento), ledger=ledger_facts(facts).to_dict(),
     )
 

@@ -2,15 +2,18 @@
 
 A report is deterministic: issues are sorted, Decimals are strings, and everything volatile
 (time, duration, engine version) lives in :class:`RunInfo` so snapshots can leave it out.
+
+The types are frozen stdlib dataclasses: making a report imports nothing heavy. A report read back from
+JSON (:meth:`Report.from_json`) and the JSON Schema (:func:`report_json_schema`) go through pydantic,
+imported only then; ``__pydantic_config__`` tells it to refuse unknown keys.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field, fields
 from enum import Enum
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing import Any, Literal, TypeVar
 
 from .printable import escape_controls
 
@@ -30,6 +33,7 @@ __all__ = [
     "StageName",
     "StageStatus",
     "Totals",
+    "report_json_schema",
 ]
 
 REPORT_VERSION = 1
@@ -53,19 +57,28 @@ StageStatus = Literal["passed", "failed", "skipped", "error"]
 _STAGE_ORDER = {"xml": 0, "schema": 1, "rules": 2, "engine": 3}
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+#: What pydantic is told when it reads a report back or writes its schema (it is never imported to make one).
+_PYDANTIC = {"extra": "forbid", "use_attribute_docstrings": True}
 
 
-class Refs(_Frozen):
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Refs:
     """Where a rule comes from: SAT's rule code and the law or regulation."""
+
+    __pydantic_config__ = _PYDANTIC
 
     sat_code: str | None = None
     law: str | None = None
 
 
-class Location(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Location:
     """Where an issue points: XPath and line in the XML, item number and field name."""
+
+    __pydantic_config__ = _PYDANTIC
 
     xpath: str | None = None
     line: int | None = None
@@ -73,8 +86,15 @@ class Location(_Frozen):
     field: str | None = None
 
 
-class Issue(_Frozen):
+_NO_REFS = Refs()
+_NOWHERE = Location()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Issue:
     """One finding about a document, already rendered in the report's language."""
+
+    __pydantic_config__ = _PYDANTIC
 
     rule_id: str
     severity: Severity
@@ -82,29 +102,47 @@ class Issue(_Frozen):
     title: str
     message: str
     hint: str | None = None
-    refs: Refs = Refs()
-    location: Location = Location()
+    refs: Refs = _NO_REFS
+    location: Location = _NOWHERE
     expected: str | None = None
     actual: str | None = None
     difference: str | None = None
-    detail: str | None = Field(
-        default=None, description="What a library said in its own words (an XML parser, the schema validator), "
-        "for whoever reports a problem; the message says it in the report's language. Left out when there is none.")
+    detail: str | None = None
+    """What a library said in its own words (an XML parser, the schema validator), for whoever reports a problem; the message says it in the report's language. Left out when there is none."""  # noqa: E501
 
-    @field_validator("message", "hint", "detail")
-    @classmethod
-    def _printable(cls, text: str | None) -> str | None:
-        """Messages embed document values: their control characters are written visibly (no spoofed lines)."""
-        return escape_controls(text) if text else text
+    def __post_init__(self) -> None:
+        if not isinstance(self.severity, Severity):  # "error" given as text, as the JSON says it
+            object.__setattr__(self, "severity", Severity(self.severity))
+        # messages embed document values: their control characters are written visibly (no spoofed lines),
+        # whoever makes the issue
+        for name in ("message", "hint", "detail"):
+            text = getattr(self, name)
+            if text:
+                printable = escape_controls(text)
+                if printable is not text:
+                    object.__setattr__(self, name, printable)
 
     def sort_key(self) -> tuple:
         """Issues sort by (stage, line, rule_id, xpath)."""
         line = self.location.line if self.location.line is not None else -1
         return (_STAGE_ORDER[self.stage], line, self.rule_id, self.location.xpath or "", self.message)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The issue as plain JSON data (``detail`` left out when there is none)."""
+        data = dict(vars(self))
+        data["severity"] = self.severity.value
+        data["refs"] = dict(vars(self.refs))
+        data["location"] = dict(vars(self.location))
+        if self.detail is None:
+            del data["detail"]
+        return data
 
-class DocumentSummary(_Frozen):
+
+@dataclass(frozen=True, kw_only=True)
+class DocumentSummary:
     """Identity of the validated document (whatever could be read of it)."""
+
+    __pydantic_config__ = _PYDANTIC
 
     path: str | None = None
     sha256: str | None = None
@@ -120,45 +158,67 @@ class DocumentSummary(_Frozen):
     certified: bool = False
 
 
-class SchemaInfo(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class SchemaInfo:
     """The schema set a document was checked against."""
+
+    __pydantic_config__ = _PYDANTIC
 
     set: str | None = None
     sha256: str | None = None
 
 
-class RulesetRef(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class RulesetRef:
     """A rule set that ran (id and version)."""
+
+    __pydantic_config__ = _PYDANTIC
 
     id: str
     version: str
 
 
-class Stage(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Stage:
     """One pipeline stage and how it ended."""
+
+    __pydantic_config__ = _PYDANTIC
 
     name: StageName
     status: StageStatus
 
 
-class Counts(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Counts:
     """Number of issues per severity."""
+
+    __pydantic_config__ = _PYDANTIC
 
     error: int = 0
     warning: int = 0
     info: int = 0
 
+    def to_dict(self) -> dict[str, int]:
+        """``{"error": …, "warning": …, "info": …}``."""
+        return {"error": self.error, "warning": self.warning, "info": self.info}
 
-class Totals(_Frozen):
+
+@dataclass(frozen=True, kw_only=True)
+class Totals:
     """Document totals as strings: taxable subtotal, IVA, and GranTotal."""
+
+    __pydantic_config__ = _PYDANTIC
 
     subtotal: str | None = None
     iva: str | None = None
     total: str | None = None
 
 
-class RunInfo(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class RunInfo:
     """Volatile facts about one run; excluded from snapshots."""
+
+    __pydantic_config__ = _PYDANTIC
 
     engine_version: str
     started_at: str
@@ -168,39 +228,56 @@ class RunInfo(_Frozen):
     as_of: str | None = None
 
 
-class Report(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Report:
     """The result of validating one document."""
+
+    __pydantic_config__ = _PYDANTIC
 
     report_version: int = REPORT_VERSION
     valid: bool
     complete: bool
     document: DocumentSummary
-    schema_: SchemaInfo = Field(default=SchemaInfo(), alias="schema")
-    rulesets: list[RulesetRef] = []
+    schema: SchemaInfo = SchemaInfo()
+    rulesets: list[RulesetRef] = field(default_factory=list)
     stages: list[Stage]
     counts: Counts
     totals: Totals = Totals()
-    issues: list[Issue] = []
+    issues: list[Issue] = field(default_factory=list)
     run: RunInfo | None = None
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    @property
+    def schema_(self) -> SchemaInfo:
+        """:attr:`schema` under the name it had when reports were pydantic models."""
+        return self.schema
 
-    def to_dict(self, *, include_run: bool = True) -> dict:
+    def to_dict(self, *, include_run: bool = True) -> dict[str, Any]:
         """The report as plain JSON data (``run`` left out when ``include_run`` is false)."""
-        data = self.model_dump(mode="json", by_alias=True)
-        if not include_run:
-            data.pop("run", None)
-        for issue in data["issues"]:  # a detail only where a library's words were kept
-            if issue.get("detail") is None:
-                issue.pop("detail", None)
+        data: dict[str, Any] = {
+            "report_version": self.report_version,
+            "valid": self.valid,
+            "complete": self.complete,
+            "document": dict(vars(self.document)),
+            "schema": dict(vars(self.schema)),
+            "rulesets": [dict(vars(ruleset)) for ruleset in self.rulesets],
+            "stages": [dict(vars(stage)) for stage in self.stages],
+            "counts": self.counts.to_dict(),
+            "totals": dict(vars(self.totals)),
+            "issues": [issue.to_dict() for issue in self.issues],
+        }
+        if include_run:
+            data["run"] = None if self.run is None else dict(vars(self.run))
         return data
 
     def to_json(self, *, include_run: bool = True, indent: int | None = 2) -> str:
         """The report as JSON text (UTF-8, keys in a fixed order)."""
-        if not include_run and indent == 2:  # what a batch writes per file: pydantic's serializer, same text
-            without_detail = {index: {"detail"} for index, issue in enumerate(self.issues) if issue.detail is None}
-            return self.model_dump_json(indent=2, by_alias=True, exclude={"run": True, "issues": without_detail})
         return json.dumps(self.to_dict(include_run=include_run), ensure_ascii=False, indent=indent)
+
+    @classmethod
+    def from_json(cls: type[_T], text: str | bytes) -> _T:
+        """The report ``text`` holds (as :meth:`to_json` writes it), validated by pydantic: a
+        ``pydantic.ValidationError`` (a ``ValueError``) for anything else."""
+        return _adapter(cls).validate_json(text)
 
     @property
     def could_not_validate(self) -> bool:
@@ -214,3 +291,26 @@ class Report(_Frozen):
         if not self.valid or any(issue.severity.rank >= fail_on.rank for issue in self.issues):
             return 1
         return 0
+
+
+_ADAPTERS: dict[type, Any] = {}
+
+
+def _adapter(kind: type) -> Any:
+    """pydantic's validator and schema writer for ``kind`` (pydantic imported on first use only)."""
+    adapter = _ADAPTERS.get(kind)
+    if adapter is None:
+        from pydantic import TypeAdapter
+
+        adapter = _ADAPTERS[kind] = TypeAdapter(kind)
+    return adapter
+
+
+def report_json_schema(kind: type = Report, *, mode: Literal["validation", "serialization"] = "validation") -> dict:
+    """The JSON Schema of ``kind`` (a report type, or a dataclass extending one), as pydantic writes it; a list
+    that defaults to empty says so (pydantic leaves out the default of a ``default_factory``)."""
+    schema = _adapter(kind).json_schema(by_alias=True, mode=mode)
+    for item in fields(kind):
+        if item.default_factory is list:
+            schema["properties"][item.name] = {"default": [], **schema["properties"][item.name]}
+    return schema

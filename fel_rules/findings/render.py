@@ -34,7 +34,7 @@ def render_issue(
     entry = catalogue.entry(finding.id)
     refs = entry.refs if refs is None else refs
     if finding.sat_code is not None:  # the one code this finding cites instead of the entry's ("": none)
-        refs = refs.model_copy(update={"sat_code": finding.sat_code or None})
+        refs = replace(refs, sat_code=finding.sat_code or None)
     said = {name: _amounts(value, currency) for name, value in finding.values.items()}
     values = {"item": "" if finding.item is None else str(finding.item), **render_values(said, lang, catalogue)}
     return Issue(

@@ -7,6 +7,7 @@ cross-document rules add issues to a finished report. No other code computes a v
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from ..core.report import Counts, Issue, Report, Severity, Stage
 
@@ -51,11 +52,10 @@ def with_issues(report: Report, issues: Iterable[Issue]) -> Report:
     issues = sorted(issues, key=Issue.sort_key)
     rules_failed = any(issue.stage == "rules" and issue.severity == Severity.ERROR for issue in issues)
     stages = [
-        stage.model_copy(update={"status": "failed" if rules_failed else "passed"})
+        replace(stage, status="failed" if rules_failed else "passed")
         if stage.name == "rules" and stage.status in ("passed", "failed") else stage
         for stage in report.stages
     ]
     counts = tally(issues)
     verdict = decide(stages, counts)
-    return report.model_copy(update={"issues": issues, "counts": counts, "stages": stages,
-                                     "valid": verdict.valid, "complete": verdict.complete})
+    return replace(report, issues=issues, counts=counts, stages=stages, valid=verdict.valid, complete=verdict.complete)

@@ -1,4 +1,4 @@
-"""Typed facts of FEL documents (pydantic, Decimal) and their extraction from XML."""
+"""Typed facts of FEL documents (frozen dataclasses, Decimal) and their extraction from XML."""
 
 from .extract import extract_facts
 from .model import (

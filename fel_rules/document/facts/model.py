@@ -1,16 +1,15 @@
 """Typed facts of a FEL document: every value with its XPath and line.
 
-The model is read-only and tolerant: a value that is present but not a valid number keeps its
-raw text with ``value=None`` (the schema stage has already reported it), so rules never crash
-on a malformed amount.
+The model (frozen stdlib dataclasses: no validation, cheap to make) is read-only and tolerant: a value
+that is present but not a valid number keeps its raw text with ``value=None`` (the schema stage has already
+reported it), so rules never crash on a malformed amount.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict
 
 __all__ = [
     "Address",
@@ -32,23 +31,24 @@ __all__ = [
 ]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class Located(_Model):
+@dataclass(frozen=True, kw_only=True)
+class Located:
     """Where something is in the XML."""
 
     xpath: str
     line: int | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class Text(Located):
     """A text value (attribute or element content)."""
 
     value: str
 
 
+@dataclass(frozen=True, kw_only=True)
 class Amount(Located):
     """A numeric value; ``value`` is ``None`` when ``raw`` is not a decimal number."""
 
@@ -56,6 +56,7 @@ class Amount(Located):
     value: Decimal | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class Address(Located):
     """DireccionEmisor / DireccionReceptor."""
 
@@ -66,6 +67,7 @@ class Address(Located):
     pais: Text | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class DatosGenerales(Located):
     """dte:DatosGenerales: type, emission date, currency and optional flags."""
 
@@ -77,6 +79,7 @@ class DatosGenerales(Located):
     tipo_personeria: Text | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class Emisor(Located):
     """dte:Emisor."""
 
@@ -89,6 +92,7 @@ class Emisor(Located):
     direccion: Address | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class Receptor(Located):
     """dte:Receptor."""
 
@@ -99,6 +103,7 @@ class Receptor(Located):
     direccion: Address | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class Frase(Located):
     """dte:Frase."""
 
@@ -108,6 +113,7 @@ class Frase(Located):
     fecha_resolucion: Text | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class Tax(Located):
     """dte:Impuesto of an item."""
 
@@ -118,6 +124,7 @@ class Tax(Located):
     monto_impuesto: Amount | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class Item(Located):
     """dte:Item with every tax it carries."""
 
@@ -131,10 +138,11 @@ class Item(Located):
     precio: Amount | None = None
     descuento: Amount | None = None
     otros_descuento: Amount | None = None
-    impuestos: list[Tax] = []
+    impuestos: list[Tax] = field(default_factory=list)
     total: Amount | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class TotalImpuesto(Located):
     """dte:TotalImpuesto."""
 
@@ -142,13 +150,15 @@ class TotalImpuesto(Located):
     total_monto_impuesto: Amount | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class Totales(Located):
     """dte:Totales."""
 
-    total_impuestos: list[TotalImpuesto] = []
+    total_impuestos: list[TotalImpuesto] = field(default_factory=list)
     gran_total: Amount | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class Complemento(Located):
     """dte:Complemento and a flat reading of its content.
 
@@ -160,10 +170,11 @@ class Complemento(Located):
     nombre: Text | None = None
     uri: Text | None = None
     content_tag: str | None = None
-    fields: dict[str, str] = {}
-    rows: list[dict[str, str]] = []
+    fields: dict[str, str] = field(default_factory=dict)
+    rows: list[dict[str, str]] = field(default_factory=list)
 
 
+@dataclass(frozen=True, kw_only=True)
 class Certificacion(Located):
     """dte:Certificacion, added by the certifier."""
 
@@ -175,6 +186,7 @@ class Certificacion(Located):
     fecha_hora_certificacion: Text | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class Documento(Located):
     """A dte:GTDocumento (invoice, note, receipt…).
 
@@ -188,17 +200,18 @@ class Documento(Located):
     datos_generales: DatosGenerales | None = None
     emisor: Emisor | None = None
     receptor: Receptor | None = None
-    frases: list[Frase] = []
-    items: list[Item] = []
+    frases: list[Frase] = field(default_factory=list)
+    items: list[Item] = field(default_factory=list)
     totales: Totales | None = None
-    complementos: list[Complemento] = []
+    complementos: list[Complemento] = field(default_factory=list)
     certificacion: Certificacion | None = None
     signatures: int = 0
-    signed_references: list[str] = []
-    adenda: list[tuple[str, str]] = []
+    signed_references: list[str] = field(default_factory=list)
+    adenda: list[tuple[str, str]] = field(default_factory=list)
     adenda_omitted: int = 0
 
 
+@dataclass(frozen=True, kw_only=True)
 class Anulacion(Located):
     """A dte:GTAnulacionDocumento (annulment of an earlier DTE)."""
 
@@ -211,4 +224,4 @@ class Anulacion(Located):
     motivo_anulacion: Text | None = None
     certificacion: Certificacion | None = None
     signatures: int = 0
-    signed_references: list[str] = []
+    signed_references: list[str] = field(default_factory=list)

@@ -64,7 +64,7 @@ def render_html(documents: Iterable[Listed], *, lang: str = "es", context: PageC
     documents = list(documents)
     if context is None:
         named = next((d.report for d in documents if d.report is not None and d.report.rulesets), None)
-        context = PageContext(named.rulesets, named.schema_) if named is not None else PageContext()
+        context = PageContext(named.rulesets, named.schema) if named is not None else PageContext()
     page = HtmlPage(lang=lang, context=context)
     for document in documents:
         page.add(document)

@@ -39,7 +39,7 @@ def render_text(reports: Sequence[Report], *, lang: str = "es", min_severity: Se
             if hints and issue.hint:
                 lines.append(f"    {say('report.hint')}: {escape_controls(issue.hint)}")
         verdict = "unknown" if report.could_not_validate else ("valid" if report.valid else "invalid")
-        counts = say("report.counts", **report.counts.model_dump())
+        counts = say("report.counts", **report.counts.to_dict())
         lines.append(f"{name}: {say(f'report.verdict.{verdict}')} ({counts})")
     if len(reports) > 1:
         lines.append(say("report.total", **summary(reports)))
