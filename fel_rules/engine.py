@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import UTC, date, datetime
 from itertools import islice
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, get_args
 
 from lxml import etree
 
@@ -37,6 +37,7 @@ from .core.report import (
     Severity,
     Stage,
     StageName,
+    StageStatus,
 )
 from .core.text import Text
 from .core.version import __version__
@@ -67,9 +68,15 @@ _ITEM = f"{{{DTE}}}Item"
 
 _EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
 
-#: The first element with more attributes than ``$limit``: one that has an attribute at position ``$limit + 1``
-#: (compiled once; libxml2 finds it without counting every element's attributes).
-_CROWDED = etree.XPath("(//*[@*[$limit + 1]])[1]")
+#: The first element with more attributes than ``$limit``: the parent of an attribute at position ``$limit + 1``
+#: (compiled once; libxml2 walks the attribute axis, never counting every element's attributes nor testing
+#: elements without any).
+_CROWDED = etree.XPath("(//@*[$limit + 1]/..)[1]")
+
+#: The stages a report lists, and each of them with each outcome (immutable: one object serves every report).
+_STAGE_NAMES: tuple[StageName, ...] = ("xml", "schema", "rules")
+_STAGES = {(name, status): Stage(name=name, status=status) for name in _STAGE_NAMES
+           for status in get_args(StageStatus)}
 
 #: Rule plans (rules in force per document kind, DTE type and day) kept per validator.
 _MAX_PLANS = 512
@@ -297,9 +304,7 @@ class Validator:
 
     def _finish(self, path, sha256, issues, statuses, facts, started, root=None, memo=None) -> Outcome:
         as_of = self._as_of(facts) if facts is not None else self.config.as_of
-        names: tuple[StageName, ...] = ("xml", "schema", "rules")
-        stages = [Stage(name=name, status=statuses[i] if i < len(statuses) else "skipped")
-                  for i, name in enumerate(names)]
+        stages = [_STAGES[name, statuses[i] if i < len(statuses) else "skipped"] for i, name in enumerate(_STAGE_NAMES)]
         issues = sorted(issues, key=Issue.sort_key)
         counts = tally(issues)
         valid, complete = decide(stages, counts)

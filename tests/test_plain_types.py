@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
-from fel_rules import Config, Issue, Report, Severity, Validator, report_json_schema
+from fel_rules import Config, Issue, Location, Report, Severity, Validator, report_json_schema
 from fel_rules.core.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_ITEMS
 from fel_rules.core.resources import BUILTIN_RULES_DIR
 from fel_rules.document.facts import Amount, Documento, Item
@@ -130,3 +131,30 @@ def test_facts_are_frozen_and_their_lists_are_not_shared():
 def _report_with(issue: Issue) -> Report:
     report = Validator().validate_path(EXAMPLES / "factura-fact.xml")
     return dataclasses.replace(report, issues=[issue])
+
+
+ODD = "".join(map(chr, range(0x30))) + '"\\/ñ€😀\u2028\u2029\x7f\x85\x9f\ufeffab'
+
+
+@pytest.mark.parametrize("data", [
+    {}, [], "", 0, -3, 1.5, 1e-05, 1.5e16, None, True, False, ODD, Severity.ERROR,
+    {"a": [], "b": {}, "c": [1, [2, {"d": None}], (3, "x")], ODD: {"e": ODD, "f": [True, False, 0.001]}},
+])
+def test_indented_json_is_the_text_json_dumps_writes(data):
+    from fel_rules.core.jsontext import indented_json
+
+    assert indented_json(data) == json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def test_to_json_writes_the_same_text_with_or_without_pydantic_core(monkeypatch):
+    """A process with pydantic_core loaded (a batch) writes a report with it; any other with the standard library."""
+    report = Validator().validate_path(EXAMPLES / "factura-certificada.xml")
+    issue = Issue(rule_id="X", severity=Severity.ERROR, stage="rules", title=ODD, message=ODD, hint=ODD, detail=ODD,
+                  location=Location(xpath=ODD, line=3))
+    report = dataclasses.replace(report, issues=[issue, dataclasses.replace(issue, detail=None)])
+    expected = {run: json.dumps(report.to_dict(include_run=run), ensure_ascii=False, indent=2) for run in (True, False)}
+    import pydantic_core  # noqa: F401 - loaded, as in a batch
+    assert {run: report.to_json(include_run=run) for run in (True, False)} == expected
+    monkeypatch.delitem(sys.modules, "pydantic_core")
+    assert {run: report.to_json(include_run=run) for run in (True, False)} == expected
+    assert report.to_json(indent=None) == json.dumps(report.to_dict(), ensure_ascii=False)

@@ -11,10 +11,12 @@ imported only then; ``__pydantic_config__`` tells it to refuse unknown keys.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any, Literal, TypeVar
 
+from .jsontext import indented_json
 from .printable import escape_controls
 
 __all__ = [
@@ -270,8 +272,15 @@ class Report:
         return data
 
     def to_json(self, *, include_run: bool = True, indent: int | None = 2) -> str:
-        """The report as JSON text (UTF-8, keys in a fixed order)."""
-        return json.dumps(self.to_dict(include_run=include_run), ensure_ascii=False, indent=indent)
+        """The report as JSON text (UTF-8, keys in a fixed order): ``json.dumps(self.to_dict(…),
+        ensure_ascii=False, indent=indent)``, written faster when indented by 2."""
+        data = self.to_dict(include_run=include_run)
+        if indent != 2:
+            return json.dumps(data, ensure_ascii=False, indent=indent)
+        core = sys.modules.get("pydantic_core")
+        if core is not None and not include_run:  # a batch has it loaded: the same text (no float in it), faster
+            return core.to_json(data, indent=2).decode()
+        return indented_json(data)
 
     @classmethod
     def from_json(cls: type[_T], text: str | bytes) -> _T:

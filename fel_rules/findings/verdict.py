@@ -35,8 +35,10 @@ class Verdict(tuple):
 
 def tally(issues: Iterable[Issue]) -> Counts:
     """Issues per severity."""
-    issues = list(issues)
-    return Counts(**{level.value: sum(1 for issue in issues if issue.severity == level) for level in Severity})
+    counted = dict.fromkeys(Severity, 0)  # one pass over the issues
+    for issue in issues:
+        counted[issue.severity] += 1
+    return Counts(error=counted[Severity.ERROR], warning=counted[Severity.WARNING], info=counted[Severity.INFO])
 
 
 def decide(stages: Iterable[Stage], counts: Counts) -> Verdict:
