@@ -94,7 +94,6 @@ class ValidateArgs(_Args):
         return self
 
 
-@dataclass(frozen=True, kw_only=True)
 class ValidateOutput(Report):
     """The report, with ``ok`` (= valid) first for clients of the original FEL server."""
 

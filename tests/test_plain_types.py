@@ -158,3 +158,27 @@ def test_to_json_writes_the_same_text_with_or_without_pydantic_core(monkeypatch)
     monkeypatch.delitem(sys.modules, "pydantic_core")
     assert {run: report.to_json(include_run=run) for run in (True, False)} == expected
     assert report.to_json(indent=None) == json.dumps(report.to_dict(), ensure_ascii=False)
+
+
+def test_a_record_is_a_frozen_keyword_only_dataclass():
+    import copy
+    import pickle
+
+    from fel_rules.document.facts import Text
+
+    text = Text(xpath="/a/@b", value="x")
+    assert dataclasses.is_dataclass(text) and [f.name for f in dataclasses.fields(text)] == ["xpath", "line", "value"]
+    assert text == Text(xpath="/a/@b", line=None, value="x") != Text(xpath="/a/@b", value="y")
+    assert hash(text) == hash(Text(xpath="/a/@b", value="x"))
+    assert repr(text) == "Text(xpath='/a/@b', line=None, value='x')"
+    assert pickle.loads(pickle.dumps(text)) == text == copy.deepcopy(text)
+    assert dataclasses.replace(text, line=4) == Text(xpath="/a/@b", line=4, value="x")
+    assert dataclasses.asdict(text) == {"xpath": "/a/@b", "line": None, "value": "x"}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del text.value
+    with pytest.raises(TypeError, match=r"Text\(\) missing required keyword arguments: value, xpath"):
+        Text()  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"Text\(\) got unexpected keyword arguments: valor"):
+        Text(xpath="/a", value="x", valor="y")  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Text("/a", None, "x")  # type: ignore[misc]

@@ -1,21 +1,23 @@
 """Validation settings: tolerance, rounding, size limit, language, schema and rule locations.
 
-:class:`Config` is a frozen stdlib dataclass that checks and converts its own values (no pydantic on the way to
-a verdict): a tolerance given as text or a float becomes a :class:`~decimal.Decimal`, a folder given as text a
-:class:`~pathlib.Path`, a date in ISO text a :class:`~datetime.date`; a value it cannot take is a
-:class:`ValueError` naming the setting, an unknown setting a :class:`TypeError`.
+:class:`Config` is a frozen stdlib dataclass (:class:`~fel_rules.core.record.Record`) that checks and converts its
+own values (no pydantic on the way to a verdict): a tolerance given as text or a float becomes a
+:class:`~decimal.Decimal`, a folder given as text a :class:`~pathlib.Path`, a date in ISO text a
+:class:`~datetime.date`; a value it cannot take is a :class:`ValueError` naming the setting, an unknown setting a
+:class:`TypeError`.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from datetime import date, datetime
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Literal
 
 from .limits import DEFAULT_MAX_ATTRIBUTES, DEFAULT_MAX_BYTES, DEFAULT_MAX_ITEMS, DEFAULT_MAX_SCHEMA_ERRORS
+from .record import Record
 from .resources import BUILTIN_RULES_DIR
 
 __all__ = [
@@ -29,8 +31,7 @@ _CHOICES = {"rounding": ("half_up", "half_even"), "lang": ("es", "en"), "schema_
 _LIMITS = ("max_bytes", "max_items", "max_attributes", "max_schema_errors")
 
 
-@dataclass(frozen=True, kw_only=True)
-class Config:
+class Config(Record):
     """Everything that changes how a document is judged, in one immutable object."""
 
     tolerance: Decimal = Decimal("0.01")

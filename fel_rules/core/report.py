@@ -3,7 +3,8 @@
 A report is deterministic: issues are sorted, Decimals are strings, and everything volatile
 (time, duration, engine version) lives in :class:`RunInfo` so snapshots can leave it out.
 
-The types are frozen stdlib dataclasses: making a report imports nothing heavy. A report read back from
+The types are frozen stdlib dataclasses (:class:`~fel_rules.core.record.Record`): making a report imports
+nothing heavy. A report read back from
 JSON (:meth:`Report.from_json`) and the JSON Schema (:func:`report_json_schema`) go through pydantic,
 imported only then; ``__pydantic_config__`` tells it to refuse unknown keys.
 """
@@ -12,12 +13,13 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from enum import Enum
 from typing import Any, Literal, TypeVar
 
 from .jsontext import indented_json
 from .printable import escape_controls
+from .record import Record
 
 __all__ = [
     "REPORT_VERSION",
@@ -66,8 +68,7 @@ _PYDANTIC = {"extra": "forbid", "use_attribute_docstrings": True}
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True, kw_only=True)
-class Refs:
+class Refs(Record):
     """Where a rule comes from: SAT's rule code and the law or regulation."""
 
     __pydantic_config__ = _PYDANTIC
@@ -76,8 +77,7 @@ class Refs:
     law: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class Location:
+class Location(Record):
     """Where an issue points: XPath and line in the XML, item number and field name."""
 
     __pydantic_config__ = _PYDANTIC
@@ -92,8 +92,7 @@ _NO_REFS = Refs()
 _NOWHERE = Location()
 
 
-@dataclass(frozen=True, kw_only=True)
-class Issue:
+class Issue(Record):
     """One finding about a document, already rendered in the report's language."""
 
     __pydantic_config__ = _PYDANTIC
@@ -140,8 +139,7 @@ class Issue:
         return data
 
 
-@dataclass(frozen=True, kw_only=True)
-class DocumentSummary:
+class DocumentSummary(Record):
     """Identity of the validated document (whatever could be read of it)."""
 
     __pydantic_config__ = _PYDANTIC
@@ -160,8 +158,7 @@ class DocumentSummary:
     certified: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
-class SchemaInfo:
+class SchemaInfo(Record):
     """The schema set a document was checked against."""
 
     __pydantic_config__ = _PYDANTIC
@@ -170,8 +167,7 @@ class SchemaInfo:
     sha256: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class RulesetRef:
+class RulesetRef(Record):
     """A rule set that ran (id and version)."""
 
     __pydantic_config__ = _PYDANTIC
@@ -180,8 +176,7 @@ class RulesetRef:
     version: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class Stage:
+class Stage(Record):
     """One pipeline stage and how it ended."""
 
     __pydantic_config__ = _PYDANTIC
@@ -190,8 +185,7 @@ class Stage:
     status: StageStatus
 
 
-@dataclass(frozen=True, kw_only=True)
-class Counts:
+class Counts(Record):
     """Number of issues per severity."""
 
     __pydantic_config__ = _PYDANTIC
@@ -205,8 +199,7 @@ class Counts:
         return {"error": self.error, "warning": self.warning, "info": self.info}
 
 
-@dataclass(frozen=True, kw_only=True)
-class Totals:
+class Totals(Record):
     """Document totals as strings: taxable subtotal, IVA, and GranTotal."""
 
     __pydantic_config__ = _PYDANTIC
@@ -216,8 +209,7 @@ class Totals:
     total: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class RunInfo:
+class RunInfo(Record):
     """Volatile facts about one run; excluded from snapshots."""
 
     __pydantic_config__ = _PYDANTIC
@@ -230,8 +222,7 @@ class RunInfo:
     as_of: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class Report:
+class Report(Record):
     """The result of validating one document."""
 
     __pydantic_config__ = _PYDANTIC

@@ -1,15 +1,17 @@
 """Typed facts of a FEL document: every value with its XPath and line.
 
-The model (frozen stdlib dataclasses: no validation, cheap to make) is read-only and tolerant: a value
-that is present but not a valid number keeps its raw text with ``value=None`` (the schema stage has already
-reported it), so rules never crash on a malformed amount.
+The model (frozen stdlib dataclasses, :class:`~fel_rules.core.record.Record`: no validation, cheap to define) is
+read-only and tolerant: a value that is present but not a valid number keeps its raw text with ``value=None``
+(the schema stage has already reported it), so rules never crash on a malformed amount.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from decimal import Decimal
 from typing import Literal
+
+from ...core.record import Record
 
 __all__ = [
     "Address",
@@ -33,22 +35,19 @@ __all__ = [
 
 
 
-@dataclass(frozen=True, kw_only=True)
-class Located:
+class Located(Record):
     """Where something is in the XML."""
 
     xpath: str
     line: int | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Text(Located):
     """A text value (attribute or element content)."""
 
     value: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class Amount(Located):
     """A numeric value; ``value`` is ``None`` when ``raw`` is not a decimal number."""
 
@@ -56,7 +55,6 @@ class Amount(Located):
     value: Decimal | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Address(Located):
     """DireccionEmisor / DireccionReceptor."""
 
@@ -67,7 +65,6 @@ class Address(Located):
     pais: Text | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class DatosGenerales(Located):
     """dte:DatosGenerales: type, emission date, currency and optional flags."""
 
@@ -79,7 +76,6 @@ class DatosGenerales(Located):
     tipo_personeria: Text | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Emisor(Located):
     """dte:Emisor."""
 
@@ -92,7 +88,6 @@ class Emisor(Located):
     direccion: Address | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Receptor(Located):
     """dte:Receptor."""
 
@@ -103,7 +98,6 @@ class Receptor(Located):
     direccion: Address | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Frase(Located):
     """dte:Frase."""
 
@@ -113,7 +107,6 @@ class Frase(Located):
     fecha_resolucion: Text | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Tax(Located):
     """dte:Impuesto of an item."""
 
@@ -124,7 +117,6 @@ class Tax(Located):
     monto_impuesto: Amount | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Item(Located):
     """dte:Item with every tax it carries."""
 
@@ -142,7 +134,6 @@ class Item(Located):
     total: Amount | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class TotalImpuesto(Located):
     """dte:TotalImpuesto."""
 
@@ -150,7 +141,6 @@ class TotalImpuesto(Located):
     total_monto_impuesto: Amount | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Totales(Located):
     """dte:Totales."""
 
@@ -158,7 +148,6 @@ class Totales(Located):
     gran_total: Amount | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Complemento(Located):
     """dte:Complemento and a flat reading of its content.
 
@@ -174,7 +163,6 @@ class Complemento(Located):
     rows: list[dict[str, str]] = field(default_factory=list)
 
 
-@dataclass(frozen=True, kw_only=True)
 class Certificacion(Located):
     """dte:Certificacion, added by the certifier."""
 
@@ -186,7 +174,6 @@ class Certificacion(Located):
     fecha_hora_certificacion: Text | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Documento(Located):
     """A dte:GTDocumento (invoice, note, receipt…).
 
@@ -211,7 +198,6 @@ class Documento(Located):
     adenda_omitted: int = 0
 
 
-@dataclass(frozen=True, kw_only=True)
 class Anulacion(Located):
     """A dte:GTAnulacionDocumento (annulment of an earlier DTE)."""
 
