@@ -132,7 +132,8 @@ class CheckKind(Protocol):
     keep what they need of the validated params (fel-rules' own kinds keep :func:`plain` of them:
     a check read back from the rule cache needs no pydantic), and yield :class:`Finding` objects from
     :meth:`check`. XPath params go through :meth:`RuleEnv.xpath`, so rules may write them from a place
-    (``items/dte:Total``). An optional :meth:`placeholders` lets rule files be checked for unknown ``{names}`` in their messages when they load.
+    (``items/dte:Total``). An optional :meth:`placeholders` lets rule files be checked for unknown ``{names}`` in
+    their messages when they load.
 
     A kind whose class sets ``scope = "batch"`` decides on a whole batch instead of one document:
     its :meth:`check` receives a :class:`~fel_rules.checks.batch_input.BatchInput` (one document of the
