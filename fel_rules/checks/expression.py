@@ -49,7 +49,7 @@ from .plain import ParamsOf, PlainParams, plain
 from .registry import check_kind
 
 if TYPE_CHECKING:
-    from .expression_params import ExpressionParams
+    from .expression_params import ExpressionParams, LetSpec
 
 __all__ = ["ExpressionCheck"]
 
@@ -72,9 +72,9 @@ class _Binding:
     key: int | None
     described: tuple | None  # what the memo key names (None for a computed value)
 
-    def __init__(self, name: str, raw: str | PlainParams, env: RuleEnv, earlier: dict[str, PlainParams],
+    def __init__(self, name: str, raw: str | LetSpec, env: RuleEnv, earlier: dict[str, PlainParams],
                  constants: list[str]) -> None:
-        spec = raw if isinstance(raw, PlainParams) else plain(ExpressionCheck.Let(path=raw))
+        spec: PlainParams = plain(ExpressionCheck.Let(path=raw) if isinstance(raw, str) else raw)
         self.name = name
         self.spec = spec
         self.value = None
@@ -88,7 +88,7 @@ class _Binding:
             self.namespaces: dict[str, str] = {}
             self._finders: tuple | None = (None, None)
             return
-        where = ("let", name, "path") if isinstance(raw, PlainParams) else ("let", name)
+        where = ("let", name) if isinstance(raw, str) else ("let", name, "path")
         assert spec.path is not None, "a LetSpec without a value has a path (its validator)"
         self.path = env.xpath(spec.path, where)
         self.money = spec.type == "decimal" and _last_step(self.path) in MONEY_FIELDS
@@ -230,7 +230,7 @@ class ExpressionCheck:
     Let = ParamsOf("fel_rules.checks.expression_params:LetSpec")
 
     def __init__(self, params: ExpressionParams, env: RuleEnv) -> None:
-        params = self.params = plain(params)
+        self.params = plain(params)
         self.namespaces = dict(env.namespaces)
         context = env.xpath(params.context, "context")
         self.context = compile_xpath(context, env.namespaces, nodes=True)

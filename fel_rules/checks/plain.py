@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __all__ = ["ParamsOf", "PlainParams", "plain"]
 
@@ -19,6 +19,12 @@ class PlainParams:
     """Validated params as plain values: each field of the model an attribute (a nested model a
     :class:`PlainParams` too), read-only. :meth:`as_written` gives back the fields the rule wrote, by the names
     the rule file uses (what a profile's changed params are merged into)."""
+
+    _written: tuple[str, ...]
+    _aliases: dict[str, str]
+
+    if TYPE_CHECKING:
+        def __getattr__(self, name: str) -> Any: ...  # the model's fields
 
     def __init__(self, values: Mapping[str, object], written: Iterable[str] = (),
                  aliases: Mapping[str, str] | None = None) -> None:
