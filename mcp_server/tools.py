@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -97,8 +97,7 @@ class ValidateArgs(_Args):
 class ValidateOutput(Report):
     """The report, with ``ok`` (= valid) first for clients of the original FEL server."""
 
-    ok: bool
-    """Igual a valid (la clave del servidor FEL original)."""
+    ok: Annotated[bool, Field(description="Igual a valid (la clave del servidor FEL original).")]
 
 
 _COMPACT_DROPS = ("rulesets", "schema", "run")

@@ -62,7 +62,7 @@ _STAGE_ORDER = {"xml": 0, "schema": 1, "rules": 2, "engine": 3}
 
 
 #: What pydantic is told when it reads a report back or writes its schema (it is never imported to make one).
-_PYDANTIC = {"extra": "forbid", "use_attribute_docstrings": True}
+_PYDANTIC: dict[str, Any] = {"extra": "forbid"}
 
 
 _T = TypeVar("_T")
@@ -88,6 +88,17 @@ class Location(Record):
     field: str | None = None
 
 
+_DETAIL = ("What a library said in its own words (an XML parser, the schema validator), for whoever reports a "
+           "problem; the message says it in the report's language. Left out when there is none.")
+
+
+def _describe_detail(schema: dict[str, Any], kind: type) -> None:
+    """The JSON Schema of :class:`Issue` says what ``detail`` is (before its title, where pydantic puts it)."""
+    detail = schema["properties"]["detail"]
+    title = detail.pop("title")
+    detail.update(description=_DETAIL, title=title)
+
+
 _NO_REFS = Refs()
 _NOWHERE = Location()
 
@@ -95,7 +106,7 @@ _NOWHERE = Location()
 class Issue(Record):
     """One finding about a document, already rendered in the report's language."""
 
-    __pydantic_config__ = _PYDANTIC
+    __pydantic_config__ = {**_PYDANTIC, "json_schema_extra": _describe_detail}
 
     rule_id: str
     severity: Severity
@@ -108,8 +119,7 @@ class Issue(Record):
     expected: str | None = None
     actual: str | None = None
     difference: str | None = None
-    detail: str | None = None
-    """What a library said in its own words (an XML parser, the schema validator), for whoever reports a problem; the message says it in the report's language. Left out when there is none."""  # noqa: E501
+    detail: str | None = None  # see _DETAIL
 
     def __post_init__(self) -> None:
         if not isinstance(self.severity, Severity):  # "error" given as text, as the JSON says it
