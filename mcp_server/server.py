@@ -222,7 +222,7 @@ class Server:
             raise RpcError(INVALID_PARAMS, "Invalid params: protocolVersion must be a string")
         self.era = "legacy"
         self.version = requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE
-        self.toolbox.warm_up(self.version)
+        self.toolbox.warm_up()
         info = dict(self.info)
         if at_least(self.version, "2025-06-18"):
             info["title"] = "fel-rules — facturas FEL de Guatemala"
@@ -237,7 +237,7 @@ class Server:
         if not isinstance(request.meta.get(META_CAPABILITIES), dict):
             raise RpcError(INVALID_PARAMS, f"Invalid params: _meta[{META_CAPABILITIES!r}] is required")
         self.era = "modern"
-        self.toolbox.warm_up(version)
+        self.toolbox.warm_up()
         handler = _STATELESS_METHODS.get(request.method, Server._unknown)
         result = handler(self, request, version)
         return None if result is None else self._stamp(result)

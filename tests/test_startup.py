@@ -197,7 +197,7 @@ def _warmed(own_process: bool) -> str:
     code = ("from mcp_server.sandbox import Roots\n"
             "from mcp_server.toolbox import Toolbox\n"
             f"toolbox = Toolbox(None, Roots([{str(ROOT)!r}]), lambda result: result, own_process={own_process})\n"
-            "toolbox.warm_up('2025-11-25')\n"
+            "toolbox.warm_up()\n"
             "toolbox._warming.join()\n"
             f"{_GC_STATE}\n")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
