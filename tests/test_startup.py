@@ -256,3 +256,24 @@ def _warmed(own_process: bool) -> str:
 def test_the_mcp_warm_up_freezes_what_it_loaded_only_in_a_process_of_its_own():
     assert _warmed(own_process=True) == "gc True True"
     assert _warmed(own_process=False) == "gc True False"
+
+
+def test_the_real_server_pauses_the_collector_while_it_warms_up():
+    """``serve()`` on the process's own stdin and stdout is the whole process: its warm-up loads with the collector
+    paused and freezes what it loaded."""
+    code = ("import threading\n"
+            "from mcp_server.sandbox import Roots\n"
+            "from mcp_server.server import serve\n"
+            f"serve(roots=Roots([{str(ROOT)!r}]))\n"
+            "for thread in threading.enumerate():\n"
+            "    if thread.name == 'warm-up':\n"
+            "        thread.join()\n"
+            f"{_GC_STATE}\n")
+    requests = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                 "params": {"name": "fel_validate", "arguments": {"xml_path": str(SIGNED)}}}]
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                            input="".join(json.dumps(request) + "\n" for request in requests))
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout.splitlines()) == 2
+    assert result.stderr.splitlines()[-1].endswith("gc True True")
