@@ -71,7 +71,7 @@ class Toolbox:
         log_event("warm_up", "tools, rules and schema set ready", ms=round((time.perf_counter() - started) * 1000))
 
     def tools(self) -> dict:
-        """Tool name → tool (its definition pieces, argument model and handler)."""
+        """Tool name → tool (its definition pieces, parameters and handler)."""
         if self._tools is None:
             from .registry import TOOLS  # the engine loads here, never at initialize
 
