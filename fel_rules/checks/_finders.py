@@ -134,9 +134,10 @@ class _Parser:
         self.tokens = tokens
         self.position = 0
         self.namespaces = namespaces
-        #: Whether some predicate is more than one comparison of a child or attribute with a text: evaluated
+        #: Whether some predicate holds a path with predicates of its own (``p:A[p:B[p:C = 'x']]``): evaluated
         #: node by node in Python, such a path costs more than an XPath call once it runs over many nodes.
         self.heavy = False
+        self.depth = 0  # how many predicates the parser is in
 
     # ---- tokens -------------------------------------------------------------------------------------------
 
@@ -209,9 +210,8 @@ class _Parser:
                 attribute = name
             elif token is not None and token[0] == "name" and ":" in token[1] and self.peek(1) != ("symbol", "("):
                 self.position += 1
-                tag, tests = self.element_name(token[1]), self.predicates()
-                written = " ".join(text for _, text in self.tokens[start:self.position])
-                steps.append((tag, tests, (written, tuple(sorted(self.namespaces.items())))))
+                tag, (tests, written) = self.element_name(token[1]), self.predicates()
+                steps.append((tag, tests, (token[1], written, tuple(sorted(self.namespaces.items())))))
             else:
                 raise _Unsupported
             if attribute is not None or not self.accept("symbol", "/"):
@@ -230,14 +230,19 @@ class _Parser:
             raise _Unsupported  # XPath reports the undefined prefix
         return f"{{{namespace}}}{local}"
 
-    def predicates(self) -> tuple[_Test, ...]:
-        tests = []
+    def predicates(self) -> tuple[tuple[_Test, ...], tuple[str, ...]]:
+        """The predicates of a step: their tests, and each one's text (what identifies it)."""
+        tests, written = [], []
         while self.accept("symbol", "["):
+            if self.depth:
+                self.heavy = True
+            self.depth += 1
+            start = self.position
             tests.append(self.or_expression())
+            written.append(" ".join(text for _, text in self.tokens[start:self.position]))
+            self.depth -= 1
             self.take("symbol", "]")
-        if len(tests) > 1:
-            self.heavy = True
-        return tuple(tests)
+        return tuple(tests), tuple(written)
 
     # ---- predicate expressions (boolean) ------------------------------------------------------------------
 
@@ -247,9 +252,7 @@ class _Parser:
             tests.append(self.and_expression())
         if len(tests) == 1:
             return tests[0]
-        self.heavy = True
-        alternatives = tuple(tests)
-        return lambda node, memo: any(test(node, memo) for test in alternatives)
+        return _either(tests)
 
     def and_expression(self) -> _Test:
         tests = [self.comparison()]
@@ -257,21 +260,9 @@ class _Parser:
             tests.append(self.comparison())
         if len(tests) == 1:
             return tests[0]
-        self.heavy = True
-        all_of = tuple(tests)
-        return lambda node, memo: all(test(node, memo) for test in all_of)
+        return _both(tests)
 
     def comparison(self) -> _Test:
-        start = self.position
-        test = self._comparison()
-        kinds = [kind for kind, _ in self.tokens[start:self.position]]
-        light = kinds in (["name"], ["name", "symbol", "literal"], ["symbol", "name", "symbol", "literal"],
-                          ["name", "symbol", "number"], ["symbol", "name", "symbol", "number"])
-        if not light:
-            self.heavy = True
-        return test
-
-    def _comparison(self) -> _Test:
         if self._call_of("not"):
             test = self.or_expression()
             self.take("symbol", ")")
@@ -289,6 +280,8 @@ class _Parser:
             if path.child is not None and path.attribute is None:
                 tag = path.child
                 return lambda node, memo: tag in (memo.get(node) or children_by_tag(node, memo))
+            if isinstance(path, _Path) and not path.ups and path.steps:  # p:A/p:B[…]: walked, no lists
+                return _walk(path.steps, path.attribute, None)
             select = path.select
             return lambda node, memo: bool(select(node, memo))
         self.position += 1
@@ -311,7 +304,8 @@ class _Parser:
         return _NODES, self.path(top=False)
 
 
-#: One step of a path: (the element's Clark name, its predicates, what identifies it: its text and namespaces).
+#: One step of a path: (the element's Clark name, its predicates, what identifies it: the name and each predicate as
+#: written, and the namespaces).
 _Step = tuple[str, tuple[_Test, ...], tuple]
 
 #: Every path compiled so far, by what identifies it.
@@ -439,6 +433,20 @@ class _AbsolutePath:
 
             return select_attributes
         step = self.steps[-1]
+        tag, tests, (written, predicates, spaces) = step
+        if tests and len(self.steps) > 1:  # p:A[t1][t2]: the nodes of p:A[t1] (shared with every path so written) that
+            # pass t2; p:A[t1]: the nodes of p:A that pass t1 (one list of p:A a document, however many filters)
+            fewer = _absolute((*self.steps[:-1], (tag, tests[:-1], (written, predicates[:-1], spaces))), None,
+                              False).select
+            test = tests[-1]
+
+            def select_filtered(node: etree._Element, memo: dict) -> list:
+                found = memo.get(key)
+                if found is None:
+                    found = memo[key] = [each for each in fewer(node, memo) if test(each, memo)]
+                return found
+
+            return select_filtered
         if len(self.steps) == 1:
 
             def select_root(node: etree._Element, memo: dict) -> list:
@@ -524,8 +532,8 @@ def _compare(left: tuple[str, Any], right: tuple[str, Any], *, equal: bool) -> _
     path: _Path | _AbsolutePath = left[1]
     values: _Values = path.string_values
     kind, other = right
-    if kind == _TEXT and equal and path.child is not None and path.attribute is None:
-        return _child_text_is(path.child, other)
+    if kind in (_TEXT, _NUMBER) and isinstance(path, _Path) and not path.ups and path.steps:
+        return _walk(path.steps, path.attribute, _holds(kind, other, equal))  # p:A/p:B = 'x', p:A/@B != 1…
     if kind == _TEXT and equal and isinstance(path, _Path) and not path.steps and not path.ups and path.attribute:
         name = path.attribute
         return lambda node, memo: node.get(name) == other
@@ -544,16 +552,72 @@ def _compare(left: tuple[str, Any], right: tuple[str, Any], *, equal: bool) -> _
     return lambda node, memo: _some_differ(values(node, memo), others(node, memo))
 
 
-def _child_text_is(tag: str, text: str) -> _Test:
-    """``p:Child = 'text'``: some child with that tag has that string-value."""
+def _either(tests: list[_Test]) -> _Test:
+    """``a or b or …``: the first test that holds decides (nested pairs, no generator)."""
+    test = tests[0]
+    for other in tests[1:]:
+        test = (lambda first, second: lambda node, memo: first(node, memo) or second(node, memo))(test, other)
+    return test
+
+
+def _both(tests: list[_Test]) -> _Test:
+    """``a and b and …``: the first test that fails decides (nested pairs, no generator)."""
+    test = tests[0]
+    for other in tests[1:]:
+        test = (lambda first, second: lambda node, memo: first(node, memo) and second(node, memo))(test, other)
+    return test
+
+
+def _holds(kind: str, other: Any, equal: bool) -> Callable[[str], bool]:
+    """Whether one string-value compares with a text or a number (``=`` or ``!=``) as XPath 1.0 compares them."""
+    if kind == _TEXT:
+        return (lambda value: value == other) if equal else (lambda value: value != other)
+    number = float(other)
+    return (lambda value: _number(value) == number) if equal else (lambda value: _number(value) != number)
+
+
+def _walk(steps: tuple[_Step, ...], attribute: str | None, holds: Callable[[str], bool] | None) -> _Test:
+    """A relative path of child steps (with their predicates) and maybe a last ``@name``, as a predicate: true when
+    it selects some node (``holds`` is ``None``) or some node whose string-value ``holds``. Walked from the node
+    through the children index, stopping at the first node that decides: no list of the path's nodes or values."""
+    inner, (last, last_tests, _) = steps[:-1], steps[-1]
 
     def test(node: etree._Element, memo: dict) -> bool:
-        children = memo.get(node)
-        if children is None:
-            children = children_by_tag(node, memo)
-        for child in children.get(tag, ()):
-            if ((child.text or "") if len(child) == 0 else _STRING(child)) == text:
-                return True
+        nodes: Any = (node,)
+        for tag, tests, _ in inner:
+            below: list = []
+            for parent in nodes:
+                children = memo.get(parent)
+                if children is None:
+                    children = children_by_tag(parent, memo)
+                found = children.get(tag)
+                if found is not None:
+                    below.extend(found)
+            for each in tests:
+                below = [child for child in below if each(child, memo)]
+            if not below:
+                return False
+            nodes = below
+        for parent in nodes:
+            children = memo.get(parent)
+            if children is None:
+                children = children_by_tag(parent, memo)
+            found = children.get(last)
+            if found is None:
+                continue
+            for child in found:
+                if last_tests and not all(each(child, memo) for each in last_tests):
+                    continue
+                if attribute is not None:
+                    value = child.get(attribute)
+                    if value is None:
+                        continue
+                elif holds is None:
+                    return True
+                else:
+                    value = (child.text or "") if len(child) == 0 else _STRING(child)
+                if holds is None or holds(value):
+                    return True
         return False
 
     return test
@@ -569,11 +633,27 @@ _XPATH_NUMBER = etree.XPath("number($text)")
 
 
 def _number(text: str) -> float:
-    """XPath 1.0's ``number()`` of a string-value, as libxml2 computes it."""
+    """XPath 1.0's ``number()`` of a string-value, as libxml2 computes it (a pure function of the text: short
+    texts are remembered with their number, in a table emptied when it is full)."""
+    number = _NUMBERS.get(text)
+    if number is None:
+        number = _number_of(text)
+        if len(text) <= 64:
+            if len(_NUMBERS) >= 4096:
+                _NUMBERS.clear()
+            _NUMBERS[str(text)] = number  # a plain str: an attribute's value holds on to its element
+    return number
+
+
+def _number_of(text: str) -> float:
     match = _PLAIN_NUMBER.fullmatch(text)
     if match is None or len(match[2]) + len(match[3] or "") > 15:
         return _XPATH_NUMBER(_EMPTY, text=text)  # anything else: libxml2 itself
     return float(f"{match[1]}{match[2]}.{match[3] or 0}")
+
+
+#: Texts already read by :func:`_number` and their numbers.
+_NUMBERS: dict[str, float] = {}
 
 
 _EMPTY = etree.Element("empty")
