@@ -211,7 +211,9 @@ class _Parser:
             elif token is not None and token[0] == "name" and ":" in token[1] and self.peek(1) != ("symbol", "("):
                 self.position += 1
                 tag, (tests, written) = self.element_name(token[1]), self.predicates()
-                steps.append((tag, tests, (token[1], written, tuple(sorted(self.namespaces.items())))))
+                # (a step without predicates is known by its element alone, whatever the rule's prefixes)
+                spaces = tuple(sorted(self.namespaces.items())) if tests else None
+                steps.append((tag, tests, (tag, written, spaces)))
             else:
                 raise _Unsupported
             if attribute is not None or not self.accept("symbol", "/"):
@@ -281,7 +283,7 @@ class _Parser:
                 tag = path.child
                 return lambda node, memo: tag in (memo.get(node) or children_by_tag(node, memo))
             if isinstance(path, _Path) and not path.ups and path.steps:  # p:A/p:B[…]: walked, no lists
-                return _walk(path.steps, path.attribute, None)
+                return _walked(path.steps, path.attribute, None)
             select = path.select
             return lambda node, memo: bool(select(node, memo))
         self.position += 1
@@ -304,8 +306,8 @@ class _Parser:
         return _NODES, self.path(top=False)
 
 
-#: One step of a path: (the element's Clark name, its predicates, what identifies it: the name and each predicate as
-#: written, and the namespaces).
+#: One step of a path: (the element's Clark name, its predicates, what identifies it: the Clark name, each predicate as
+#: written, and the namespaces its prefixes mean, if it has predicates).
 _Step = tuple[str, tuple[_Test, ...], tuple]
 
 #: Every path compiled so far, by what identifies it.
@@ -532,8 +534,8 @@ def _compare(left: tuple[str, Any], right: tuple[str, Any], *, equal: bool) -> _
     path: _Path | _AbsolutePath = left[1]
     values: _Values = path.string_values
     kind, other = right
-    if kind in (_TEXT, _NUMBER) and isinstance(path, _Path) and not path.ups and path.steps:
-        return _walk(path.steps, path.attribute, _holds(kind, other, equal))  # p:A/p:B = 'x', p:A/@B != 1…
+    if kind in (_TEXT, _NUMBER) and isinstance(path, _Path) and not path.ups and path.steps:  # p:A/p:B = 'x'…
+        return _walked(path.steps, path.attribute, (kind, other, equal))
     if kind == _TEXT and equal and isinstance(path, _Path) and not path.steps and not path.ups and path.attribute:
         name = path.attribute
         return lambda node, memo: node.get(name) == other
@@ -574,6 +576,30 @@ def _holds(kind: str, other: Any, equal: bool) -> Callable[[str], bool]:
         return (lambda value: value == other) if equal else (lambda value: value != other)
     number = float(other)
     return (lambda value: _number(value) == number) if equal else (lambda value: _number(value) != number)
+
+
+def _walked(steps: tuple[_Step, ...], attribute: str | None, compared: tuple | None) -> _Test:
+    """The test of :func:`_walk` (``compared``: what :func:`_holds` takes, or ``None``), one object however many
+    paths write it; a path of several steps (what costs) remembers its answer for each node in the document's memo,
+    so ``p:A[p:B/p:C = 'x']`` and ``p:A[not(p:B/p:C = 'x')]`` walk below each ``p:A`` once."""
+    key = ("walk", tuple(step[2] for step in steps), attribute, compared)
+    holds = None if compared is None else _holds(*compared)
+    if len(steps) == 1:
+        return _interned(key, lambda: _walk(steps, attribute, holds))
+
+    def build() -> _Test:
+        test = _walk(steps, attribute, holds)
+
+        def remembered(node: etree._Element, memo: dict) -> bool:
+            entry = (remembered, node)
+            answer = memo.get(entry)
+            if answer is None:
+                answer = memo[entry] = test(node, memo)
+            return answer
+
+        return remembered
+
+    return _interned(key, build)
 
 
 def _walk(steps: tuple[_Step, ...], attribute: str | None, holds: Callable[[str], bool] | None) -> _Test:
