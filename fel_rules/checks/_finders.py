@@ -585,6 +585,9 @@ def _walked(steps: tuple[_Step, ...], attribute: str | None, compared: tuple | N
     key = ("walk", tuple(step[2] for step in steps), attribute, compared)
     holds = None if compared is None else _holds(*compared)
     if len(steps) == 1:
+        tag, tests, _ = steps[0]
+        if not tests and attribute is None and compared is not None and compared[0] == _TEXT:
+            return _interned(key, lambda: _child_text(tag, compared[1], compared[2]))
         return _interned(key, lambda: _walk(steps, attribute, holds))
 
     def build() -> _Test:
@@ -600,6 +603,23 @@ def _walked(steps: tuple[_Step, ...], attribute: str | None, compared: tuple | N
         return remembered
 
     return _interned(key, build)
+
+
+def _child_text(tag: str, text: str, equal: bool) -> _Test:
+    """``p:Child = 'text'`` (``!=``): some child with that tag has (has not) that string-value."""
+
+    def test(node: etree._Element, memo: dict) -> bool:
+        children = memo.get(node)
+        if children is None:
+            children = children_by_tag(node, memo)
+        found = children.get(tag)
+        if found is not None:
+            for child in found:
+                if (((child.text or "") if len(child) == 0 else _STRING(child)) == text) is equal:
+                    return True
+        return False
+
+    return test
 
 
 def _walk(steps: tuple[_Step, ...], attribute: str | None, holds: Callable[[str], bool] | None) -> _Test:

@@ -210,14 +210,9 @@ class _Binding:
 _NOTHING: tuple[None, None, None] = (None, None, None)
 
 
-def _found(find: Callable, node: etree._Element, memo: dict, name: str) -> list:
-    """What ``find`` matches at ``node``; a failure is said as :func:`_lookup` says a failing XPath (a finder only
-    fails on a broken tree)."""
-    try:
-        return find(node, memo)
-    except Exception as exc:  # noqa: BLE001 - becomes the rule's CheckError, as an XPath failure does
-        raise CheckError(Text.of("check.xpath_failed", path=f"let.{name}", reason=xpath_error(str(exc))),
-                         str(exc)) from exc
+def _finder_failed(name: str, exc: Exception) -> CheckError:
+    """A failing finder said as :func:`_lookup` says a failing XPath (a finder only fails on a broken tree)."""
+    return CheckError(Text.of("check.xpath_failed", path=f"let.{name}", reason=xpath_error(str(exc))), str(exc))
 
 
 def _all_values(find: Callable, read: Callable[[str], object], kind: str, name: str) -> Callable:
@@ -226,7 +221,10 @@ def _all_values(find: Callable, read: Callable[[str], object], kind: str, name: 
     text_kind = kind == "text"
 
     def lookup(node: etree._Element, memo: dict) -> tuple[object, object, _Unread | None]:
-        found = _found(find, node, memo, name)
+        try:  # (what _found does, written in: this runs for every binding of every node)
+            found = find(node, memo)
+        except Exception as exc:  # noqa: BLE001 - becomes the rule's CheckError, as an XPath failure does
+            raise _finder_failed(name, exc) from exc
         values: list = []
         unread = None
         for each in found:
@@ -247,7 +245,10 @@ def _first_value(find: Callable, read: Callable[[str], object], kind: str, name:
     text_kind = kind == "text"
 
     def lookup(node: etree._Element, memo: dict) -> tuple[object, object, _Unread | None]:
-        found = _found(find, node, memo, name)
+        try:  # (what _found does, written in: this runs for every binding of every node)
+            found = find(node, memo)
+        except Exception as exc:  # noqa: BLE001 - becomes the rule's CheckError, as an XPath failure does
+            raise _finder_failed(name, exc) from exc
         if not found:
             return _NOTHING
         first = found[0]
