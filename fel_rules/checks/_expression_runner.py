@@ -52,9 +52,11 @@ class _Writer:
         self.check, self.evaluator = check, evaluator
         self.tools_child_tag: Callable[[object], str | None] = tools["CHILD_TAG"]  # type: ignore[assignment]
         self.namespace: dict[str, object] = {**tools, "Decimal": Decimal}
-        self.lines = [
+        self.head = [
             "def run(doc, memo, nodes, tolerance, limit, slow):",
             "    get = memo.get",
+        ]
+        self.lines = [
             "    for node in nodes:",
             "        element = type(node) is ELEMENT",
         ]
@@ -71,7 +73,7 @@ class _Writer:
                 self._path(index, binding)
             self.value_of[binding.name] = f"v{index}"
         self._judgement()
-        source = "\n".join(self.lines) + "\n"
+        source = "\n".join(self.head + self.lines) + "\n"
         exec(compile(source, "<expression check>", "exec"), self.namespace)  # noqa: S102 - text written here
         return self.namespace["run"]  # type: ignore[return-value]
 
@@ -110,8 +112,13 @@ class _Writer:
                   "    continue")
 
     def _path(self, index: int, binding: Any) -> None:
-        """A binding read from the document, through the memo entry the general code uses."""
+        """A binding read from the document, through the memo entry the general code uses (a binding without
+        ``$names``: its values by node, ``memo[key][node]``, the table looked up once per call)."""
         key, general = self._bind(f"K{index}", binding.key), self._bind(f"B{index}", binding)
+        if not binding.needs:
+            self.head.extend([f"    M{index} = get({key})",
+                              f"    if M{index} is None:",
+                              f"        M{index} = memo[{key}] = {{}}"])
         if binding.needs:  # its XPath reads earlier values: they are part of the entry's key
             names = tuple(binding.needs)  # (the order the general code iterates the same set in)
             given = "".join(f"AXV({self._value(name)}), " for name in names)
@@ -123,7 +130,7 @@ class _Writer:
         elif binding.lookup is not None and binding.single and self.tools_child_tag(binding.find) is not None:
             tag = self._bind(f"T{index}", self.tools_child_tag(binding.find))  # the lookup written out here
             read, kind = self._bind(f"R{index}", binding.read), self._bind(f"Y{index}", binding.kind)
-            self._add(f"c = get(({key}, node))",
+            self._add(f"c = M{index}.get(node)",
                       "if c is None:",
                       "    if element:",
                       "        children = get(node)",
@@ -140,17 +147,17 @@ class _Writer:
                       f"text.strip(SPACE) else UNREAD(text, {kind}, first)",
                       "    else:",
                       f"        c = LOOKUP({general}, node, NOVARS, memo)",
-                      f"    memo[({key}, node)] = c")
+                      f"    M{index}[node] = c")
         elif binding.lookup is not None:
             lookup = self._bind(f"L{index}", binding.lookup)
-            self._add(f"c = get(({key}, node))",
+            self._add(f"c = M{index}.get(node)",
                       "if c is None:",
-                      f"    c = memo[({key}, node)] = {lookup}(node, memo) if element else "
+                      f"    c = M{index}[node] = {lookup}(node, memo) if element else "
                       f"LOOKUP({general}, node, NOVARS, memo)")
         else:
-            self._add(f"c = get(({key}, node))",
+            self._add(f"c = M{index}.get(node)",
                       "if c is None:",
-                      f"    c = memo[({key}, node)] = LOOKUP({general}, node, NOVARS, memo)")
+                      f"    c = M{index}[node] = LOOKUP({general}, node, NOVARS, memo)")
         self._add("if c[2] is not None:",  # a value that cannot be read: the general code says so
                   "    yield from slow(doc, node, memo, tolerance)",
                   "    continue",

@@ -412,24 +412,27 @@ class ExpressionCheck:
         nodes: dict[str, object] = {}
         element = type(node) is _ELEMENT
         for binding in self.bindings:
-            key: tuple
             if binding.value is not None:
                 value = _computed(doc, binding.name, binding.value, values)
                 if value is None:
                     return None
                 values[binding.name] = value
                 continue
-            if binding.needs:
+            if binding.needs:  # its XPath reads earlier values: they are part of the entry's key
                 variables = {name: _as_xpath_variable(values[name]) for name in binding.needs}
                 key = (binding.key, node, tuple(variables.items()))
-            else:
-                variables = _NO_VARIABLES
-                key = (binding.key, node)
-            cached = memo.get(key)
-            if cached is None:  # the same binding in several rules (dte:Precio, dte:Total…) is read once
-                lookup = binding.lookup
-                cached = memo[key] = lookup(node, memo) if lookup is not None and element else \
-                    _lookup(binding, node, variables, memo)
+                cached = memo.get(key)
+                if cached is None:
+                    cached = memo[key] = _lookup(binding, node, variables, memo)
+            else:  # the same binding in several rules (dte:Precio, dte:Total…) is read once: memo[key][node]
+                known = memo.get(binding.key)
+                if known is None:
+                    known = memo[binding.key] = {}
+                cached = known.get(node)
+                if cached is None:
+                    lookup = binding.lookup
+                    cached = known[node] = lookup(node, memo) if lookup is not None and element else \
+                        _lookup(binding, node, _NO_VARIABLES, memo)
             value = cached[0]
             if cached[2] is not None:
                 return cached[2]
