@@ -438,8 +438,8 @@ class _AbsolutePath:
         tag, tests, (written, predicates, spaces) = step
         if tests and len(self.steps) > 1:  # p:A[t1][t2]: the nodes of p:A[t1] (shared with every path so written) that
             # pass t2; p:A[t1]: the nodes of p:A that pass t1 (one list of p:A a document, however many filters)
-            fewer = _absolute((*self.steps[:-1], (tag, tests[:-1], (written, predicates[:-1], spaces))), None,
-                              False).select
+            fewer_step = (tag, tests[:-1], (written, predicates[:-1], spaces if len(tests) > 1 else None))
+            fewer = _absolute((*self.steps[:-1], fewer_step), None, False).select  # (known as the path so written)
             test = tests[-1]
 
             def select_filtered(node: etree._Element, memo: dict) -> list:
@@ -463,7 +463,15 @@ class _AbsolutePath:
         def select_step(node: etree._Element, memo: dict) -> list:
             found = memo.get(key)
             if found is None:
-                found = memo[key] = _descend(parents(node, memo), (step,), memo)
+                above = parents(node, memo)
+                if len(above) == 1:  # (the usual case: one parent, its children of the tag)
+                    children = memo.get(above[0])
+                    if children is None:
+                        children = children_by_tag(above[0], memo)
+                    same = children.get(tag)
+                    found = memo[key] = [] if same is None else list(same)
+                else:
+                    found = memo[key] = _descend(above, (step,), memo)
             return found
 
         return select_step
