@@ -30,7 +30,7 @@ from lxml import etree
 
 from ..core.xmlpath import children_by_tag
 
-__all__ = ["AttributeValue", "Finder", "child_tag", "children_by_tag", "finds_nodes", "path_finder"]
+__all__ = ["AttributeValue", "Finder", "child_tag", "children_by_tag", "finds_nodes", "path_finder", "up_tag"]
 
 #: A finder: (context element, the document's memo) → list of nodes, a number or a boolean.
 Finder = Callable[[etree._Element, dict], Any]
@@ -81,6 +81,17 @@ def path_finder(path: str, namespaces: Mapping[str, str], *, elements_only: bool
 _NODE_FINDERS: set[Finder] = set()
 #: The finders of a path that is one child step without predicates (``dte:Precio``), and the child's tag.
 _CHILD_TAGS: dict[Finder, str] = {}
+
+
+#: The finders of a path of ``..`` steps and one child step without predicates (``../../dte:Precio``): (ups, tag).
+_UP_TAGS: dict[Finder, tuple[int, str]] = {}
+
+
+def up_tag(finder: Finder) -> tuple[int, str] | None:
+    """(number of ``..`` steps, tag) when ``finder`` finds the children of one tag of an ancestor
+    (``../../dte:Precio``), else ``None``. Past the root such a finder answers as XPath does (see
+    :func:`_up_selector`)."""
+    return _UP_TAGS.get(finder)
 
 
 def child_tag(finder: Finder) -> str | None:
@@ -389,6 +400,7 @@ def _up_selector(ups: int, tag: str, general: Finder) -> Finder:
         found = children.get(tag)
         return list(found) if found is not None else []
 
+    _UP_TAGS[select_up] = (ups, tag)
     return select_up
 
 

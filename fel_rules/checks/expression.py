@@ -37,7 +37,7 @@ from ..expressions.language import (
     parse_date,
 )
 from ._expression_runner import Runner, make_runner
-from ._finders import child_tag
+from ._finders import child_tag, up_tag
 from ._xpath import (
     child_path_finder,
     compile_xpath,
@@ -641,6 +641,6 @@ def _text(value: object) -> str:
 #: What the quick functions of checks reach (see :func:`~._expression_runner.make_runner`).
 _RUNNER_TOOLS = {
     "ELEMENT": _ELEMENT, "LOOKUP": _lookup, "AXV": _as_xpath_variable, "NOVARS": _NO_VARIABLES,
-    "CHILD_TAG": child_tag, "INDEX": children_by_tag, "NOTHING": _NOTHING, "SPACE": XML_SPACE,
+    "CHILD_TAG": child_tag, "UP_TAG": up_tag, "INDEX": children_by_tag, "NOTHING": _NOTHING, "SPACE": XML_SPACE,
     "UNREAD": lambda text, kind, node: (unread := _Unread(text, kind, node), node, unread),
 }
