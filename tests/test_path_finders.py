@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from fel_rules import Config, Validator
-from fel_rules.checks._xpath import child_path_finder
+from fel_rules.checks._xpath import XPathQuery, child_path_finder, compile_xpath, guarded
 from fel_rules.checks.expression import ExpressionCheck
+from fel_rules.checks.required import RequiredCheck
 from fel_rules.core.namespaces import DTE
 from fel_rules.document.parse import parse_xml
 from fel_rules.testing.builder import sample_invoice
@@ -146,3 +147,63 @@ def test_numbers_compare_as_libxml2_compares_them(values: list[tuple[str, str, s
         finder = child_path_finder(path, NAMESPACES)
         assert finder is not None
         assert finder(document, {}) == etree.XPath(path, namespaces=NAMESPACES)(document), (path, values)
+
+
+def _guarded_rule_paths() -> list[tuple[str, dict]]:
+    """Every XPath of the rules (contexts, bindings without ``$names``, required fields) outside the finders' subset
+    that :func:`~fel_rules.checks._xpath.guarded` takes."""
+    paths = set()
+    for rule in Validator(Config()).catalog.rules:
+        check = rule.check
+        namespaces = tuple(sorted(getattr(check, "namespaces", NAMESPACES).items()))
+        if isinstance(check, ExpressionCheck):
+            paths.add((check.context.path, namespaces))
+            paths.update((binding.path, namespaces) for binding in check.bindings
+                         if binding.path is not None and not binding.needs)
+        elif isinstance(check, RequiredCheck):
+            namespaces = tuple(sorted(check.context.namespaces.items()))
+            paths.add((check.context.xpath.path, namespaces))
+            paths.update((found.xpath.path, namespaces) for _, found, _ in check.fields)
+    return [(path, dict(spaces)) for path, spaces in sorted(paths)
+            if child_path_finder(path, dict(spaces)) is None
+            and guarded(compile_xpath(path, dict(spaces))) is not None]
+
+
+GUARDED = _guarded_rule_paths()
+
+
+def test_some_rule_paths_are_guarded() -> None:
+    assert len(GUARDED) >= 4
+
+
+@pytest.mark.parametrize(("path", "namespaces"), GUARDED, ids=[path for path, _ in GUARDED])
+def test_guarded_path_gives_what_xpath_gives(path: str, namespaces: dict) -> None:
+    find = guarded(compile_xpath(path, namespaces))
+    assert find is not None
+    xpath = etree.XPath(path, namespaces=namespaces)
+    for root in DOCUMENTS:
+        memo: dict = {}
+        for node in root.iter(etree.Element):
+            assert_same(find(node, memo), xpath(node), (path, root.getroottree().getpath(node)))
+
+
+@pytest.mark.parametrize("path", [
+    "/dte:R/dte:I/*[self::dte:N]", "/dte:R/dte:Nada/*[self::dte:N]", "/dte:R/dte:I/dte:N | /dte:R/dte:Nada/dte:M",
+    "/dte:R/dte:Nada/dte:N | /dte:Otro/dte:M", "/dte:R/dte:I[dte:M = '1']/dte:N[normalize-space(.) = 'IVA']",
+    "/dte:R/dte:Nada[@x = '|']/dte:N/text()", "/dte:R/dte:I//dte:x", "/dte:R/dte:Nada//dte:x",
+    "/dte:R/dte:I/dte:N/../dte:M", "/dte:R/dte:Nada/dte:N/../dte:M", "/dte:R/dte:I/dte:N/ancestor::dte:R",
+])
+def test_guarded_written_paths(path: str) -> None:
+    find = guarded(compile_xpath(path, NAMESPACES))
+    assert find is not None
+    xpath = etree.XPath(path, namespaces=NAMESPACES)
+    for root in [*DOCUMENTS, TRICKY]:
+        memo: dict = {}
+        for node in root.iter(etree.Element):
+            assert_same(find(node, memo), xpath(node), path)
+
+
+@pytest.mark.parametrize("path", ["/dte:R", "dte:R/dte:I", "count(/dte:R/dte:I)", "/dte:R/dte:I[1", "(/dte:R/dte:I)[1]",
+                                  "/dte:R/dte:I | dte:M"])
+def test_other_paths_are_not_guarded(path: str) -> None:
+    assert guarded(XPathQuery(path, NAMESPACES)) is None

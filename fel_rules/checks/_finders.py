@@ -205,7 +205,6 @@ class _Parser:
         attribute = None
         while True:
             token = self.peek()
-            start = self.position
             if token == ("symbol", ".."):
                 if absolute or steps or not top:
                     raise _Unsupported
@@ -447,20 +446,8 @@ class _AbsolutePath:
 
             return select_attributes
         step = self.steps[-1]
-        tag, tests, (written, predicates, spaces) = step
-        if tests and len(self.steps) > 1:  # p:A[t1][t2]: the nodes of p:A[t1] (shared with every path so written) that
-            # pass t2; p:A[t1]: the nodes of p:A that pass t1 (one list of p:A a document, however many filters)
-            fewer_step = (tag, tests[:-1], (written, predicates[:-1], spaces if len(tests) > 1 else None))
-            fewer = _absolute((*self.steps[:-1], fewer_step), None, False).select  # (known as the path so written)
-            test = tests[-1]
-
-            def select_filtered(node: etree._Element, memo: dict) -> list:
-                found = memo.get(key)
-                if found is None:
-                    found = memo[key] = [each for each in fewer(node, memo) if test(each, memo)]
-                return found
-
-            return select_filtered
+        if step[1] and len(self.steps) > 1:
+            return self._filtered()
         if len(self.steps) == 1:
 
             def select_root(node: etree._Element, memo: dict) -> list:
@@ -471,6 +458,7 @@ class _AbsolutePath:
 
             return select_root
         parents = _absolute(self.steps[:-1], None, False).select
+        tag = step[0]
 
         def select_step(node: etree._Element, memo: dict) -> list:
             found = memo.get(key)
@@ -487,6 +475,24 @@ class _AbsolutePath:
             return found
 
         return select_step
+
+
+    def _filtered(self) -> Finder:
+        """``…/p:A[t1][t2]``: the nodes of ``…/p:A[t1]`` (shared with every path so written) that pass t2;
+        ``…/p:A[t1]``: the nodes of ``…/p:A`` that pass t1 (one list of ``…/p:A`` a document, however many filters)."""
+        key = self
+        tag, tests, (written, predicates, spaces) = self.steps[-1]
+        fewer_step = (tag, tests[:-1], (written, predicates[:-1], spaces if len(tests) > 1 else None))
+        fewer = _absolute((*self.steps[:-1], fewer_step), None, False).select  # (known as the path so written)
+        test = tests[-1]
+
+        def select_filtered(node: etree._Element, memo: dict) -> list:
+            found = memo.get(key)
+            if found is None:
+                found = memo[key] = [each for each in fewer(node, memo) if test(each, memo)]
+            return found
+
+        return select_filtered
 
 
 def _absolute(steps: tuple[_Step, ...], attribute: str | None, top: bool) -> _AbsolutePath:
@@ -647,42 +653,20 @@ def _walk(steps: tuple[_Step, ...], attribute: str | None, holds: Callable[[str]
     it selects some node (``holds`` is ``None``) or some node whose string-value ``holds``. Walked from the node
     through the children index, stopping at the first node that decides: no list of the path's nodes or values."""
     inner, (last, last_tests, _) = steps[:-1], steps[-1]
+    bare = holds is None and attribute is None  # (the first node decides)
 
     def test(node: etree._Element, memo: dict) -> bool:
-        nodes: Any = (node,)
-        for tag, tests, _ in inner:
-            below: list = []
-            for parent in nodes:
-                children = memo.get(parent)
-                if children is None:
-                    children = children_by_tag(parent, memo)
-                found = children.get(tag)
-                if found is not None:
-                    below.extend(found)
-            for each in tests:
-                below = [child for child in below if each(child, memo)]
-            if not below:
-                return False
-            nodes = below
-        for parent in nodes:
+        for parent in _descend([node], inner, memo) if inner else (node,):
             children = memo.get(parent)
             if children is None:
                 children = children_by_tag(parent, memo)
-            found = children.get(last)
-            if found is None:
-                continue
-            for child in found:
+            for child in children.get(last, ()):
                 if last_tests and not all(each(child, memo) for each in last_tests):
                     continue
-                if attribute is not None:
-                    value = child.get(attribute)
-                    if value is None:
-                        continue
-                elif holds is None:
+                if bare:
                     return True
-                else:
-                    value = (child.text or "") if len(child) == 0 else _STRING(child)
-                if holds is None or holds(value):
+                value = child.get(attribute) if attribute is not None else _string_value(child)
+                if value is not None and (holds is None or holds(value)):
                     return True
         return False
 

@@ -200,7 +200,7 @@ class _Binding:
         finders = self._finders
         if finders is None:
             assert self.path is not None, "a binding without a value has a path"
-            find = None if self.needs else child_path_finder(self.path, self.namespaces, light=True)
+            find = None if self.needs else child_path_finder(self.path, self.namespaces, light=True, xpath=self.xpath)
             lookup = (_first_value if self.single else _all_values)(find, self.read, self.kind, self.name) \
                 if find is not None and finds_nodes(find) else None
             finders = self._finders = (find, lookup)
@@ -324,7 +324,8 @@ class ExpressionCheck:
         """The context's finder (:mod:`._finders`), or ``None``: its XPath runs."""
         find: Any = self._context_find
         if find is _LATER:
-            find = child_path_finder(self.context.path, self.namespaces, elements_only=True, light=True)
+            find = child_path_finder(self.context.path, self.namespaces, elements_only=True, light=True,
+                                     xpath=self.context)
             self._context_find = find
         return find
 

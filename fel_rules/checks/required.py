@@ -89,7 +89,7 @@ class _Found:
         finder = self.finder
         if finder is _LATER:
             finder = self.finder = child_path_finder(self.xpath.path, self.namespaces,
-                                                     elements_only=self.elements_only, light=True)
+                                                     elements_only=self.elements_only, light=True, xpath=self.xpath)
         if finder is not None and type(node) is _ELEMENT:
             return finder(node, memo)  # type: ignore[operator]
         return self.xpath(node)
