@@ -138,8 +138,8 @@ class _Writer:
                       "    else:",
                       f"        c = LOOKUP({general}, node, NOVARS, memo)",
                       f"    M{index}[node] = c")
-        elif binding.lookup is not None and binding.single and self.tools_up_tag(binding.find) is not None:
-            ups, child = self.tools_up_tag(binding.find)  # ../../p:Child: the ancestor's child, written out here
+        elif binding.lookup is not None and binding.single and (up := self.tools_up_tag(binding.find)) is not None:
+            ups, child = up  # ../../p:Child: the ancestor's child, written out here
             tag = self._bind(f"T{index}", child)
             self._add(f"c = M{index}.get(node)",
                       "if c is None:",

@@ -604,7 +604,7 @@ def _configured_functions(
     rounded = _rounder(rounding)
     functions.update(
         round2=lambda value: rounded(value, 2),
-        round_to=lambda value, places: rounded(value, int(places)),  # type: ignore[call-overload]
+        round_to=lambda value, places: rounded(value, int(places)),
         round_as=lambda value, like: rounded(value, _places(like)),
         close=lambda a, b: abs(a - b) <= tolerance,
         rate=lambda tax, code: factors.get((str(tax).strip().upper(), _code(code))),
