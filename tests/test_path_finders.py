@@ -102,6 +102,12 @@ TRICKY = etree.fromstring(f"""<dte:R xmlns:dte="{DTE}" A="1">
     "count(dte:Nada)", "boolean(dte:I)", "boolean(@A)", "boolean(dte:Nada)", "boolean(dte:I[dte:M = 8])",
     "/dte:GTDocumento/dte:SAT/dte:DTE/dte:DatosEmision/dte:DatosGenerales/@Tipo",
     "/dte:GTDocumento/dte:SAT/dte:DTE/dte:DatosEmision[dte:Receptor/@IDReceptor='CF'][not(dte:DatosGenerales/@Exp='SI')]",
+    # several predicates on one absolute step (each a filter of the one before), paths walked in a predicate
+    "/dte:R/dte:I[dte:N = 'IVA'][dte:M = 1]", "/dte:R/dte:I[dte:N = 'IVA'][dte:M = 1]/dte:K", "/dte:R/dte:I[dte:N]",
+    "/dte:R/dte:I[dte:N][dte:K != 2][@C]", "/dte:R/dte:I[dte:K = 1 or dte:K = 2 or dte:M = 7]", "/dte:R[dte:I/dte:N = 'IVA']",
+    "/dte:R[dte:I/dte:N != 'IVA']", "/dte:R[dte:I/dte:K = 2]", "/dte:R[dte:I/@C = 1]", "/dte:R[dte:I/dte:N/dte:x = 'V']",
+    "/dte:R[not(dte:I/dte:N = 'ISR')]", "/dte:R[dte:I[dte:N = 'ISR']/dte:M]", "/dte:R[dte:I/dte:Nada]", "../../dte:M",
+    "dte:I[dte:N/dte:x]", "dte:I[not(dte:N = 'IVA') and not(dte:N = 'ISR') and dte:M]",
 ])
 def test_written_paths(path: str) -> None:
     finder = child_path_finder(path, NAMESPACES)
@@ -111,6 +117,20 @@ def test_written_paths(path: str) -> None:
         memo: dict = {}
         for node in root.iter(etree.Element):
             assert_same(finder(node, memo), xpath(node), path)
+
+
+def test_paths_share_one_memo() -> None:
+    """Paths read from one document's memo, in one order and in the other, give what XPath gives: what they share
+    there (the children index, the lists of absolute steps, walked answers) is never another path's."""
+    paths = test_written_paths.pytestmark[0].args[1]
+    for order in (paths, paths[::-1]):
+        for root in [*DOCUMENTS, TRICKY]:
+            memo: dict = {}
+            for path in order:
+                finder = child_path_finder(path, NAMESPACES)
+                xpath = etree.XPath(path, namespaces=NAMESPACES)
+                for node in root.iter(etree.Element):
+                    assert_same(finder(node, memo), xpath(node), path)
 
 
 @pytest.mark.parametrize("path", [
