@@ -104,8 +104,9 @@ TRICKY = etree.fromstring(f"""<dte:R xmlns:dte="{DTE}" A="1">
     "/dte:GTDocumento/dte:SAT/dte:DTE/dte:DatosEmision[dte:Receptor/@IDReceptor='CF'][not(dte:DatosGenerales/@Exp='SI')]",
     # several predicates on one absolute step (each a filter of the one before), paths walked in a predicate
     "/dte:R/dte:I[dte:N = 'IVA'][dte:M = 1]", "/dte:R/dte:I[dte:N = 'IVA'][dte:M = 1]/dte:K", "/dte:R/dte:I[dte:N]",
-    "/dte:R/dte:I[dte:N][dte:K != 2][@C]", "/dte:R/dte:I[dte:K = 1 or dte:K = 2 or dte:M = 7]", "/dte:R[dte:I/dte:N = 'IVA']",
-    "/dte:R[dte:I/dte:N != 'IVA']", "/dte:R[dte:I/dte:K = 2]", "/dte:R[dte:I/@C = 1]", "/dte:R[dte:I/dte:N/dte:x = 'V']",
+    "/dte:R/dte:I[dte:N][dte:K != 2][@C]", "/dte:R/dte:I[dte:K = 1 or dte:K = 2 or dte:M = 7]",
+    "/dte:R[dte:I/dte:N = 'IVA']", "/dte:R[dte:I/dte:N != 'IVA']", "/dte:R[dte:I/dte:K = 2]", "/dte:R[dte:I/@C = 1]",
+    "/dte:R[dte:I/dte:N/dte:x = 'V']",
     "/dte:R[not(dte:I/dte:N = 'ISR')]", "/dte:R[dte:I[dte:N = 'ISR']/dte:M]", "/dte:R[dte:I/dte:Nada]", "../../dte:M",
     "dte:I[dte:N/dte:x]", "dte:I[not(dte:N = 'IVA') and not(dte:N = 'ISR') and dte:M]",
 ])
