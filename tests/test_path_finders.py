@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from fel_rules import Config, Validator
+from fel_rules.checks._finders import anchored_finder, context_chain
 from fel_rules.checks._xpath import XPathQuery, child_path_finder, compile_xpath, guarded
 from fel_rules.checks.expression import ExpressionCheck
 from fel_rules.checks.required import RequiredCheck
@@ -109,6 +110,12 @@ TRICKY = etree.fromstring(f"""<dte:R xmlns:dte="{DTE}" A="1">
     "/dte:R[dte:I/dte:N/dte:x = 'V']",
     "/dte:R[not(dte:I/dte:N = 'ISR')]", "/dte:R[dte:I[dte:N = 'ISR']/dte:M]", "/dte:R[dte:I/dte:Nada]", "../../dte:M",
     "dte:I[dte:N/dte:x]", "dte:I[not(dte:N = 'IVA') and not(dte:N = 'ISR') and dte:M]",
+    # predicates of an absolute path answered from sets of the document (anchored), nested ones too
+    "/dte:R/dte:I[dte:N/dte:x = 'V']/dte:M", "/dte:R/dte:I[dte:N/dte:x]", "/dte:R/dte:I[dte:N[dte:x = 'V']]",
+    "/dte:R[dte:I[dte:N = 'IVA'][dte:M = 1]]", "/dte:R/dte:I[not(dte:N[dte:x]) or dte:K[. = 2]]/@C",
+    "/dte:R[dte:I[not(dte:N = 'IVA') or dte:K = 2]/dte:M = 7]", "count(/dte:R/dte:I[dte:N[dte:x]])",
+    "/dte:R[not(dte:I[dte:N = 'IVA'][dte:K = 1 or dte:K = 14])]", "/dte:R/dte:I[dte:N/@z = 'q']",
+    "/dte:R[dte:I[dte:N != 'IVA']/dte:K != 14]", "/dte:R/dte:I[dte:N[. = 'IVA'] and dte:M[. = 1]]/dte:K",
 ])
 def test_written_paths(path: str) -> None:
     finder = child_path_finder(path, NAMESPACES)
@@ -228,3 +235,69 @@ def test_guarded_written_paths(path: str) -> None:
                                   "/dte:R/dte:I | dte:M"])
 def test_other_paths_are_not_guarded(path: str) -> None:
     assert guarded(XPathQuery(path, NAMESPACES)) is None
+
+
+def _anchored_rule_paths() -> list[tuple[str, str, dict]]:
+    """Every (context, binding path) of the rules whose binding is answered by nodes grouped by context node."""
+    pairs = set()
+    for rule in Validator(Config()).catalog.rules:
+        check = rule.check
+        if not isinstance(check, ExpressionCheck):
+            continue
+        chain = context_chain(check.context.path, check.namespaces)
+        for binding in check.bindings:
+            if chain and binding.path is not None and not binding.needs \
+                    and anchored_finder(chain, binding.path, check.namespaces) is not None:
+                pairs.add((check.context.path, binding.path, tuple(sorted(check.namespaces.items()))))
+    return [(context, path, dict(spaces)) for context, path, spaces in sorted(pairs)]
+
+
+ANCHORED = _anchored_rule_paths()
+
+
+def test_some_bindings_are_grouped_by_context_node() -> None:
+    assert len(ANCHORED) >= 3
+
+
+@pytest.mark.parametrize(("context", "path", "namespaces"), ANCHORED, ids=[f"{c} :: {p}" for c, p, _ in ANCHORED])
+def test_grouped_binding_gives_what_xpath_gives(context: str, path: str, namespaces: dict) -> None:
+    chain = context_chain(context, namespaces)
+    assert chain is not None
+    finder = anchored_finder(chain, path, namespaces)
+    assert finder is not None
+    nodes, xpath = etree.XPath(context, namespaces=namespaces), etree.XPath(path, namespaces=namespaces)
+    for root in DOCUMENTS:
+        memo: dict = {}
+        for node in nodes(root):
+            assert_same(finder(node, memo), xpath(node), (context, path, root.getroottree().getpath(node)))
+
+
+@pytest.mark.parametrize(("context", "path"), [
+    ("/dte:R/dte:I", "dte:N/dte:x"), ("/dte:R/dte:I", "dte:N[dte:x]"), ("/dte:R/dte:I[dte:M = 4]", "dte:N[. = 'IVA']"),
+    ("/dte:R/dte:I", "dte:N[dte:x = 'V']/dte:x"), ("/dte:R", "dte:I[dte:N = 'IVA']/dte:M"),
+    ("/dte:R", "dte:I[dte:M]/@C"),
+    ("/dte:R", "dte:I[dte:K != 2]/dte:M"), ("/dte:R[@A]", "dte:I[not(dte:N[dte:x]) or dte:K = 2]/dte:M"),
+    ("/dte:R/dte:I[dte:N]", "dte:N[dte:x]/dte:x"),
+])
+def test_grouped_written_paths(context: str, path: str) -> None:
+    chain = context_chain(context, NAMESPACES)
+    assert chain is not None
+    finder = anchored_finder(chain, path, NAMESPACES)
+    assert finder is not None
+    nodes, xpath = etree.XPath(context, namespaces=NAMESPACES), etree.XPath(path, namespaces=NAMESPACES)
+    for root in [*DOCUMENTS, TRICKY]:
+        memo: dict = {}
+        for node in nodes(root):
+            assert_same(finder(node, memo), xpath(node), (context, path))
+
+
+@pytest.mark.parametrize(("context", "path"), [("dte:R/dte:I", "dte:N/dte:x"), ("/dte:R/@A", "dte:N/dte:x"),
+                                               ("/dte:R | /dte:S", "dte:I/dte:N"), ("//dte:I", "dte:N/dte:x")])
+def test_contexts_without_a_chain(context: str, path: str) -> None:
+    assert context_chain(context, NAMESPACES) is None
+
+
+@pytest.mark.parametrize("path", ["dte:N", "../dte:N/dte:x", "@C", "count(dte:N/dte:x)", "/dte:R/dte:I",
+                                  "dte:N | dte:M"])
+def test_paths_not_grouped(path: str) -> None:
+    assert anchored_finder((f"{{{DTE}}}R", f"{{{DTE}}}I"), path, NAMESPACES) is None

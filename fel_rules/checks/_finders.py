@@ -30,7 +30,10 @@ from lxml import etree
 
 from ..core.xmlpath import children_by_tag
 
-__all__ = ["AttributeValue", "Finder", "child_tag", "children_by_tag", "finds_nodes", "path_finder", "up_tag"]
+__all__ = [
+    "AttributeValue", "Finder", "anchored_finder", "child_tag", "children_by_tag", "context_chain", "finds_nodes",
+    "path_finder", "up_tag",
+]
 
 #: A finder: (context element, the document's memo) → list of nodes, a number or a boolean.
 Finder = Callable[[etree._Element, dict], Any]
@@ -75,6 +78,90 @@ def path_finder(path: str, namespaces: Mapping[str, str], *, elements_only: bool
     if kind in ("elements", "attributes"):
         _NODE_FINDERS.add(finder)
     return finder
+
+
+def context_chain(path: str, namespaces: Mapping[str, str]) -> tuple[str, ...] | None:
+    """The tags from the root down to the nodes ``path`` selects when it is an absolute path of child steps (with
+    predicates or not): ``/dte:GTDocumento/…/dte:Item[…]`` → (GTDocumento, …, Item); else ``None``."""
+    key = (path, tuple(sorted(namespaces.items())))
+    chain = _CHAINS.get(key, _UNKNOWN)
+    if chain is _UNKNOWN:
+        chain = None
+        tokens = _tokens(path)
+        if tokens is not None:
+            parser = _Parser(tokens, namespaces)
+            try:
+                found = parser.path(top=True)
+                parser.expect_end()
+            except _Unsupported:
+                found = None
+            if isinstance(found, _AbsolutePath) and found.attribute is None:
+                chain = tuple(step[0] for step in found.steps)
+        _CHAINS[key] = chain
+    return chain  # type: ignore[return-value]
+
+
+_CHAINS: dict[tuple, tuple[str, ...] | None] = {}
+_UNKNOWN = object()
+
+
+def anchored_finder(anchor: tuple[str, ...], path: str, namespaces: Mapping[str, str]) -> Finder | None:
+    """A finder of the relative ``path`` (child steps with predicates, several of them or with predicates, maybe
+    a last ``@name``) for nodes known to be selected by the child steps ``anchor`` from the root (a rule's context):
+    the nodes the absolute path ``anchor/path`` selects, grouped once a document by their ancestor as many steps up
+    as ``path`` has — each node's answer is its group, in document order, as XPath gives it. ``None`` for any other
+    path (see :func:`path_finder`)."""
+    tokens = _tokens(path)
+    if tokens is None:
+        return None
+    parser = _Parser(tokens, namespaces)
+    parser.anchor = anchor
+    try:
+        found = parser.path(top=True)
+        parser.expect_end()
+    except _Unsupported:
+        return None
+    if parser.heavy or not isinstance(found, _Path) or found.ups or not found.steps \
+            or not _worth_anchoring(found.steps):
+        return None
+    return _grouped(anchor, found.steps, found.attribute)
+
+
+def _grouped(anchor: tuple[str, ...], steps: tuple[_Step, ...], attribute: str | None) -> Finder:
+    """The finder of :func:`anchored_finder`, one object however many rules write the path from those nodes."""
+
+    def build() -> Finder:
+        down = _absolute((*((tag, (), (tag, (), None)) for tag in anchor), *steps), None, False).select
+        depth = len(steps)
+
+        def select_grouped(node: etree._Element, memo: dict) -> list:
+            groups = memo.get(select_grouped)
+            if groups is None:
+                groups = memo[select_grouped] = _groups(down(node, memo), depth)
+            found = groups.get(node)
+            if found is None:
+                return []
+            return found if attribute is None else _attributes(found, attribute, True)
+
+        _NODE_FINDERS.add(select_grouped)
+        return select_grouped
+
+    return _interned(("grouped", anchor, tuple(step[2] for step in steps), attribute), build)
+
+
+def _groups(nodes: list, depth: int) -> dict:
+    """``nodes`` by their ancestor ``depth`` steps up, each group in the order of ``nodes``."""
+    groups: dict = {}
+    for node in nodes:
+        above = node
+        for _ in range(depth):
+            above = above.getparent()
+        group = groups.get(above)
+        if group is None:
+            groups[above] = [node]
+        else:
+            group.append(node)
+    return groups
 
 
 #: The finders that give a list of nodes (the others give a number or a boolean).
@@ -149,6 +236,9 @@ class _Parser:
         #: node by node in Python, such a path costs more than an XPath call once it runs over many nodes.
         self.heavy = False
         self.depth = 0  # how many predicates the parser is in
+        #: The tags from the root down to the nodes the predicate being read tests, when the path is absolute and
+        #: made of child steps so far (``None``: they may be anywhere); see :func:`_anchored`.
+        self.anchor: tuple[str, ...] | None = None
 
     # ---- tokens -------------------------------------------------------------------------------------------
 
@@ -200,6 +290,7 @@ class _Parser:
         """A location path; ``top``: its attribute step gives :class:`AttributeValue` s, and it may begin with
         ``..`` steps (elsewhere, an ``..`` could reach the document node, which the finders do not model)."""
         absolute = self.accept("symbol", "/")
+        chain = () if absolute else self.anchor  # the tags down to the nodes the steps start from (None: unknown)
         ups = 0
         steps: list[_Step] = []
         attribute = None
@@ -210,6 +301,7 @@ class _Parser:
                     raise _Unsupported
                 self.position += 1
                 ups += 1
+                chain = None
             elif token == ("symbol", "."):
                 self.position += 1
             elif token == ("symbol", "@"):
@@ -220,10 +312,14 @@ class _Parser:
                 attribute = name
             elif token is not None and token[0] == "name" and ":" in token[1] and self.peek(1) != ("symbol", "("):
                 self.position += 1
-                tag, (tests, written) = self.element_name(token[1]), self.predicates()
-                # (a step without predicates is known by its element alone, whatever the rule's prefixes)
-                spaces = tuple(sorted(self.namespaces.items())) if tests else None
-                steps.append((tag, tests, (tag, written, spaces)))
+                tag = self.element_name(token[1])
+                chain = None if chain is None else (*chain, tag)
+                outer, self.anchor = self.anchor, chain
+                tests, written = self.predicates()
+                self.anchor = outer
+                # (a step without predicates is known by its element alone, whatever the rule's prefixes; one with
+                # predicates by their text, the namespaces it names and the nodes its predicates may be anchored at)
+                steps.append((tag, tests, (tag, written, self.spaces(written), chain) if tests else (tag, (), None)))
             else:
                 raise _Unsupported
             if attribute is not None or not self.accept("symbol", "/"):
@@ -234,6 +330,11 @@ class _Parser:
             return _absolute(tuple(steps), attribute, top)
         return _interned(("relative", ups, tuple(step[2] for step in steps), attribute, top),
                          lambda: _Path(ups, tuple(steps), attribute, top))
+
+    def spaces(self, written: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+        """The namespaces the prefixes of ``written`` (predicates' texts) mean."""
+        used = set(re.findall(r"([A-Za-z_][\w.-]*):(?=[A-Za-z_])", " ".join(written)))
+        return tuple(sorted((prefix, uri) for prefix, uri in self.namespaces.items() if prefix in used))
 
     def element_name(self, qname: str) -> str:
         prefix, local = qname.split(":")
@@ -246,7 +347,7 @@ class _Parser:
         """The predicates of a step: their tests, and each one's text (what identifies it)."""
         tests, written = [], []
         while self.accept("symbol", "["):
-            if self.depth:
+            if self.depth and self.anchor is None:  # (anchored, a nested predicate is a set of the document)
                 self.heavy = True
             self.depth += 1
             start = self.position
@@ -292,13 +393,15 @@ class _Parser:
             if path.child is not None and path.attribute is None:
                 tag = path.child
                 return lambda node, memo: tag in (memo.get(node) or children_by_tag(node, memo))
-            if isinstance(path, _Path) and not path.ups and path.steps:  # p:A/p:B[…]: walked, no lists
-                return _walked(path.steps, path.attribute, None)
+            if isinstance(path, _Path) and not path.ups and path.steps:
+                if self.anchor is not None and path.attribute is None and _worth_anchoring(path.steps):
+                    return _anchored(self.anchor, path.steps, None, None)
+                return _walked(path.steps, path.attribute, None)  # p:A/p:B[…]: walked, no lists
             select = path.select
             return lambda node, memo: bool(select(node, memo))
         self.position += 1
         right = self.operand()
-        return _compare(left, right, equal=token == ("symbol", "="))
+        return _compare(left, right, equal=token == ("symbol", "="), anchor=self.anchor)
 
     def operand(self) -> tuple[str, Any]:
         token = self.peek()
@@ -316,8 +419,8 @@ class _Parser:
         return _NODES, self.path(top=False)
 
 
-#: One step of a path: (the element's Clark name, its predicates, what identifies it: the Clark name, each predicate as
-#: written, and the namespaces its prefixes mean, if it has predicates).
+#: One step of a path: (the element's Clark name, its predicates, what identifies it: the Clark name, and if it has
+#: predicates, each as written, the namespaces their prefixes mean and the tags down to the step when it is anchored).
 _Step = tuple[str, tuple[_Test, ...], tuple]
 
 #: Every path compiled so far, by what identifies it.
@@ -481,8 +584,8 @@ class _AbsolutePath:
         """``…/p:A[t1][t2]``: the nodes of ``…/p:A[t1]`` (shared with every path so written) that pass t2;
         ``…/p:A[t1]``: the nodes of ``…/p:A`` that pass t1 (one list of ``…/p:A`` a document, however many filters)."""
         key = self
-        tag, tests, (written, predicates, spaces) = self.steps[-1]
-        fewer_step = (tag, tests[:-1], (written, predicates[:-1], spaces if len(tests) > 1 else None))
+        tag, tests, (_, predicates, spaces, chain) = self.steps[-1]
+        fewer_step = (tag, tests[:-1], (tag, predicates[:-1], spaces, chain) if len(tests) > 1 else (tag, (), None))
         fewer = _absolute((*self.steps[:-1], fewer_step), None, False).select  # (known as the path so written)
         test = tests[-1]
 
@@ -551,8 +654,10 @@ def _string_value(element: etree._Element) -> str:
     return (element.text or "") if len(element) == 0 else _STRING(element)
 
 
-def _compare(left: tuple[str, Any], right: tuple[str, Any], *, equal: bool) -> _Test:
-    """``left = right`` (or ``!=``) as XPath 1.0 compares a node-set with a text, a number or a node-set."""
+def _compare(left: tuple[str, Any], right: tuple[str, Any], *, equal: bool,
+             anchor: tuple[str, ...] | None = None) -> _Test:
+    """``left = right`` (or ``!=``) as XPath 1.0 compares a node-set with a text, a number or a node-set
+    (``anchor``: the tags down to the nodes tested, when known: see :func:`_anchored`)."""
     if left[0] != _NODES:
         left, right = right, left
     if left[0] != _NODES:
@@ -561,6 +666,8 @@ def _compare(left: tuple[str, Any], right: tuple[str, Any], *, equal: bool) -> _
     values: _Values = path.string_values
     kind, other = right
     if kind in (_TEXT, _NUMBER) and isinstance(path, _Path) and not path.ups and path.steps:  # p:A/p:B = 'x'…
+        if anchor is not None and _worth_anchoring(path.steps):
+            return _anchored(anchor, path.steps, path.attribute, (kind, other, equal))
         return _walked(path.steps, path.attribute, (kind, other, equal))
     if kind == _TEXT and equal and isinstance(path, _Path) and not path.steps and not path.ups and path.attribute:
         name = path.attribute
@@ -629,6 +736,57 @@ def _walked(steps: tuple[_Step, ...], attribute: str | None, compared: tuple | N
         return remembered
 
     return _interned(key, build)
+
+
+def _worth_anchoring(steps: tuple[_Step, ...]) -> bool:
+    """Whether a predicate's path costs enough to be answered from a set of the document (several steps, or
+    predicates of its own): one child compared with a text is cheaper to look at."""
+    return len(steps) > 1 or bool(steps[0][1])
+
+
+def _anchored(anchor: tuple[str, ...], steps: tuple[_Step, ...], attribute: str | None,
+              compared: tuple | None) -> _Test:
+    """A predicate ``p:A/p:B[…]`` (some node selected), ``p:A/p:B = 'x'`` or ``p:A/@c != 1`` (some value compares)
+    on nodes known to be selected by the child steps ``anchor`` from the root: a node passes when it is the
+    ancestor, as many steps up as the path has, of one of the nodes the absolute path ``anchor/p:A/p:B[…]`` selects
+    (and whose value compares). The absolute path's nodes are shared with every path written so (the impuestos of
+    ``//dte:Item[dte:Impuestos/dte:Impuesto[…]]`` are the ones ``impuestos[…]`` selects); the set of ancestors is made
+    once a document, and each test is a look in it."""
+    key = ("anchored", anchor, tuple(step[2] for step in steps), attribute, compared)
+
+    def build() -> _Test:
+        down = _absolute((*((tag, (), (tag, (), None)) for tag in anchor), *steps), None, False).select
+        holds = None if compared is None else _holds(*compared)
+        depth = len(steps)
+
+        def test(node: etree._Element, memo: dict) -> bool:
+            holders = memo.get(test)
+            if holders is None:
+                holders = memo[test] = _holders(down(node, memo), depth, attribute, holds)
+            return node in holders
+
+        return test
+
+    return _interned(key, build)
+
+
+def _holders(nodes: list, depth: int, attribute: str | None, holds: Callable[[str], bool] | None) -> set:
+    """The ancestors ``depth`` steps up of the ``nodes`` that have ``attribute`` (when given) and whose value
+    ``holds`` (when given)."""
+    found = set()
+    for node in nodes:
+        if attribute is not None:
+            value = node.get(attribute)
+            if value is None:
+                continue
+        elif holds is not None:
+            value = _string_value(node)
+        if holds is None or holds(value):
+            above = node
+            for _ in range(depth):
+                above = above.getparent()
+            found.add(above)
+    return found
 
 
 def _child_text(tag: str, text: str, equal: bool) -> _Test:

@@ -37,7 +37,7 @@ from ..expressions.language import (
     parse_date,
 )
 from ._expression_runner import Runner, make_runner
-from ._finders import child_tag, up_tag
+from ._finders import anchored_finder, child_tag, context_chain, up_tag
 from ._xpath import (
     child_path_finder,
     compile_xpath,
@@ -136,14 +136,15 @@ def _shared_key(description: tuple) -> int:
 
 class _Binding:
     __slots__ = ("name", "spec", "path", "xpath", "_finders", "needs", "key", "described", "value", "single",
-                 "fallback", "kind", "read", "money", "namespaces")
+                 "fallback", "kind", "read", "money", "namespaces", "context")
     key: int | None
     described: tuple | None  # what the memo key names (None for a computed value)
 
     def __init__(self, name: str, raw: str | LetSpec, env: RuleEnv, earlier: dict[str, LetSpec],
-                 constants: list[str]) -> None:
+                 constants: list[str], context: str | None = None) -> None:
         spec = raw if isinstance(raw, LetSpec) else LetSpec(path=raw)
         self.name = name
+        self.context = context  # the XPath of the nodes the binding is read from (its check's context)
         self.spec = spec
         self.value = None
         self.single = not spec.many  # a value, not a list: absent means "not applicable" or the default
@@ -186,6 +187,17 @@ class _Binding:
         self.key = None if self.described is None else _shared_key(self.described)
         self._finders = (None, None) if self.path is None else None
 
+    def _finder(self) -> Callable | None:
+        """The path's finder: from a context of child steps, a path of several steps (or with predicates) is
+        answered from the document's nodes grouped by context node (:func:`~._finders.anchored_finder`)."""
+        assert self.path is not None, "a binding without a value has a path"
+        context: str | None = getattr(self, "context", None)
+        chain = context_chain(context, self.namespaces) if context else None
+        anchored = anchored_finder(chain, self.path, self.namespaces) if chain else None
+        if anchored is not None:
+            return anchored
+        return child_path_finder(self.path, self.namespaces, light=True, xpath=self.xpath)
+
     @property
     def find(self) -> Callable | None:
         """The path's finder (:mod:`._finders`), or ``None``: its XPath runs."""
@@ -200,7 +212,7 @@ class _Binding:
         finders = self._finders
         if finders is None:
             assert self.path is not None, "a binding without a value has a path"
-            find = None if self.needs else child_path_finder(self.path, self.namespaces, light=True, xpath=self.xpath)
+            find = None if self.needs else self._finder()
             lookup = (_first_value if self.single else _all_values)(find, self.read, self.kind, self.name) \
                 if find is not None and finds_nodes(find) else None
             finders = self._finders = (find, lookup)
@@ -306,7 +318,7 @@ class ExpressionCheck:
         self.bindings: list[_Binding] = []
         for name, raw in params.let.items():
             self.bindings.append(_Binding(name, raw, env, {b.name: b.spec for b in self.bindings},
-                                          list(self.constants)))
+                                          list(self.constants), context))
         names = [b.name for b in self.bindings] + list(self.constants)
         self.when = _compiled(("when",), params.when, names)
         self.assertion = _compiled(("assert",), params.assert_, names)
