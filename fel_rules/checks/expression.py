@@ -369,19 +369,20 @@ class ExpressionCheck:
         """Evaluate the rule on every context node of ``doc`` (with the plain compiled evaluator, through the
         check's quick function: :mod:`._expression_runner`)."""
         memo = doc.memo
-        tolerance = doc.evaluator.tolerance
-        key = self.context_key
-        nodes = memo.get(key)
+        nodes = memo.get(self.context_key)
         if nodes is None:  # rules sharing a context (//dte:Item…) select it once per document
             root = doc.root
             find = self.context_find
-            nodes = memo[key] = find(root, memo) if find is not None and type(root) is _ELEMENT else self.context(root)
+            nodes = memo[self.context_key] = find(root, memo) if find is not None and type(root) is _ELEMENT \
+                else self.context(root)
         if not nodes:  # (the rule has nothing to look at in this document)
             return iter(())
-        run = self._runner(doc.evaluator)
+        evaluator = doc.evaluator
+        last = self._last  # (what _runner gives, looked up here first: this runs for every rule of every document)
+        run = last[1] if last[0] is evaluator else self._runner(evaluator)
         if run is not None:
-            return run(doc, memo, nodes, tolerance, doc.config.tolerance, self._slow)
-        return self._each(doc, memo, nodes, tolerance)
+            return run(doc, memo, nodes, evaluator.tolerance, doc.config.tolerance, self._slow)
+        return self._each(doc, memo, nodes, evaluator.tolerance)
 
     def _each(self, doc: CheckInput, memo: dict, nodes: list, tolerance: Decimal) -> Iterator[Finding]:
         for node in nodes:
