@@ -18,6 +18,22 @@ The subset:
 * at the top, ``count(path)`` and ``boolean(…)``.
 
 No positional predicate, axis, wildcard, union, variable or other function is taken: ``None``.
+
+How the work is shared within a document (everything lives in its memo):
+
+* an absolute path's nodes are kept for the path, step by step, and a step's predicates filter one at a time
+  (``…/dte:Impuesto[a][b]`` filters the kept nodes of ``…/dte:Impuesto[a]``, which filter those of
+  ``…/dte:Impuesto``), so paths written alike select once whatever rule writes them;
+* a predicate of an absolute path whose own path has several steps or predicates (``dte:Item[dte:Impuestos/
+  dte:Impuesto/dte:NombreCorto = 'IVA']``, nested ones too) is *anchored*: the nodes it tests are known to be
+  selected by the path's child steps, so it is answered by a set of the document's nodes (the ancestors of what the
+  absolute path ``…/dte:Item/dte:Impuestos/dte:Impuesto/dte:NombreCorto`` selects), made once (:func:`_anchored`);
+* elsewhere such a predicate is walked node by node, and a walk of several steps remembers its answer per node;
+* a rule's multi-step binding read from a context of child steps is answered from the nodes of the absolute path
+  grouped by context node (:func:`anchored_finder`).
+
+Only a relative path whose predicates hold predicates of their own is left to XPath (``light``): node by node in
+Python it costs more than libxml2 once it runs over many nodes.
 """
 
 from __future__ import annotations
