@@ -10,7 +10,14 @@ from lxml import etree
 
 from fel_rules import Config, Validator
 from fel_rules.checks._finders import anchored_finder, context_chain
-from fel_rules.checks._xpath import XPathQuery, child_path_finder, compile_xpath, guarded
+from fel_rules.checks._xpath import (
+    XPathQuery,
+    child_path_finder,
+    compile_xpath,
+    guarded,
+    valued_finder,
+    with_values,
+)
 from fel_rules.checks.expression import ExpressionCheck
 from fel_rules.checks.required import RequiredCheck
 from fel_rules.core.namespaces import DTE
@@ -301,3 +308,27 @@ def test_contexts_without_a_chain(context: str, path: str) -> None:
                                   "dte:N | dte:M"])
 def test_paths_not_grouped(path: str) -> None:
     assert anchored_finder((f"{{{DTE}}}R", f"{{{DTE}}}I"), path, NAMESPACES) is None
+
+
+@pytest.mark.parametrize(("path", "variables"), [
+    ("/dte:R/dte:I[dte:N = $n]/dte:M", {"n": "IVA"}), ("/dte:R/dte:I[dte:N = $n]/dte:M", {"n": "ISR"}),
+    ("/dte:R/dte:I[dte:N != $n]/dte:M", {"n": "IVA"}), ("/dte:R/dte:I[dte:N = $n]/dte:M", {"n": "it's"}),
+    ("/dte:R/dte:I[dte:N = $n or dte:N = '$n']/@C", {"n": "a/b"}),
+    ("dte:I[dte:N = $n][@C = $c]/dte:M", {"n": "IVA", "c": "1"}),
+    ("dte:I[dte:N = $n]/dte:M", {"n": ""}),
+])
+def test_texts_written_for_variables_give_what_xpath_gives(path: str, variables: dict) -> None:
+    written = with_values(path, variables)
+    assert written is not None and "$" not in written.replace("'$n'", "")
+    finder = valued_finder(written, tuple(sorted(NAMESPACES.items())))
+    assert finder is not None
+    xpath = etree.XPath(path, namespaces=NAMESPACES)
+    for root in [*DOCUMENTS, TRICKY]:
+        memo: dict = {}
+        for node in root.iter(etree.Element):
+            assert_same(finder(node, memo), xpath(node, **variables), (path, variables))
+
+
+@pytest.mark.parametrize("variables", [{"n": 1}, {"n": True}, {"n": "both ' and \""}, {}])
+def test_other_values_are_left_to_xpath(variables: dict) -> None:
+    assert with_values("dte:I[dte:N = $n]", variables) is None

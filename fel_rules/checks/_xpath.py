@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping
+from functools import lru_cache
 from typing import Any
 
 from lxml import etree
@@ -17,7 +18,7 @@ from ._finders import Finder, finds_nodes, path_finder
 # item_number is re-exported from core.xmlpath
 __all__ = [
     "XPathProblem", "XPathQuery", "child_path_finder", "compile_xpath", "finds_nodes", "guarded", "item_number",
-    "located", "referenced_variables",
+    "located", "referenced_variables", "valued_finder", "with_values",
 ]
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -132,6 +133,40 @@ def _union_branches(path: str) -> list[str] | None:
         return None
     branches.append(path[start:])
     return branches
+
+
+#: A quoted text, or a ``$name`` (group 1), in an XPath.
+_QUOTED_OR_VARIABLE = re.compile(r"""'[^']*'|"[^"]*"|\$([A-Za-z_][A-Za-z0-9_]*)""")
+
+
+def with_values(path: str, variables: Mapping[str, object]) -> str | None:
+    """``path`` with each ``$name`` written as the literal of its value, when every value is a text a literal can
+    hold (``None`` otherwise): XPath reads a literal as the very string a text variable holds, wherever it stands."""
+    refused = False
+
+    def literal(match: re.Match) -> str:
+        nonlocal refused
+        name = match.group(1)
+        if name is None:
+            return match.group(0)  # a quoted text, as written
+        value = variables.get(name)
+        if isinstance(value, str):
+            if "'" not in value:
+                return f"'{value}'"
+            if '"' not in value:
+                return f'"{value}"'
+        refused = True  # a number, a boolean, or a text with both quotes: XPath reads it
+        return ""
+
+    written = _QUOTED_OR_VARIABLE.sub(literal, path)
+    return None if refused else written
+
+
+@lru_cache(maxsize=512)
+def valued_finder(path: str, namespaces: tuple[tuple[str, str], ...]) -> Finder | None:
+    """The finder of ``path`` (made by :func:`with_values`), made once for each path so written; ``None`` when it
+    is outside the finders' subset or has nested predicates (see :func:`child_path_finder`)."""
+    return path_finder(path, dict(namespaces), light=True)
 
 
 def guarded(xpath: XPathQuery) -> Finder | None:

@@ -45,6 +45,8 @@ from ._xpath import (
     item_number,
     located,
     referenced_variables,
+    valued_finder,
+    with_values,
 )
 from .base import CheckError, CheckInput, Finding, KindParams, RuleEnv, Unreadable
 from .registry import check_kind
@@ -514,8 +516,12 @@ def _lookup(binding: _Binding, node: object, variables: dict[str, object],
     """(value, first matched node, the first unreadable value or ``None``) of ``binding`` at ``node``."""
     assert binding.xpath is not None, "a binding without a value has an XPath"
     try:
-        if binding.find is not None and type(node) is _ELEMENT:
-            result = binding.find(node, memo)
+        find = binding.find
+        if find is None and variables and type(node) is _ELEMENT:  # $names holding texts: the path so written
+            written = with_values(binding.path, variables)  # type: ignore[arg-type]
+            find = valued_finder(written, binding.described[3]) if written is not None else None  # type: ignore[index]
+        if find is not None and type(node) is _ELEMENT:
+            result = find(node, memo)
         else:
             result = binding.xpath(node, **variables)
     except Exception as exc:  # lxml XPathEvalError and friends
