@@ -194,8 +194,11 @@ class _Binding:
         answered from the document's nodes grouped by context node (:func:`~._finders.anchored_finder`)."""
         assert self.path is not None, "a binding without a value has a path"
         context: str | None = getattr(self, "context", None)
-        chain = context_chain(context, self.namespaces) if context else None
-        anchored = anchored_finder(chain, self.path, self.namespaces) if chain else None
+        path = self.path
+        # (only a relative path of several steps or with predicates may be grouped: others are not parsed for it)
+        groupable = ("/" in path or "[" in path) and not path.startswith(("/", "."))
+        chain = context_chain(context, self.namespaces) if context and groupable else None
+        anchored = anchored_finder(chain, path, self.namespaces) if chain else None
         if anchored is not None:
             return anchored
         return child_path_finder(self.path, self.namespaces, light=True, xpath=self.xpath)
