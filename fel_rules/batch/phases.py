@@ -12,7 +12,6 @@ from pathlib import Path
 from ..core.atomic import remove_own
 from ..core.confine import confine
 from ..core.owned import own_pdf, own_report
-from ..core.report import Report
 from .cross import cross_issues, with_cross_issues
 from .errors import BatchCancelled
 from .journal import Journal
@@ -31,6 +30,7 @@ from .worker import (
     validator_for,
     write_output,
 )
+from .written_report import read_report
 
 __all__ = ["RenderPdfs", "apply_cross_rules", "process_files", "reconcile_pdfs", "reusable_briefs", "unrendered"]
 
@@ -58,7 +58,8 @@ def process_files(batch: BatchRun, executor, process: Callable[[FileTask], Brief
     run is cancelled meanwhile. Then the inputs whose outputs vanished during the run are done again."""
     pending = [rel for rel in batch.files if rel not in briefs]
     crashed = partial(_crashed, batch.journal)
-    for brief in executor.run(process, map(batch.task, pending), crashed, stop=batch.cancelled):
+    tasks = map(partial(batch.task, entries=batch.journal.entries()), pending)  # an entry appears only once its
+    for brief in executor.run(process, tasks, crashed, stop=batch.cancelled):  # task is made: listed once
         briefs[brief.rel] = brief
         progress.advance()
         if batch.options.on_progress is not None:
@@ -94,7 +95,7 @@ def apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, journal: Journal,
         if result.report is None:  # only an entry with an error has no report; one edited by hand may, too
             continue
         path = out_dir / result.report
-        report = Report.model_validate_json(confine(path, journal.roots).read_text(encoding="utf-8"))
+        report = read_report(confine(path, journal.roots))
         patched = with_cross_issues(report, new, batch_rules)
         result.report_sha256 = write_output(path, (patched.to_json(include_run=False) + "\n").encode(), journal.roots,
                                             own_report, durable=False)  # flushed with the rest before the manifest

@@ -4,6 +4,7 @@ their results are recorded under — gathered in one :class:`BatchRun` every pha
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -63,11 +64,12 @@ class BatchRun:
         """Where the manifest goes."""
         return self.out_dir / "manifest.json"
 
-    def task(self, rel: str) -> FileTask:
-        """The worker's task for the input at ``rel``."""
+    def task(self, rel: str, entries: Collection[str] | None = None) -> FileTask:
+        """The worker's task for the input at ``rel``; ``entries``: the journal's entries listed a moment ago
+        (:meth:`Journal.entries`), so an input without one is not looked up."""
         return FileTask(str(self.input_dir / rel), rel, str(self.out_dir), self.options.render, self.config,
                         self.rendering, str(self.journal.folder), self.journal.fingerprint,
-                        tuple(map(str, self.roots)), self.options.file_time_limit, self.journal.written(rel),
+                        tuple(map(str, self.roots)), self.options.file_time_limit, self.journal.written(rel, entries),
                         durable=self.options.executor == "dask")  # a local run flushes once (runner)
 
     def cancelled(self) -> bool:

@@ -30,7 +30,7 @@ from .pending import drop_view, load_view, save_view
 from .time_limit import FileTimeLimit, time_limit, time_limit_error
 
 __all__ = [
-    "Brief", "FileResult", "FileTask", "WrittenPdf", "crashed_result", "journal_file", "output_paths",
+    "Brief", "FileResult", "FileTask", "WrittenPdf", "crashed_result", "entry_name", "journal_file", "output_paths",
     "process_and_record", "process_file", "record", "record_pdf", "remove_stale_outputs", "render_and_record",
     "render_pdf", "render_task",
     "validator_for", "write_output",
@@ -186,7 +186,12 @@ def output_paths(rel: str) -> tuple[str, str]:
 
 def journal_file(journal: str | Path, rel: str) -> Path:
     """Where the journal keeps the result of the input at ``rel``."""
-    return Path(journal) / f"{hashlib.sha1(rel.encode('utf-8', 'surrogateescape')).hexdigest()}.json"
+    return Path(journal) / entry_name(rel)
+
+
+def entry_name(rel: str) -> str:
+    """The name of the journal entry of the input at ``rel`` (in the journal's folder)."""
+    return f"{hashlib.sha1(rel.encode('utf-8', 'surrogateescape')).hexdigest()}.json"
 
 
 def record(journal: str | Path, fingerprint: str, result: FileResult, roots: tuple[Path, ...] = ()) -> None:
