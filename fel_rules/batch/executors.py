@@ -164,9 +164,10 @@ def _each(function: Callable[[Any], Any], items: list) -> tuple[float, list]:
 
 
 #: About how long (seconds of a worker's CPU) the items of one task take: long enough that sending the task and
-#: its results is little beside them, short enough that both workers still finish together.
-GROUP_S = 0.01
-_MAX_GROUP = 16
+#: its results is little beside them (each task costs the coordinator a few tenths of a millisecond: pickling,
+#: the pool's threads waking up), short enough that both workers still finish together.
+GROUP_S = 0.05
+_MAX_GROUP = 64
 
 
 class _Pace:
