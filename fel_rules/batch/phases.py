@@ -15,7 +15,7 @@ from ..core.owned import own_pdf, own_report
 from .cross import cross_issues, with_cross_issues
 from .errors import BatchCancelled
 from .journal import Journal
-from .output_check import missing_outputs
+from .output_check import OnDisk, missing_outputs
 from .pending import drop_folder, drop_view
 from .plan import BatchRun
 from .progress import Progress
@@ -67,7 +67,8 @@ def process_files(batch: BatchRun, executor, process: Callable[[FileTask], Brief
     if batch.cancelled():
         raise BatchCancelled(f"lote cancelado tras {len(briefs)} de {len(batch.files)} archivos; "
                              "--resume continúa donde quedó")
-    lost = [rel for rel, brief in briefs.items() if missing_outputs(rel, brief, batch.out_dir, batch.journal)]
+    disk = OnDisk()
+    lost = [rel for rel, brief in briefs.items() if missing_outputs(rel, brief, batch.out_dir, batch.journal, disk)]
     for brief in executor.run(process, map(batch.task, lost), crashed):
         briefs[brief.rel] = brief  # its outputs vanished during the run (output folder deleted…): done again
 

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..core.config import Config
+from ..core.confine import confine
 from ..core.errors import InputError
 from ..core.report import SchemaInfo
 from ..outputs.render.api import load_logo
@@ -138,7 +139,7 @@ def _collect(input_dir: Path, out_dir: Path, recursive: bool) -> list[str]:
 
 def _inside(path: Path, folder: Path) -> bool:
     try:
-        path.resolve().relative_to(folder)
-    except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (reported per file later)
+        confine(path).relative_to(folder)  # (resolved as Path.resolve does, in fewer system calls)
+    except (ValueError, OSError):  # OSError: a symlink loop (reported per file later)
         return False
     return True
