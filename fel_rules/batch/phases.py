@@ -5,7 +5,7 @@ reports; (3) PDFs reconciled with the final verdicts."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from pathlib import Path
 
@@ -58,8 +58,8 @@ def process_files(batch: BatchRun, executor, process: Callable[[FileTask], Brief
     run is cancelled meanwhile. Then the inputs whose outputs vanished during the run are done again."""
     pending = [rel for rel in batch.files if rel not in briefs]
     crashed = partial(_crashed, batch.journal)
-    tasks = map(partial(batch.task, entries=batch.journal.entries()), pending)  # an entry appears only once its
-    for brief in executor.run(process, tasks, crashed, stop=batch.cancelled):  # task is made: listed once
+    tasks = _Tasks(batch, pending, batch.journal.entries())
+    for brief in executor.run(process, tasks, crashed, stop=batch.cancelled):
         briefs[brief.rel] = brief
         progress.advance()
         if batch.options.on_progress is not None:
@@ -71,6 +71,20 @@ def process_files(batch: BatchRun, executor, process: Callable[[FileTask], Brief
     lost = [rel for rel, brief in briefs.items() if missing_outputs(rel, brief, batch.out_dir, batch.journal, disk)]
     for brief in executor.run(process, map(batch.task, lost), crashed):
         briefs[brief.rel] = brief  # its outputs vanished during the run (output folder deleted…): done again
+
+
+class _Tasks:
+    """The tasks of ``rels``, each made when it is sent (how many there are is known beforehand); ``entries``: the
+    journal's entries listed before the first (an input's entry appears only once its task is made)."""
+
+    def __init__(self, batch: BatchRun, rels: list[str], entries: frozenset[str] | None) -> None:
+        self._batch, self._rels, self._entries = batch, rels, entries
+
+    def __len__(self) -> int:
+        return len(self._rels)
+
+    def __iter__(self) -> Iterator[FileTask]:
+        return (self._batch.task(rel, self._entries) for rel in self._rels)
 
 
 def _crashed(journal: Journal, task: FileTask) -> Brief:
