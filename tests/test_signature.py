@@ -19,7 +19,8 @@ from cryptography.hazmat.primitives.serialization import Encoding
 from lxml import etree
 
 from fel_rules.checks import CheckInput, get_check_kind
-from fel_rules.checks.signature import SignatureCheck, SignatureParams
+from fel_rules.checks.signature import SignatureCheck
+from fel_rules.checks.signature_params import SignatureParams
 from fel_rules.core.namespaces import DS, DTE
 from fel_rules.testing.signing import (
     C14N,

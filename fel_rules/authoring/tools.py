@@ -29,7 +29,7 @@ __all__ = [
 
 def rule_file_json_schema() -> dict:
     """JSON Schema of a rule file (for editors: completion and validation while typing)."""
-    from ..checks.expression import LetSpec
+    from ..checks.expression_params import LetSpec
 
     schema = RuleFile.model_json_schema(by_alias=True)
     rule = RuleSpec.model_json_schema(by_alias=True)

@@ -5,25 +5,31 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from typing import ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from lxml import etree
-from pydantic import BaseModel, ConfigDict
 
 from ..core.config import Config
 from ..document.facts import Anulacion, Documento, extract_facts
 from ..expressions.language import Evaluator
 from ..findings.model import Finding
 from .places import PlaceError, expand_places
+from .plain import PlainParams, plain
 
-__all__ = ["CheckError", "CheckInput", "CheckKind", "Finding", "KindParams", "RuleEnv", "Unreadable"]
+if TYPE_CHECKING:
+    from .kind_params import KindParams
+
+__all__ = ["CheckError", "CheckInput", "CheckKind", "Finding", "KindParams", "PlainParams", "RuleEnv", "Unreadable",
+           "plain"]
 
 
-class KindParams(BaseModel):
-    """Base of every check kind's params model: unknown keys are errors."""
+def __getattr__(name: str) -> Any:
+    """:class:`~fel_rules.checks.kind_params.KindParams` (pydantic), imported when first asked for."""
+    if name == "KindParams":
+        from .kind_params import KindParams
 
-    # validators are built when a rule's params are first validated: rules read back from the cache never need them
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
+        return KindParams
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -123,9 +129,11 @@ class CheckKind(Protocol):
 
     Implementations set ``name`` and ``Params`` (a :class:`KindParams` subclass), accept
     ``(params, env)`` in ``__init__`` (raise ``ValueError`` there for params that cannot work),
-    and yield :class:`Finding` objects from :meth:`check`. XPath params go through
-    :meth:`RuleEnv.xpath`, so rules may write them from a place (``items/dte:Total``). An optional :meth:`placeholders`
-    lets rule files be checked for unknown ``{names}`` in their messages when they load.
+    keep what they need of the validated params (fel-rules' own kinds keep :func:`plain` of them:
+    a check read back from the rule cache needs no pydantic), and yield :class:`Finding` objects from
+    :meth:`check`. XPath params go through :meth:`RuleEnv.xpath`, so rules may write them from a place
+    (``items/dte:Total``). An optional :meth:`placeholders` lets rule files be checked for unknown ``{names}`` in
+    their messages when they load.
 
     A kind whose class sets ``scope = "batch"`` decides on a whole batch instead of one document:
     its :meth:`check` receives a :class:`~fel_rules.checks.batch_input.BatchInput` (one document of the

@@ -10,32 +10,32 @@ from __future__ import annotations
 from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from itertools import islice
-from typing import ClassVar, Literal
-
-from pydantic import Field
+from typing import TYPE_CHECKING, ClassVar
 
 from ..core.money import Amount, parse_decimal
-from .base import Finding, KindParams, RuleEnv
-from .batch_input import BatchInput, Reference, iso_day
+from .base import Finding, RuleEnv
+from .batch_input import BatchInput, iso_day
 from .business_days import nth_business_day
+from .plain import ParamsOf, plain
 from .registry import check_kind
 
+if TYPE_CHECKING:
+    from .cross_document_params import (
+        BatchParams,
+        CreditNoteTaxesParams,
+        DeadlineParams,
+        ExemptParams,
+        PhraseParams,
+        ReferencedTypeParams,
+        ReferenceParams,
+        SameAsReferencedParams,
+    )
+
 __all__ = [
-    "AnnulledOnceCheck", "BatchParams", "CreditNoteTaxesCheck", "CreditNoteTotalCheck", "ExemptWithinOriginTaxCheck",
+    "AnnulledOnceCheck", "CreditNoteTaxesCheck", "CreditNoteTotalCheck", "ExemptWithinOriginTaxCheck",
     "FinalInvoiceDeadlineCheck", "NoActiveConstanciaCheck", "ReferencedNotAnnulledCheck", "ReferencedPhraseCheck",
     "ReferencedTypeCheck", "RepeatedAuthorizationCheck", "SameAsReferencedCheck",
 ]
-
-_REFERENCE = Field(description="origin: the document a note, constancia or annulment refers to; "
-                               "provisional: the provisional invoice (FACP) an export names.")
-
-
-class BatchParams(KindParams):
-    """What every batch rule says: where its issues point, and which one SAT code they cite."""
-
-    at: str = Field(description="XPath of the element the rule's issues point to (it may start with a place).")
-    cites: str | None = Field(default=None, description="The one SAT code the issues cite (default: the rule's).")
-
 
 class _BatchKind:
     """Shared by the batch kinds: they run over the batch, and their findings point at ``at``."""
@@ -44,7 +44,7 @@ class _BatchKind:
     names: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, params: BatchParams, env: RuleEnv) -> None:
-        self.params = params
+        self.params = plain(params)
         self.at = env.xpath(params.at, "at")
 
     def placeholders(self) -> set[str]:
@@ -61,7 +61,7 @@ class RepeatedAuthorizationCheck(_BatchKind):
     """The document's authorization number is in no other document of the batch (``{other}``: the first of
     them, and how many more)."""
 
-    Params = BatchParams
+    Params = ParamsOf("fel_rules.checks.cross_document_params:BatchParams")
     names = frozenset({"uuid", "other"})
 
     def check(self, doc: BatchInput) -> Iterator[Finding]:
@@ -74,18 +74,11 @@ class RepeatedAuthorizationCheck(_BatchKind):
             yield self.finding(uuid=uuid.upper(), other=doc.some(list(others), len(copies) - 1))
 
 
-class ReferencedTypeParams(BatchParams):
-    """Which referenced document, and the types it may have."""
-
-    reference: Reference = _REFERENCE
-    types: list[str] = Field(min_length=1, description="DTE types the referenced document may have.")
-
-
 @check_kind("referenced_type")
 class ReferencedTypeCheck(_BatchKind):
     """The referenced document has one of ``types`` (``{tipo}``: its type)."""
 
-    Params = ReferencedTypeParams
+    Params = ParamsOf("fel_rules.checks.cross_document_params:ReferencedTypeParams")
     params: ReferencedTypeParams
     names = frozenset({"other", "tipo"})
 
@@ -95,26 +88,13 @@ class ReferencedTypeCheck(_BatchKind):
             yield self.finding(other=referenced[0], tipo=referenced[1].tipo or "?")
 
 
-#: Values a document states that its referenced document must share (cross facts of either side).
-OwnField = Literal["moneda", "nit_emisor", "id_receptor", "nit_certificador", "origin_dia"]
-ReferencedField = Literal["moneda", "nit_emisor", "id_receptor", "nit_certificador", "dia"]
-
-
-class SameAsReferencedParams(BatchParams):
-    """Which referenced document, and which of its values this document must repeat."""
-
-    reference: Reference = _REFERENCE
-    field: OwnField = Field(description="This document's value (origin_dia: the origin's emission date it states).")
-    referenced_field: ReferencedField = Field(description="The referenced document's value (dia: its emission date).")
-
-
 @check_kind("same_as_referenced")
 class SameAsReferencedCheck(_BatchKind):
     """The document's ``field`` equals the referenced document's ``referenced_field`` (ignoring case and
     surrounding blanks; a value missing on either side is not compared). ``{valor}``: this document's value,
     ``{origen}``: the referenced one's."""
 
-    Params = SameAsReferencedParams
+    Params = ParamsOf("fel_rules.checks.cross_document_params:SameAsReferencedParams")
     params: SameAsReferencedParams
     names = frozenset({"other", "valor", "origen"})
 
@@ -131,7 +111,7 @@ class SameAsReferencedCheck(_BatchKind):
 class CreditNoteTotalCheck(_BatchKind):
     """A credit note (not of the old regime) does not exceed its origin's GranTotal (``{nota}``, ``{origen}``)."""
 
-    Params = BatchParams
+    Params = ParamsOf("fel_rules.checks.cross_document_params:BatchParams")
     names = frozenset({"other", "nota", "origen"})
 
     def check(self, doc: BatchInput) -> Iterator[Finding]:
@@ -143,18 +123,12 @@ class CreditNoteTotalCheck(_BatchKind):
             yield self.finding(other=other, nota=_amount(doc.facts.gran_total), origen=_amount(origin.gran_total))
 
 
-class CreditNoteTaxesParams(BatchParams):
-    """The SAT code each tax's excess cites."""
-
-    tax_codes: dict[str, str] = Field(default_factory=dict, description="NombreCorto → SAT code (other taxes: none).")
-
-
 @check_kind("credit_note_taxes")
 class CreditNoteTaxesCheck(_BatchKind):
     """A credit note (not of the old regime) does not exceed its origin's total of any tax (``{impuesto}``,
     ``{nota}``, ``{origen}``); each finding cites the SAT code of its tax."""
 
-    Params = CreditNoteTaxesParams
+    Params = ParamsOf("fel_rules.checks.cross_document_params:CreditNoteTaxesParams")
     params: CreditNoteTaxesParams
     names = frozenset({"other", "impuesto", "nota", "origen"})
 
@@ -176,7 +150,7 @@ class CreditNoteTaxesCheck(_BatchKind):
 class AnnulledOnceCheck(_BatchKind):
     """Every annulment of a document but the earliest (``{other}``, ``{fecha}``: the earliest one)."""
 
-    Params = BatchParams
+    Params = ParamsOf("fel_rules.checks.cross_document_params:BatchParams")
     names = frozenset({"other", "uuid", "fecha"})
 
     def check(self, doc: BatchInput) -> Iterator[Finding]:
@@ -192,7 +166,7 @@ class NoActiveConstanciaCheck(_BatchKind):
     """The origin document has no CIVA/CAIS in the batch that no annulment annuls (one finding per
     constancia: ``{other}``, ``{tipo}``)."""
 
-    Params = BatchParams
+    Params = ParamsOf("fel_rules.checks.cross_document_params:BatchParams")
     names = frozenset({"other", "uuid", "tipo"})
 
     def check(self, doc: BatchInput) -> Iterator[Finding]:
@@ -201,17 +175,11 @@ class NoActiveConstanciaCheck(_BatchKind):
             yield self.finding(other=rel, uuid=uuid, tipo=constancia.tipo)
 
 
-class ReferenceParams(BatchParams):
-    """Which referenced document."""
-
-    reference: Reference = _REFERENCE
-
-
 @check_kind("referenced_not_annulled")
 class ReferencedNotAnnulledCheck(_BatchKind):
     """No annulment in the batch annuls the referenced document (one finding per annulment)."""
 
-    Params = ReferenceParams
+    Params = ParamsOf("fel_rules.checks.cross_document_params:ReferenceParams")
     params: ReferenceParams
     names = frozenset({"other", "uuid"})
 
@@ -221,19 +189,12 @@ class ReferencedNotAnnulledCheck(_BatchKind):
             yield self.finding(other=annulment, uuid=uuid)
 
 
-class DeadlineParams(BatchParams):
-    """Business days the final invoice has from its provisional one."""
-
-    business_days: int = Field(ge=1, description="Days, Monday to Friday without the holidays of "
-                                                 "rules/data/feriados-gt.yaml.")
-
-
 @check_kind("final_invoice_deadline")
 class FinalInvoiceDeadlineCheck(_BatchKind):
     """An export invoice (Exp="SI") is issued within ``business_days`` of its provisional invoice (FACP):
     ``{valor}`` its day, ``{origen}`` the provisional's, ``{vence}`` the last day allowed."""
 
-    Params = DeadlineParams
+    Params = ParamsOf("fel_rules.checks.cross_document_params:DeadlineParams")
     params: DeadlineParams
     names = frozenset({"other", "valor", "origen", "vence"})
 
@@ -249,18 +210,11 @@ class FinalInvoiceDeadlineCheck(_BatchKind):
                 yield self.finding(other=other, valor=doc.facts.dia, origen=provisional.dia, vence=deadline.isoformat())
 
 
-class PhraseParams(BatchParams):
-    """Which referenced document, and the phrase it must carry."""
-
-    reference: Reference = _REFERENCE
-    phrase: str = Field(pattern=r"^\d+-\d+$", description="TipoFrase-CodigoEscenario, e.g. 4-11.")
-
-
 @check_kind("referenced_phrase")
 class ReferencedPhraseCheck(_BatchKind):
     """The referenced document carries the phrase ``phrase``."""
 
-    Params = PhraseParams
+    Params = ParamsOf("fel_rules.checks.cross_document_params:PhraseParams")
     params: PhraseParams
     names = frozenset({"other"})
 
@@ -270,19 +224,12 @@ class ReferencedPhraseCheck(_BatchKind):
             yield self.finding(other=referenced[0])
 
 
-class ExemptParams(BatchParams):
-    """The origin's tax that bounds MontoIVAExento, and the tolerance."""
-
-    tax: str = Field(description="NombreCorto of the origin's tax total.")
-    tolerance: Decimal = Field(ge=0, description="How much above the origin's tax is still accepted.")
-
-
 @check_kind("exempt_within_origin_tax")
 class ExemptWithinOriginTaxCheck(_BatchKind):
     """A constancia's MontoIVAExento (``{valor}``) does not exceed the origin's total of ``tax`` (``{origen}``)
     by more than ``tolerance``."""
 
-    Params = ExemptParams
+    Params = ParamsOf("fel_rules.checks.cross_document_params:ExemptParams")
     params: ExemptParams
     names = frozenset({"other", "valor", "origen"})
 

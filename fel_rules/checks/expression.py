@@ -19,17 +19,15 @@ import re
 from collections.abc import Callable, Iterator
 from datetime import date
 from decimal import Decimal
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from lxml import etree
-from pydantic import Field, model_validator
 
 from ..core.foreign import evaluation, xpath_error
 from ..core.money import MONEY_FIELDS, XML_SPACE, Amount, decimal_str, parse_decimal, parse_small_int
 from ..core.text import Text
 from ..core.xmlpath import children_by_tag
 from ..expressions.language import (
-    FUNCTION_NAMES,
     CompiledExpression,
     Evaluator,
     Table,
@@ -46,80 +44,14 @@ from ._xpath import (
     located,
     referenced_variables,
 )
-from .base import CheckError, CheckInput, Finding, KindParams, RuleEnv, Unreadable
+from .base import CheckError, CheckInput, Finding, RuleEnv, Unreadable
+from .plain import ParamsOf, PlainParams, plain
 from .registry import check_kind
 
-__all__ = ["ExpressionCheck", "ExpressionParams", "LetSpec"]
+if TYPE_CHECKING:
+    from .expression_params import ExpressionParams, LetSpec
 
-_RESERVED = FUNCTION_NAMES | {"tol", "expected", "actual", "difference", "item", "True", "False", "None"}
-
-
-class LetSpec(KindParams):
-    """A binding: an XPath relative to the context node and how to read it, or a computed value."""
-
-    path: str | None = Field(
-        default=None, description="XPath 1.0, relative to the context node or starting with a place; "
-        "may use $earlier_binding.")
-    value: str | None = Field(
-        default=None, description="Instead of path: an expression over earlier bindings and constants.")
-    type: Literal["decimal", "text", "int", "date"] = Field(
-        default="decimal", description="How to read the value (date: the calendar date of an ISO date or date-time)."
-    )
-    many: bool = Field(default=False, description="Bind the list of all matches (for sum/count).")
-    default: str | None = Field(default=None, description="Value used when nothing matches.")
-
-    @model_validator(mode="after")
-    def _path_or_value(self) -> LetSpec:
-        if (self.path is None) == (self.value is None):
-            raise ValueError("una variable de 'let' lleva 'path' o 'value' (uno de los dos)")
-        if self.value is not None and self.model_fields_set & {"type", "many", "default"}:
-            raise ValueError("una variable calculada ('value') no lleva type, many ni default")
-        return self
-
-
-class ExpressionParams(KindParams):
-    """Params of the ``expression`` kind (written at the top level of a rule)."""
-
-    context: str = Field(description="XPath of the nodes the rule checks, one evaluation each.")
-    let: dict[str, str | LetSpec] = Field(default_factory=dict, description="name: XPath (a decimal) or a LetSpec.")
-    constants: dict[str, str | dict[str | int, str | int]] = Field(
-        default_factory=dict,
-        description="name: value (numbers become Decimal), or a table key: value read with lookup(table, key) — "
-        "limits and tables a profile may change without editing the rule.",
-    )
-    when: str | None = Field(default=None, description="Guard expression; the rule is skipped when false.")
-    assert_: str | None = Field(default=None, alias="assert", description="Boolean expression that must hold.")
-    expected: str | None = Field(default=None, description="Expression for the expected value.")
-    actual: str | None = Field(default=None, description="Expression for the value found in the document.")
-    at: str | None = Field(default=None, description="Binding whose node locates the issue (default: context).")
-    tolerance: str | None = Field(
-        default=None, description="Expression for the accepted |actual - expected| (default: tol, from configuration)."
-    )
-    amounts: list[str] = Field(
-        default_factory=list,
-        description="Constants or computed values a message says as amounts of money (Q 2,500.00). Values read from "
-        "a money field (Precio, MontoImpuesto, GranTotal…) are amounts without being listed; so are expected, "
-        "actual and difference when they compare amounts.")
-
-    @model_validator(mode="after")
-    def _shape(self) -> ExpressionParams:
-        if self.assert_ is None and (self.expected is None or self.actual is None):
-            raise ValueError("se requiere 'assert', o 'expected' junto con 'actual'")
-        if (self.expected is None) != (self.actual is None):
-            raise ValueError("'expected' y 'actual' van juntos")
-        for name in [*self.let, *self.constants]:
-            if not name.isidentifier() or name in _RESERVED:
-                raise ValueError(f"nombre de variable no permitido: {name!r}")
-        clash = set(self.let) & set(self.constants)
-        if clash:
-            raise ValueError(f"'{sorted(clash)[0]}' está en 'let' y en 'constants'")
-        if self.at is not None and self.at not in self.let:
-            raise ValueError(f"'at' debe nombrar una variable de 'let'; '{self.at}' no existe")
-        unknown = [name for name in self.amounts if name not in self.let and name not in self.constants]
-        if unknown:
-            raise ValueError(f"'amounts' nombra '{unknown[0]}', que no está en 'let' ni en 'constants'")
-        return self
-
+__all__ = ["ExpressionCheck"]
 
 _NO_VARIABLES: dict[str, object] = {}
 _LATER = object()  # (made on first use)
@@ -140,9 +72,9 @@ class _Binding:
     key: int | None
     described: tuple | None  # what the memo key names (None for a computed value)
 
-    def __init__(self, name: str, raw: str | LetSpec, env: RuleEnv, earlier: dict[str, LetSpec],
+    def __init__(self, name: str, raw: str | LetSpec, env: RuleEnv, earlier: dict[str, PlainParams],
                  constants: list[str]) -> None:
-        spec = raw if isinstance(raw, LetSpec) else LetSpec(path=raw)
+        spec: PlainParams = plain(ExpressionCheck.Let(path=raw) if isinstance(raw, str) else raw)
         self.name = name
         self.spec = spec
         self.value = None
@@ -156,7 +88,7 @@ class _Binding:
             self.namespaces: dict[str, str] = {}
             self._finders: tuple | None = (None, None)
             return
-        where = ("let", name, "path") if isinstance(raw, LetSpec) else ("let", name)
+        where = ("let", name) if isinstance(raw, str) else ("let", name, "path")
         assert spec.path is not None, "a LetSpec without a value has a path (its validator)"
         self.path = env.xpath(spec.path, where)
         self.money = spec.type == "decimal" and _last_step(self.path) in MONEY_FIELDS
@@ -293,10 +225,12 @@ def _constant(value: str | dict) -> object:
 class ExpressionCheck:
     """Arithmetic and logical assertions over XPath bindings (see module docstring)."""
 
-    Params = ExpressionParams
+    Params = ParamsOf("fel_rules.checks.expression_params:ExpressionParams")
+    #: A binding written as a bare XPath is this model with that ``path``.
+    Let = ParamsOf("fel_rules.checks.expression_params:LetSpec")
 
     def __init__(self, params: ExpressionParams, env: RuleEnv) -> None:
-        self.params = params
+        self.params = plain(params)
         self.namespaces = dict(env.namespaces)
         context = env.xpath(params.context, "context")
         self.context = compile_xpath(context, env.namespaces, nodes=True)
@@ -547,7 +481,7 @@ def _first_unread(value: object) -> _Unread | None:
     return None
 
 
-def _convert(result: object, spec: LetSpec, name: str) -> tuple[object, object]:
+def _convert(result: object, spec: PlainParams, name: str) -> tuple[object, object]:
     if isinstance(result, list):
         if spec.many:
             return [_read_node(n, spec.type) for n in result], (result[0] if result else None)

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Literal
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Literal
 
 from ..core.identifiers import cui_problem, nit_is_valid
 from ..document.facts import Anulacion, Documento, Text
-from .base import CheckInput, Finding, KindParams, RuleEnv
+from .base import CheckInput, Finding, RuleEnv
+from .plain import ParamsOf, plain
 from .registry import check_kind
 
-__all__ = ["CuiCheck", "CuiParams", "NitCheck", "NitParams"]
+if TYPE_CHECKING:
+    from .identity_params import CuiParams, NitParams
+
+__all__ = ["CuiCheck", "NitCheck"]
 
 Party = Literal["emisor", "receptor", "certificador"]
 
@@ -34,13 +36,6 @@ def _party_id(facts: Documento | Anulacion, party: Party) -> tuple[Text | None, 
     return None, None
 
 
-class NitParams(KindParams):
-    """Which party's NIT to check, and which literal values are accepted as they are."""
-
-    party: Party = Field(description="emisor, receptor or certificador.")
-    allow: list[str] = Field(default_factory=list, description="Values accepted without a check digit (e.g. CF).")
-
-
 @check_kind("nit")
 class NitCheck:
     """NIT check digit: weights n+1…2 over the body, r = (11 − Σ mod 11) mod 11, ``K`` for 10.
@@ -49,10 +44,10 @@ class NitCheck:
     an absent or empty value is left to the required-fields rule.
     """
 
-    Params = NitParams
+    Params = ParamsOf("fel_rules.checks.identity_params:NitParams")
 
     def __init__(self, params: NitParams, env: RuleEnv) -> None:
-        self.params = params
+        self.params = plain(params)
         self.allowed = {value.upper() for value in params.allow}
 
     def placeholders(self) -> set[str]:
@@ -71,15 +66,6 @@ class NitCheck:
         )
 
 
-class CuiParams(KindParams):
-    """Which aspect of the receptor's CUI to check when TipoEspecial is CUI."""
-
-    aspect: Literal["format", "check_digit", "place"] = Field(
-        description="format: 13 digits (RCP307); check_digit: verifier digit (RCP308); "
-        "place: department 01–22 and a municipality that exists in it."
-    )
-
-
 _ASPECT_PROBLEMS = {
     "format": {"not_numeric", "length"},
     "check_digit": {"check_digit"},
@@ -92,10 +78,10 @@ class CuiCheck:
     """CUI/DPI of a receptor with ``TipoEspecial="CUI"``: 13 digits ``NNNNNNNNV DD MM``,
     V = Σ dᵢ·(i+2) mod 11 over the first eight digits, DD a department, MM one of its municipalities."""
 
-    Params = CuiParams
+    Params = ParamsOf("fel_rules.checks.identity_params:CuiParams")
 
     def __init__(self, params: CuiParams, env: RuleEnv) -> None:
-        self.params = params
+        self.params = plain(params)
         self.problems = _ASPECT_PROBLEMS[params.aspect]
 
     def placeholders(self) -> set[str]:

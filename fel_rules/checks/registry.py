@@ -4,13 +4,15 @@ group ``fel_rules.checks`` (``name = "package.module:KindClass"``)."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ..core.catalogue import error_texts
 from ..core.errors import CheckKindError
 from ..core.text import Text
-from .base import CheckKind, KindParams
+from .base import CheckKind
+from .plain import ParamsOf
 
 __all__ = ["ENTRY_POINT_GROUP", "check_kind", "get_check_kind", "known_kinds", "registered_kinds"]
 
@@ -41,16 +43,23 @@ def check_kind(name: str) -> Callable[[_Kind], _Kind]:
 
 
 def _validate(name: str, cls: type, *, source: str) -> None:
+    if not isinstance(inspect.getattr_static(cls, "Params", None), ParamsOf):  # (a built-in's: imported on first use)
+        _validate_params(name, cls, source=source)
+    if not callable(getattr(cls, "check", None)):
+        raise CheckKindError(
+            f"{source}: el tipo '{name}' debe definir check(doc)",
+            message_en=f"{source}: kind '{name}' must define check(doc)",
+        )
+
+
+def _validate_params(name: str, cls: type, *, source: str) -> None:
+    from .kind_params import KindParams  # a plug-in's kind: its module has imported pydantic already
+
     params = getattr(cls, "Params", None)
     if not (isinstance(params, type) and issubclass(params, KindParams)):
         raise CheckKindError(
             f"{source}: el tipo '{name}' debe declarar Params (subclase de KindParams)",
             message_en=f"{source}: kind '{name}' must declare Params (a KindParams subclass)",
-        )
-    if not callable(getattr(cls, "check", None)):
-        raise CheckKindError(
-            f"{source}: el tipo '{name}' debe definir check(doc)",
-            message_en=f"{source}: kind '{name}' must define check(doc)",
         )
 
 

@@ -3,40 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lxml import etree
-from pydantic import Field
 
 from ..core.foreign import xpath_error
 from ..core.text import Text
 from ..core.xmlpath import element_xpath
 from ._xpath import child_path_finder, compile_xpath, item_number
-from .base import CheckError, CheckInput, Finding, KindParams, RuleEnv
+from .base import CheckError, CheckInput, Finding, RuleEnv
+from .plain import ParamsOf, plain
 from .registry import check_kind
 
-__all__ = ["RequiredCheck", "RequiredParams"]
+if TYPE_CHECKING:
+    from .required_params import RequiredParams
 
-
-class RequiredParams(KindParams):
-    """Where to look and which fields must be there."""
-
-    context: str = Field(default="/*",
-                         description="XPath of the nodes that must hold the fields (may start with a place).")
-    fields: list[str] = Field(min_length=1, description="XPaths relative to the context (elements or @attributes).")
-    non_blank: bool = Field(default=True, description="An empty or whitespace-only value counts as missing.")
-    when: str | None = Field(default=None,
-                             description="XPath condition on the context (may use places); skip when false.")
+__all__ = ["RequiredCheck"]
 
 
 @check_kind("required")
 class RequiredCheck:
     """Each field must match at least one node (with non-blank text when ``non_blank``)."""
 
-    Params = RequiredParams
+    Params = ParamsOf("fel_rules.checks.required_params:RequiredParams")
 
     def __init__(self, params: RequiredParams, env: RuleEnv) -> None:
-        self.params = params
+        self.params = plain(params)
         context = env.xpath(params.context, "context")
         self.context = _Found(compile_xpath(context, env.namespaces, nodes=True), env.namespaces, elements_only=True)
         when = env.xpath(params.when, "when") if params.when else None

@@ -30,24 +30,23 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from lxml import etree
-from pydantic import Field
 
 from ..core.namespaces import DS
 from ..core.text import Text
 from ..core.xmlpath import element_xpath
 from ..xmldsig import Problem, ProblemCode, SignatureVerdict
+from .base import CheckInput, Finding, RuleEnv
+from .plain import ParamsOf, plain
+from .registry import check_kind
 
 if TYPE_CHECKING:
     from ..xmldsig import SignedDocument
-from .base import CheckInput, Finding, KindParams, RuleEnv
-from .registry import check_kind
+    from .signature_params import ReformattedParams, SignatureParams
 
-__all__ = ["ReformattedParams", "ReformattedSignaturesCheck", "SignatureCheck", "SignatureParams",
-           "SignaturesVerifiedCheck"]
+__all__ = ["ReformattedSignaturesCheck", "SignatureCheck", "SignaturesVerifiedCheck"]
 
 _SIGNATURE = f"{{{DS}}}Signature"
 _MEMO_KEY = "signature.document"
-_URI = r"^#[A-Za-z_][A-Za-z0-9_.\-]*$"
 _ISSUER_URIS = ("#DatosEmision", "#DatosAnulacion")
 _CERTIFIER_URI = "#DatosCertificados"
 
@@ -77,23 +76,6 @@ _PLAIN: dict[ProblemCode, tuple[str, str]] = {
 _DAMAGED = ("damaged", "ask_original")  # every other problem: the signature itself is incomplete or broken
 
 
-class SignatureParams(KindParams):
-    """Which signature the rule judges: the one whose ds:Reference has this URI."""
-
-    reference: str = Field(
-        pattern=_URI,
-        description="URI of the ds:Reference that identifies the signer's role: #DatosEmision (issuer), "
-        "#DatosCertificados (certifier), #DatosAnulacion (issuer of an annulment).",
-    )
-
-
-class ReformattedParams(KindParams):
-    """The signatures looked at: those whose ds:Reference has one of these URIs."""
-
-    references: list[str] = Field(
-        min_length=1, description="URIs of the ds:Reference of each signer's role (see the signature kind).")
-
-
 def _verdicts(doc: CheckInput, uri: str) -> list[SignatureVerdict]:
     """The verdicts of the signatures of role ``uri`` (the document is read and each role verified once)."""
     if not any(child.tag == _SIGNATURE for child in doc.root):  # unsigned: nothing to do, nearly free
@@ -117,10 +99,10 @@ class SignatureCheck:
     (the schema stage reports the missing issuer signature); a signature that only lost its original
     whitespace yields nothing either (``signature_reformatted`` says so)."""
 
-    Params = SignatureParams
+    Params = ParamsOf("fel_rules.checks.signature_params:SignatureParams")
 
     def __init__(self, params: SignatureParams, env: RuleEnv) -> None:
-        self.params = params
+        self.params = plain(params)
 
     def placeholders(self) -> set[str]:
         """``{causa}`` what happened, ``{accion}`` what to do, ``{detalle}`` the technical detail (all in the
@@ -142,10 +124,10 @@ class ReformattedSignaturesCheck:
     whitespace between elements is removed (and has no other problem): the file was re-indented after
     signing and its signed data is intact. ``{referencias}``: the references concerned."""
 
-    Params = ReformattedParams
+    Params = ParamsOf("fel_rules.checks.signature_params:ReformattedParams")
 
     def __init__(self, params: ReformattedParams, env: RuleEnv) -> None:
-        self.params = params
+        self.params = plain(params)
 
     def placeholders(self) -> set[str]:
         """``{referencias}``: the URIs of the re-indented signatures' roles."""
@@ -166,10 +148,10 @@ class SignaturesVerifiedCheck:
     """One finding when the document carries signatures of the given roles and every one of them verifies
     (re-indented or not): it says what verification covers and what it does not."""
 
-    Params = ReformattedParams
+    Params = ParamsOf("fel_rules.checks.signature_params:ReformattedParams")
 
     def __init__(self, params: ReformattedParams, env: RuleEnv) -> None:
-        self.params = params
+        self.params = plain(params)
 
     def placeholders(self) -> set[str]:
         """``{firmas}``: how many signatures verified."""

@@ -88,7 +88,9 @@ def _show(args: argparse.Namespace) -> int:
         message = render_text(Text.of("cli.unknown_rule", rule=args.rule_id), args.lang)
         print(f"fel-rules: error: {message}", file=sys.stderr)
         return 2
-    data = rule.spec.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
+    from ..ruleset.spec import as_written
+
+    data = as_written(rule.spec)
     data = {"id": rule.id, "severity": rule.severity.value, "document": rule.document, "scope": rule.scope,
             "applies_to": sorted(rule.applies_to) if rule.applies_to else None, "file": f"{rule.path}:{rule.line}",
             **data}

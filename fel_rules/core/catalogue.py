@@ -2,7 +2,8 @@
 
 ``messages.yaml`` (next to this module) holds the engine's own issues (``issues:``) and the phrases the
 program says around them (``texts:``: kinds, counts, reasons, batch notes), each in Spanish and English.
-It is validated when the package loads (once per content of the file: the user's cache keeps the result).
+It is validated when the package loads (once per content of the file, by :mod:`.catalogue_file`: the user's
+cache keeps the result, and a catalogue read back from it needs no pydantic).
 Rules bring their own texts from their rule files; :meth:`Catalogue.with_rules` gives one lookup over both.
 """
 
@@ -14,11 +15,9 @@ from importlib.resources import files
 from types import MappingProxyType
 from typing import Protocol, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
 from .cache import code_fingerprint, digest, read_entry, write_entry
 from .report import Refs, Severity, StageName
-from .templates import render_template, template_fields
+from .templates import render_template
 from .text import LANGUAGES, Text, Wording, say
 
 __all__ = [
@@ -36,35 +35,6 @@ class Entry:
     message: Wording
     hint: Wording | None = None
     refs: Refs = Refs()
-
-
-class _Strict(BaseModel):
-    # built when messages.yaml is validated: a catalogue read back from the cache never needs them
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-
-class _Wording(_Strict):
-    es: str = Field(min_length=1)
-    en: str = Field(min_length=1)
-
-    @field_validator("es", "en")
-    @classmethod
-    def _template(cls, text: str) -> str:
-        template_fields(text)  # ValueError for anything but {name}
-        return text
-
-
-class _IssueEntry(_Strict):
-    stage: StageName
-    severity: Severity
-    title: _Wording
-    message: _Wording
-    hint: _Wording | None = None
-
-
-class _File(_Strict):
-    issues: dict[str, _IssueEntry]
-    texts: dict[str, _Wording]
 
 
 class Catalogue:
@@ -152,13 +122,10 @@ def load_catalogue(text: str) -> Catalogue:
     """The catalogue in ``text`` (YAML), validated: both languages of every text, ``{name}`` placeholders only."""
     import yaml
 
-    data = _File.model_validate(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
-    issues = {
-        id: Entry(stage=entry.stage, severity=entry.severity, title=entry.title.model_dump(),
-                  message=entry.message.model_dump(), hint=entry.hint.model_dump() if entry.hint else None)
-        for id, entry in data.issues.items()
-    }
-    return Catalogue(issues, {id: wording.model_dump() for id, wording in data.texts.items()})
+    from .catalogue_file import validated
+
+    issues, texts = validated(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+    return Catalogue({id: Entry(**entry) for id, entry in issues.items()}, texts)
 
 
 def _package_catalogue() -> Catalogue:

@@ -1,4 +1,5 @@
-"""Rules ready to run: a prepared check kind plus everything the engine needs to report."""
+"""Rules ready to run: a prepared check kind plus everything the engine needs to report (plain values only: the
+rule cache stores them)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from functools import cached_property
 from ..checks import CheckKind
 from ..core.report import Severity
 from ..expressions.catalogues import Catalogues
-from .model import Effective, Override, RuleSpec, Scope
+from .spec import Change, Rule, Scope, Window
 
 __all__ = ["LoadedRule", "RuleCatalog", "Ruleset"]
 
@@ -18,19 +19,19 @@ __all__ = ["LoadedRule", "RuleCatalog", "Ruleset"]
 class LoadedRule:
     """A validated rule with its prepared check and where it was written."""
 
-    spec: RuleSpec
+    spec: Rule
     check: CheckKind
     severity: Severity
     document: str
     applies_to: frozenset[str] | None
-    effective: Effective | None
+    effective: Window | None
     ruleset_id: str
     path: str
     line: int | None
     namespaces: dict[str, str] = field(default_factory=dict)
     scope: Scope = "document"
     places: dict[str, str] = field(default_factory=dict)
-    override: Override | None = None
+    override: Change | None = None
     overridden_check: CheckKind | None = None
 
     @property
@@ -61,7 +62,7 @@ class LoadedRule:
                 check = self.overridden_check
         return enabled, severity, check
 
-    def with_override(self, override: Override, check: CheckKind | None) -> LoadedRule:
+    def with_override(self, override: Change, check: CheckKind | None) -> LoadedRule:
         """A copy carrying a profile override."""
         return replace(self, override=override, overridden_check=check)
 

@@ -1,4 +1,8 @@
-"""The shape of rule files and profiles (pydantic), shared by the loader and ``rules/schema.json``."""
+"""The shape of rule files and profiles (pydantic), shared by the loader and ``rules/schema.json``.
+
+Only the loader of rule files (:mod:`.reading`) and the schema use it: what it validates is kept as the plain
+records of :mod:`.spec` (each model's ``plain()``).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from ..core.report import Severity
+from .spec import DTE_TYPES, EXPRESSION_KEYS, Change, Refs, Rule, Scope, Window
 
 #: The words a rule or profile file may use for a severity: the reports' Spanish words, and the English ones.
 SEVERITY_WORDS = {"error": "error", "advertencia": "warning", "informativo": "info", "información": "info",
@@ -41,21 +46,7 @@ __all__ = [
     "Scope",
 ]
 
-#: Values of DatosGenerales/@Tipo (GT_Documento 0.2.x, including types SAT later retired).
-DTE_TYPES = (
-    "FACT", "FCAM", "FPEQ", "FCAP", "FESP", "NABN", "RDON", "RECI", "NDEB", "NCRE", "FACA", "FCCA",
-    "FAPE", "FCPE", "FAAE", "FCAE", "CIVA", "CAIS", "NEV", "RANT", "FACP", "FEPE", "FARP", "FCRP",
-    "FPEC", "FCPC", "BIDP",
-)
-
-#: Keys of the ``expression`` kind that a rule may write at its top level.
-EXPRESSION_KEYS = ("context", "let", "constants", "when", "assert", "expected", "actual", "at", "tolerance", "amounts")
-
 RULE_ID_PATTERN = r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$"
-
-#: What a rule decides on: one document (``fel-rules validate``) or a whole batch (``fel-rules batch``).
-Scope = Literal["document", "batch"]
-
 
 class _Strict(BaseModel):
     # validators are built when a rule file is first validated: rules read back from the cache never need them
@@ -70,7 +61,11 @@ class Effective(_Strict):
 
     def covers(self, day: date) -> bool:
         """True when ``day`` lies in the window."""
-        return (self.from_ is None or day >= self.from_) and (self.until is None or day <= self.until)
+        return self.plain().covers(day)
+
+    def plain(self) -> Window:
+        """The window as a plain record."""
+        return Window(from_=self.from_, until=self.until)
 
 
 class RuleRefs(_Strict):
@@ -86,6 +81,10 @@ class RuleRefs(_Strict):
         if isinstance(self.sat_code, list):
             return ", ".join(self.sat_code)
         return self.sat_code
+
+    def plain(self) -> Refs:
+        """The sources as a plain record."""
+        return Refs(sat_code=self.sat_code, law=self.law, url=self.url)
 
 
 class RulesetHeader(_Strict):
@@ -156,6 +155,13 @@ class RuleSpec(_Strict):
                 raise ValueError(f"tipos de DTE desconocidos: {', '.join(unknown)}")
         return value
 
+    def plain(self) -> Rule:
+        """The rule as a plain record (what a loaded rule keeps)."""
+        values = {name: getattr(self, name) for name in type(self).model_fields}
+        values["refs"] = self.refs.plain()
+        values["effective"] = self.effective.plain() if self.effective is not None else None
+        return Rule(**values)
+
 
 class RuleFile(_Strict):
     """A rule file: header, namespaces, defaults, rules (rules are checked one by one)."""
@@ -175,6 +181,11 @@ class Override(_Strict):
     params: dict[str, Any] | None = None
     reason: str = Field(min_length=3, description="Why the rule is changed (kept in the profile).")
     until: date | None = Field(default=None, description="The override expires after this date.")
+
+    def plain(self) -> Change:
+        """The change as a plain record."""
+        return Change(severity=self.severity, enabled=self.enabled, params=self.params, reason=self.reason,
+                      until=self.until)
 
 
 class ProfileHeader(_Strict):
