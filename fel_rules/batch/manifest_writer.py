@@ -4,6 +4,7 @@ journal (memory stays flat) as the page and ledger read them, then the run's fig
 from __future__ import annotations
 
 import json
+import json.encoder as json_encoder
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -79,7 +80,34 @@ def _entry_json(result: FileResult, lang: str) -> str:
     warnings = result.pdf_warnings(lang)
     if warnings:
         data["pdf_warnings"] = warnings
-    return json.dumps(data, ensure_ascii=False, indent=2)
+    return _indented(data, "")
+
+
+def _indented(value: object, margin: str) -> str:
+    """``json.dumps(value, ensure_ascii=False, indent=2)`` (continued lines after ``margin``) of dicts and lists of
+    strings, numbers, booleans and ``None``, without the pure-Python encoder ``indent`` turns to."""
+    if isinstance(value, dict | list):
+        if not value:
+            return "{}" if isinstance(value, dict) else "[]"
+        inner = margin + "  "
+        if isinstance(value, dict):
+            lines = [f"{inner}{_plain(key)}: {_indented(item, inner)}" for key, item in value.items()]
+            return "{\n" + ",\n".join(lines) + f"\n{margin}}}"
+        return "[\n" + ",\n".join(inner + _indented(item, inner) for item in value) + f"\n{margin}]"
+    return _plain(value)
+
+
+def _plain(value: object) -> str:
+    """A string, whole number, boolean or ``None`` as ``json.dumps(ensure_ascii=False)`` writes it."""
+    if isinstance(value, str):
+        return _string(value)
+    if value is None or isinstance(value, bool):
+        return _WORDS[value]
+    return int.__repr__(value) if type(value) is int else json.dumps(value, ensure_ascii=False)
+
+
+_WORDS = {None: "null", True: "true", False: "false"}
+_string = json_encoder.encode_basestring  # what json.dumps(ensure_ascii=False) writes a string with
 
 
 _COUNTS = tuple(Counts.__annotations__)  # the severities, in the order a report writes them
