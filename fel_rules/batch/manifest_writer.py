@@ -73,7 +73,7 @@ class ManifestEntries:
 def _entry_json(result: FileResult, lang: str) -> str:
     """The entry of ``result`` as :class:`Entry` writes it (``json.dumps(indent=2)``), without building one."""
     counts = Counts(**result.counts)
-    data = {"path": readable_name(result.rel), "sha256": result.sha256, "tipo": result.tipo,
+    data: dict[str, object] = {"path": readable_name(result.rel), "sha256": result.sha256, "tipo": result.tipo,
             "numero_autorizacion": result.numero_autorizacion, "valid": result.valid, "complete": result.complete,
             "counts": {name: getattr(counts, name) for name in _COUNTS}, "report": result.report, "pdf": result.pdf,
             "pdf_note": PdfNote.say(result.pdf_note, lang), "error": result.error}
