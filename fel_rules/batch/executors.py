@@ -68,6 +68,11 @@ class LocalExecutor:
         self._context = multiprocessing.get_context(method)
         self._pool = self._new_pool()
 
+    @property
+    def forks(self) -> bool:
+        """True when the workers are forked from this process (they inherit what it has made so far)."""
+        return self._context.get_start_method() == "fork"
+
     def _new_pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._context, initializer=_worker_started,
                                    initargs=(os.getpid(),))

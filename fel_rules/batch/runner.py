@@ -33,7 +33,7 @@ from .phases import apply_cross_rules as _apply_cross_rules
 from .phases import reconcile_pdfs as _reconcile_pdfs
 from .plan import BatchRun, plan
 from .progress import Progress
-from .worker import process_and_record
+from .worker import process_and_record, warm_up_renderer
 from .worker import render_and_record as _render_task
 
 __all__ = ["run_batch"]
@@ -57,6 +57,8 @@ def _run(batch: BatchRun) -> BatchResult:
     briefs = reusable_briefs(batch)
     reused = len(briefs)
     executor = open_executor(batch.options.executor, batch.options.scheduler, batch.options.workers)
+    if batch.options.render and getattr(executor, "forks", False):
+        warm_up_renderer(batch.rendering)  # (the pool forks its workers when the first task is sent)
     progress = Progress(len(batch.files), enabled=batch.options.progress)
     progress.advance(reused)
     try:
