@@ -9,8 +9,17 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from fel_rules import Config, Validator
-from fel_rules.checks._xpath import child_path_finder
+from fel_rules.checks._finders import anchored_finder, context_chain
+from fel_rules.checks._xpath import (
+    XPathQuery,
+    child_path_finder,
+    compile_xpath,
+    guarded,
+    valued_finder,
+    with_values,
+)
 from fel_rules.checks.expression import ExpressionCheck
+from fel_rules.checks.required import RequiredCheck
 from fel_rules.core.namespaces import DTE
 from fel_rules.document.parse import parse_xml
 from fel_rules.testing.builder import sample_invoice
@@ -101,6 +110,19 @@ TRICKY = etree.fromstring(f"""<dte:R xmlns:dte="{DTE}" A="1">
     "count(dte:Nada)", "boolean(dte:I)", "boolean(@A)", "boolean(dte:Nada)", "boolean(dte:I[dte:M = 8])",
     "/dte:GTDocumento/dte:SAT/dte:DTE/dte:DatosEmision/dte:DatosGenerales/@Tipo",
     "/dte:GTDocumento/dte:SAT/dte:DTE/dte:DatosEmision[dte:Receptor/@IDReceptor='CF'][not(dte:DatosGenerales/@Exp='SI')]",
+    # several predicates on one absolute step (each a filter of the one before), paths walked in a predicate
+    "/dte:R/dte:I[dte:N = 'IVA'][dte:M = 1]", "/dte:R/dte:I[dte:N = 'IVA'][dte:M = 1]/dte:K", "/dte:R/dte:I[dte:N]",
+    "/dte:R/dte:I[dte:N][dte:K != 2][@C]", "/dte:R/dte:I[dte:K = 1 or dte:K = 2 or dte:M = 7]",
+    "/dte:R[dte:I/dte:N = 'IVA']", "/dte:R[dte:I/dte:N != 'IVA']", "/dte:R[dte:I/dte:K = 2]", "/dte:R[dte:I/@C = 1]",
+    "/dte:R[dte:I/dte:N/dte:x = 'V']",
+    "/dte:R[not(dte:I/dte:N = 'ISR')]", "/dte:R[dte:I[dte:N = 'ISR']/dte:M]", "/dte:R[dte:I/dte:Nada]", "../../dte:M",
+    "dte:I[dte:N/dte:x]", "dte:I[not(dte:N = 'IVA') and not(dte:N = 'ISR') and dte:M]",
+    # predicates of an absolute path answered from sets of the document (anchored), nested ones too
+    "/dte:R/dte:I[dte:N/dte:x = 'V']/dte:M", "/dte:R/dte:I[dte:N/dte:x]", "/dte:R/dte:I[dte:N[dte:x = 'V']]",
+    "/dte:R[dte:I[dte:N = 'IVA'][dte:M = 1]]", "/dte:R/dte:I[not(dte:N[dte:x]) or dte:K[. = 2]]/@C",
+    "/dte:R[dte:I[not(dte:N = 'IVA') or dte:K = 2]/dte:M = 7]", "count(/dte:R/dte:I[dte:N[dte:x]])",
+    "/dte:R[not(dte:I[dte:N = 'IVA'][dte:K = 1 or dte:K = 14])]", "/dte:R/dte:I[dte:N/@z = 'q']",
+    "/dte:R[dte:I[dte:N != 'IVA']/dte:K != 14]", "/dte:R/dte:I[dte:N[. = 'IVA'] and dte:M[. = 1]]/dte:K",
 ])
 def test_written_paths(path: str) -> None:
     finder = child_path_finder(path, NAMESPACES)
@@ -110,6 +132,20 @@ def test_written_paths(path: str) -> None:
         memo: dict = {}
         for node in root.iter(etree.Element):
             assert_same(finder(node, memo), xpath(node), path)
+
+
+def test_paths_share_one_memo() -> None:
+    """Paths read from one document's memo, in one order and in the other, give what XPath gives: what they share
+    there (the children index, the lists of absolute steps, walked answers) is never another path's."""
+    paths = test_written_paths.pytestmark[0].args[1]
+    for order in (paths, paths[::-1]):
+        for root in [*DOCUMENTS, TRICKY]:
+            memo: dict = {}
+            for path in order:
+                finder = child_path_finder(path, NAMESPACES)
+                xpath = etree.XPath(path, namespaces=NAMESPACES)
+                for node in root.iter(etree.Element):
+                    assert_same(finder(node, memo), xpath(node), path)
 
 
 @pytest.mark.parametrize("path", [
@@ -146,3 +182,153 @@ def test_numbers_compare_as_libxml2_compares_them(values: list[tuple[str, str, s
         finder = child_path_finder(path, NAMESPACES)
         assert finder is not None
         assert finder(document, {}) == etree.XPath(path, namespaces=NAMESPACES)(document), (path, values)
+
+
+def _guarded_rule_paths() -> list[tuple[str, dict]]:
+    """Every XPath of the rules (contexts, bindings without ``$names``, required fields) outside the finders' subset
+    that :func:`~fel_rules.checks._xpath.guarded` takes."""
+    paths = set()
+    for rule in Validator(Config()).catalog.rules:
+        check = rule.check
+        namespaces = tuple(sorted(getattr(check, "namespaces", NAMESPACES).items()))
+        if isinstance(check, ExpressionCheck):
+            paths.add((check.context.path, namespaces))
+            paths.update((binding.path, namespaces) for binding in check.bindings
+                         if binding.path is not None and not binding.needs)
+        elif isinstance(check, RequiredCheck):
+            namespaces = tuple(sorted(check.context.namespaces.items()))
+            paths.add((check.context.xpath.path, namespaces))
+            paths.update((found.xpath.path, namespaces) for _, found, _ in check.fields)
+    return [(path, dict(spaces)) for path, spaces in sorted(paths)
+            if child_path_finder(path, dict(spaces)) is None
+            and guarded(compile_xpath(path, dict(spaces))) is not None]
+
+
+GUARDED = _guarded_rule_paths()
+
+
+def test_some_rule_paths_are_guarded() -> None:
+    assert len(GUARDED) >= 4
+
+
+@pytest.mark.parametrize(("path", "namespaces"), GUARDED, ids=[path for path, _ in GUARDED])
+def test_guarded_path_gives_what_xpath_gives(path: str, namespaces: dict) -> None:
+    find = guarded(compile_xpath(path, namespaces))
+    assert find is not None
+    xpath = etree.XPath(path, namespaces=namespaces)
+    for root in DOCUMENTS:
+        memo: dict = {}
+        for node in root.iter(etree.Element):
+            assert_same(find(node, memo), xpath(node), (path, root.getroottree().getpath(node)))
+
+
+@pytest.mark.parametrize("path", [
+    "/dte:R/dte:I/*[self::dte:N]", "/dte:R/dte:Nada/*[self::dte:N]", "/dte:R/dte:I/dte:N | /dte:R/dte:Nada/dte:M",
+    "/dte:R/dte:Nada/dte:N | /dte:Otro/dte:M", "/dte:R/dte:I[dte:M = '1']/dte:N[normalize-space(.) = 'IVA']",
+    "/dte:R/dte:Nada[@x = '|']/dte:N/text()", "/dte:R/dte:I//dte:x", "/dte:R/dte:Nada//dte:x",
+    "/dte:R/dte:I/dte:N/../dte:M", "/dte:R/dte:Nada/dte:N/../dte:M", "/dte:R/dte:I/dte:N/ancestor::dte:R",
+])
+def test_guarded_written_paths(path: str) -> None:
+    find = guarded(compile_xpath(path, NAMESPACES))
+    assert find is not None
+    xpath = etree.XPath(path, namespaces=NAMESPACES)
+    for root in [*DOCUMENTS, TRICKY]:
+        memo: dict = {}
+        for node in root.iter(etree.Element):
+            assert_same(find(node, memo), xpath(node), path)
+
+
+@pytest.mark.parametrize("path", ["/dte:R", "dte:R/dte:I", "count(/dte:R/dte:I)", "/dte:R/dte:I[1", "(/dte:R/dte:I)[1]",
+                                  "/dte:R/dte:I | dte:M"])
+def test_other_paths_are_not_guarded(path: str) -> None:
+    assert guarded(XPathQuery(path, NAMESPACES)) is None
+
+
+def _anchored_rule_paths() -> list[tuple[str, str, dict]]:
+    """Every (context, binding path) of the rules whose binding is answered by nodes grouped by context node."""
+    pairs = set()
+    for rule in Validator(Config()).catalog.rules:
+        check = rule.check
+        if not isinstance(check, ExpressionCheck):
+            continue
+        chain = context_chain(check.context.path, check.namespaces)
+        for binding in check.bindings:
+            if chain and binding.path is not None and not binding.needs \
+                    and anchored_finder(chain, binding.path, check.namespaces) is not None:
+                pairs.add((check.context.path, binding.path, tuple(sorted(check.namespaces.items()))))
+    return [(context, path, dict(spaces)) for context, path, spaces in sorted(pairs)]
+
+
+ANCHORED = _anchored_rule_paths()
+
+
+def test_some_bindings_are_grouped_by_context_node() -> None:
+    assert len(ANCHORED) >= 3
+
+
+@pytest.mark.parametrize(("context", "path", "namespaces"), ANCHORED, ids=[f"{c} :: {p}" for c, p, _ in ANCHORED])
+def test_grouped_binding_gives_what_xpath_gives(context: str, path: str, namespaces: dict) -> None:
+    chain = context_chain(context, namespaces)
+    assert chain is not None
+    finder = anchored_finder(chain, path, namespaces)
+    assert finder is not None
+    nodes, xpath = etree.XPath(context, namespaces=namespaces), etree.XPath(path, namespaces=namespaces)
+    for root in DOCUMENTS:
+        memo: dict = {}
+        for node in nodes(root):
+            assert_same(finder(node, memo), xpath(node), (context, path, root.getroottree().getpath(node)))
+
+
+@pytest.mark.parametrize(("context", "path"), [
+    ("/dte:R/dte:I", "dte:N/dte:x"), ("/dte:R/dte:I", "dte:N[dte:x]"), ("/dte:R/dte:I[dte:M = 4]", "dte:N[. = 'IVA']"),
+    ("/dte:R/dte:I", "dte:N[dte:x = 'V']/dte:x"), ("/dte:R", "dte:I[dte:N = 'IVA']/dte:M"),
+    ("/dte:R", "dte:I[dte:M]/@C"),
+    ("/dte:R", "dte:I[dte:K != 2]/dte:M"), ("/dte:R[@A]", "dte:I[not(dte:N[dte:x]) or dte:K = 2]/dte:M"),
+    ("/dte:R/dte:I[dte:N]", "dte:N[dte:x]/dte:x"),
+])
+def test_grouped_written_paths(context: str, path: str) -> None:
+    chain = context_chain(context, NAMESPACES)
+    assert chain is not None
+    finder = anchored_finder(chain, path, NAMESPACES)
+    assert finder is not None
+    nodes, xpath = etree.XPath(context, namespaces=NAMESPACES), etree.XPath(path, namespaces=NAMESPACES)
+    for root in [*DOCUMENTS, TRICKY]:
+        memo: dict = {}
+        for node in nodes(root):
+            assert_same(finder(node, memo), xpath(node), (context, path))
+
+
+@pytest.mark.parametrize(("context", "path"), [("dte:R/dte:I", "dte:N/dte:x"), ("/dte:R/@A", "dte:N/dte:x"),
+                                               ("/dte:R | /dte:S", "dte:I/dte:N"), ("//dte:I", "dte:N/dte:x")])
+def test_contexts_without_a_chain(context: str, path: str) -> None:
+    assert context_chain(context, NAMESPACES) is None
+
+
+@pytest.mark.parametrize("path", ["dte:N", "../dte:N/dte:x", "@C", "count(dte:N/dte:x)", "/dte:R/dte:I",
+                                  "dte:N | dte:M"])
+def test_paths_not_grouped(path: str) -> None:
+    assert anchored_finder((f"{{{DTE}}}R", f"{{{DTE}}}I"), path, NAMESPACES) is None
+
+
+@pytest.mark.parametrize(("path", "variables"), [
+    ("/dte:R/dte:I[dte:N = $n]/dte:M", {"n": "IVA"}), ("/dte:R/dte:I[dte:N = $n]/dte:M", {"n": "ISR"}),
+    ("/dte:R/dte:I[dte:N != $n]/dte:M", {"n": "IVA"}), ("/dte:R/dte:I[dte:N = $n]/dte:M", {"n": "it's"}),
+    ("/dte:R/dte:I[dte:N = $n or dte:N = '$n']/@C", {"n": "a/b"}),
+    ("dte:I[dte:N = $n][@C = $c]/dte:M", {"n": "IVA", "c": "1"}),
+    ("dte:I[dte:N = $n]/dte:M", {"n": ""}),
+])
+def test_texts_written_for_variables_give_what_xpath_gives(path: str, variables: dict) -> None:
+    written = with_values(path, variables)
+    assert written is not None and "$" not in written.replace("'$n'", "")
+    finder = valued_finder(written, tuple(sorted(NAMESPACES.items())))
+    assert finder is not None
+    xpath = etree.XPath(path, namespaces=NAMESPACES)
+    for root in [*DOCUMENTS, TRICKY]:
+        memo: dict = {}
+        for node in root.iter(etree.Element):
+            assert_same(finder(node, memo), xpath(node, **variables), (path, variables))
+
+
+@pytest.mark.parametrize("variables", [{"n": 1}, {"n": True}, {"n": "both ' and \""}, {}])
+def test_other_values_are_left_to_xpath(variables: dict) -> None:
+    assert with_values("dte:I[dte:N = $n]", variables) is None

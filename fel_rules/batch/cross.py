@@ -36,10 +36,15 @@ def cross_issues(documents: Iterable[Doc], catalog: RuleCatalog, *, lang: str = 
     messages = MESSAGES.with_rules(rule.spec for rule in rules)
     batch = BatchDocuments(documents)
     found: dict[str, list[Issue]] = {}
+    in_force: dict[tuple, list] = {}  # by (kind, tipo, day): documents of a batch share few
     for rel, facts in batch.documents if rules else ():
         doc = BatchInput(rel, facts, batch, limit)
         issues, notices = [], []
-        for rule, severity, check in _in_force(rules, facts, as_of or iso_day(facts.dia) or date.today()):
+        day = as_of or iso_day(facts.dia) or date.today()
+        key = (facts.anulacion, facts.tipo, day)
+        if key not in in_force:
+            in_force[key] = list(_in_force(rules, facts, day))
+        for rule, severity, check in in_force[key]:
             findings = list(check.check(doc))
             issues += [rule_issue(rule.id, finding, lang, messages, severity=severity, currency=facts.moneda)
                        for finding in findings[:limit]]

@@ -9,7 +9,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from itertools import islice
@@ -68,6 +68,11 @@ class LocalExecutor:
         self._context = multiprocessing.get_context(method)
         self._pool = self._new_pool()
 
+    @property
+    def forks(self) -> bool:
+        """True when the workers are forked from this process (they inherit what it has made so far)."""
+        return self._context.get_start_method() == "fork"
+
     def _new_pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._context, initializer=_worker_started,
                                    initargs=(os.getpid(),))
@@ -87,13 +92,14 @@ class LocalExecutor:
 
         Short items travel in groups: each task sent to a worker carries as many items as take about
         :data:`GROUP_S` seconds there (judged from the items done so far; one at first), so sending the
-        tasks and collecting the results costs little beside the items' own work. When a worker dies, every
-        item of its task is done again alone."""
+        tasks and collecting the results costs little beside the items' own work; when ``items`` says how many
+        there are (``len``), the last tasks carry fewer, so that the workers finish together. When a worker
+        dies, every item of its task is done again alone."""
+        pace = _Pace(self.workers, len(items) if isinstance(items, Sized) else None)
         items = iter(items)
         pending: dict = {}  # future -> the items of its task
-        pace = _Pace()
         while stop is None or not stop():
-            lost = self._submit(function, items, pending, pace.size())  # items a broken pool did not finish
+            lost = self._submit(function, items, pending, pace)  # items a broken pool did not finish
             if not pending and not lost:
                 return
             for future in self._finished(pending, broken=bool(lost), poll=stop is not None):
@@ -109,13 +115,14 @@ class LocalExecutor:
                 for item in lost:  # one at a time: a second death names the culprit
                     yield self._alone(function, item, crashed)
 
-    def _submit(self, function: Callable[[Any], Any], items: Iterator[Any], pending: dict, size: int) -> list:
-        """Submit tasks of ``size`` items until a few per worker are in flight or no item is left; the items a
-        broken pool refused, if any."""
+    def _submit(self, function: Callable[[Any], Any], items: Iterator[Any], pending: dict, pace: _Pace) -> list:
+        """Submit tasks of the size ``pace`` gives until a few per worker are in flight or no item is left; the
+        items a broken pool refused, if any."""
         while len(pending) < 4 * self.workers:
-            group = list(islice(items, size))
+            group = list(islice(items, pace.size()))
             if not group:
                 break
+            pace.sent(len(group))
             try:
                 pending[self._pool.submit(_each, function, group)] = group
             except BrokenProcessPool:
@@ -164,16 +171,23 @@ def _each(function: Callable[[Any], Any], items: list) -> tuple[float, list]:
 
 
 #: About how long (seconds of a worker's CPU) the items of one task take: long enough that sending the task and
-#: its results is little beside them, short enough that both workers still finish together.
-GROUP_S = 0.01
-_MAX_GROUP = 16
+#: its results is little beside them (each task costs the coordinator a few tenths of a millisecond: pickling,
+#: the pool's threads waking up), short enough that both workers still finish together.
+GROUP_S = 0.05
+_MAX_GROUP = 64
 
 
 class _Pace:
-    """How many items a task carries, from the CPU time the items done so far took."""
+    """How many items a task carries, from the CPU time the items done so far took, and from how many are left
+    to send (when known): at most what is left shared among four tasks per worker, so the last tasks are short."""
 
-    def __init__(self) -> None:
+    def __init__(self, workers: int, items: int | None = None) -> None:
         self.seconds, self.done = 0.0, 0
+        self.workers, self.left = workers, items
+
+    def sent(self, count: int) -> None:
+        if self.left is not None:
+            self.left -= count
 
     def record(self, seconds: float, count: int) -> None:
         self.seconds += seconds
@@ -183,7 +197,8 @@ class _Pace:
         if not self.done:
             return 1
         per_item = self.seconds / self.done
-        return max(1, min(_MAX_GROUP, int(GROUP_S / per_item) if per_item > 0 else _MAX_GROUP))
+        size = max(1, min(_MAX_GROUP, int(GROUP_S / per_item) if per_item > 0 else _MAX_GROUP))
+        return size if self.left is None else max(1, min(size, self.left // (4 * self.workers)))
 
 
 #: How often a running batch checks whether it was asked to stop while no task finishes.

@@ -5,11 +5,13 @@ and decides which earlier results ``--resume`` may reuse."""
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Collection
 from pathlib import Path
 
 from ..core.confine import confine
 from .fingerprint import content_digest
-from .worker import FileResult, FileTask, journal_file, record, validator_for
+from .worker import FileResult, FileTask, entry_name, journal_file, record, validator_for
 
 __all__ = ["STATE_DIR", "Journal"]
 
@@ -36,8 +38,22 @@ class Journal:
         """True when ``rel`` has a journal entry."""
         return self._file(rel).is_file()
 
-    def written(self, rel: str) -> tuple[str, ...]:
-        """The outputs of ``rel`` the journal records as written by fel-rules (so a damaged copy is still ours)."""
+    def entries(self) -> frozenset[str] | None:
+        """The names of the entries in the journal's folder now (none when it does not exist yet); ``None`` when
+        the folder cannot be listed."""
+        try:
+            folder = confine(self.folder, self.roots) if self.roots else self.folder
+            return frozenset(os.listdir(folder))
+        except FileNotFoundError:
+            return frozenset()
+        except OSError:
+            return None
+
+    def written(self, rel: str, present: Collection[str] | None = None) -> tuple[str, ...]:
+        """The outputs of ``rel`` the journal records as written by fel-rules (so a damaged copy is still ours).
+        ``present``: the :meth:`entries` listed a moment ago (an input without an entry among them is not read)."""
+        if present is not None and entry_name(rel) not in present:
+            return ()
         try:
             result = self.load(rel)
         except (OSError, ValueError, KeyError, TypeError):

@@ -1,23 +1,25 @@
 """``manifest.json`` written at the end of a run: the header, then the entries streamed one by one from the
-journal (memory stays flat), atomically."""
+journal (memory stays flat) as the page and ledger read them, then the run's figures; atomically."""
 
 from __future__ import annotations
 
 import json
+import json.encoder as json_encoder
 import time
 from collections.abc import Iterable, Iterator
-from pathlib import Path
+from contextlib import contextmanager
+from typing import BinaryIO
 
 from ..core.atomic import atomic_writer
 from ..core.inputs import readable_name
 from ..core.owned import own_manifest
 from ..core.report import Counts, RulesetRef
 from ..core.version import __version__
-from .manifest import Entry, Manifest, RunStats, Summary
+from .manifest import Manifest, RunStats, Summary
 from .plan import BatchRun
 from .worker import Brief, FileResult, PdfNote
 
-__all__ = ["summarize", "write_manifest"]
+__all__ = ["ManifestEntries", "manifest_writer", "summarize"]
 
 
 def summarize(briefs: Iterable[Brief]) -> Summary:
@@ -32,40 +34,80 @@ def summarize(briefs: Iterable[Brief]) -> Summary:
     )
 
 
-def write_manifest(batch: BatchRun, summary: Summary, results: Iterator[FileResult], executor, reused: int) -> None:
-    """The manifest of ``batch``, whose entries are ``results`` (sorted by path)."""
-    header = Manifest(
-        render=batch.options.render, recursive=batch.options.recursive,
-        rulesets=[RulesetRef(**ruleset) for ruleset in batch.rulesets],
-        schema=batch.schema, renderer_version=__version__, summary=summary, entries=[],
-        run=RunStats(started_at=batch.started.isoformat(timespec="seconds"),
-                     duration_ms=round((time.perf_counter() - batch.clock) * 1000, 1), executor=executor.name,
-                     workers=executor.workers, reused=reused, engine_version=__version__),
-    )
-    _write(batch.manifest_path, header, results, batch.roots, batch.lang)
-
-
-def _write(path: Path, header: Manifest, results: Iterator[FileResult], roots: tuple[Path, ...], lang: str) -> None:
-    """The manifest JSON, entries streamed one by one (indented as ``json.dumps(indent=2)`` would)."""
-    data = json.loads(header.to_json())
-    run = data.pop("run")
+@contextmanager
+def manifest_writer(batch: BatchRun, summary: Summary, executor, reused: int) -> Iterator[ManifestEntries]:
+    """The manifest of ``batch``, written atomically (and flushed) as the block ends without error: the header
+    first, then each result passed through :meth:`ManifestEntries.written` (sorted by path), then the run's
+    figures, its duration measured as the block ends."""
+    header = Manifest(render=batch.options.render, recursive=batch.options.recursive,
+                      rulesets=[RulesetRef(**ruleset) for ruleset in batch.rulesets], schema=batch.schema,
+                      renderer_version=__version__, summary=summary, entries=[])
+    data = json.loads(header.to_json(include_run=False))
     data.pop("entries")
     head = json.dumps(data, ensure_ascii=False, indent=2)[:-2]  # without the closing "\n}"
-    tail = json.dumps(run, ensure_ascii=False, indent=2).replace("\n", "\n  ")
-    with atomic_writer(path, roots=roots, owned=own_manifest) as stream:
+    with atomic_writer(batch.manifest_path, roots=batch.roots, owned=own_manifest) as stream:
         stream.write((head + ',\n  "entries": [').encode())
-        for index, result in enumerate(results):
-            entry = _entry(result, lang).model_dump_json(indent=2)  # the text json.dumps(indent=2) writes, faster
-            indented = "    " + entry.replace("\n", "\n    ")
-            stream.write((("\n" if index == 0 else ",\n") + indented).encode())
+        yield ManifestEntries(stream, batch.lang)
+        run = RunStats(started_at=batch.started.isoformat(timespec="seconds"),
+                       duration_ms=round((time.perf_counter() - batch.clock) * 1000, 1), executor=executor.name,
+                       workers=executor.workers, reused=reused, engine_version=__version__)
+        tail = json.dumps(run.model_dump(mode="json"), ensure_ascii=False, indent=2).replace("\n", "\n  ")
         stream.write(f'\n  ],\n  "run": {tail}\n}}\n'.encode())
 
 
-def _entry(result: FileResult, lang: str) -> Entry:
-    return Entry(
-        path=readable_name(result.rel), sha256=result.sha256, tipo=result.tipo,
-        numero_autorizacion=result.numero_autorizacion, valid=result.valid, complete=result.complete,
-        counts=Counts(**result.counts), report=result.report, pdf=result.pdf,
-        pdf_note=PdfNote.say(result.pdf_note, lang), error=result.error, pdf_warnings=result.pdf_warnings(lang),
-    )
+class ManifestEntries:
+    """The entries of a manifest being written (indented as ``json.dumps(indent=2)`` would)."""
 
+    def __init__(self, stream: BinaryIO, lang: str) -> None:
+        self._stream, self._lang, self._count = stream, lang, 0
+
+    def written(self, results: Iterable[FileResult]) -> Iterator[FileResult]:
+        """Each of ``results``, once its entry is written."""
+        for result in results:
+            indented = "    " + _entry_json(result, self._lang).replace("\n", "\n    ")
+            self._stream.write((("\n" if self._count == 0 else ",\n") + indented).encode())
+            self._count += 1
+            yield result
+
+
+def _entry_json(result: FileResult, lang: str) -> str:
+    """The entry of ``result`` as :class:`Entry` writes it (``json.dumps(indent=2)``), without building one."""
+    counts = Counts(**result.counts)
+    data: dict[str, object] = {"path": readable_name(result.rel), "sha256": result.sha256, "tipo": result.tipo,
+            "numero_autorizacion": result.numero_autorizacion, "valid": result.valid, "complete": result.complete,
+            "counts": {name: getattr(counts, name) for name in _COUNTS}, "report": result.report, "pdf": result.pdf,
+            "pdf_note": PdfNote.say(result.pdf_note, lang), "error": result.error}
+    warnings = result.pdf_warnings(lang)
+    if warnings:
+        data["pdf_warnings"] = warnings
+    return _indented(data, "")
+
+
+def _indented(value: object, margin: str) -> str:
+    """``json.dumps(value, ensure_ascii=False, indent=2)`` (continued lines after ``margin``) of dicts and lists of
+    strings, numbers, booleans and ``None``, without the pure-Python encoder ``indent`` turns to."""
+    if isinstance(value, dict | list):
+        if not value:
+            return "{}" if isinstance(value, dict) else "[]"
+        inner = margin + "  "
+        if isinstance(value, dict):
+            lines = [f"{inner}{_plain(key)}: {_indented(item, inner)}" for key, item in value.items()]
+            return "{\n" + ",\n".join(lines) + f"\n{margin}}}"
+        return "[\n" + ",\n".join(inner + _indented(item, inner) for item in value) + f"\n{margin}]"
+    return _plain(value)
+
+
+def _plain(value: object) -> str:
+    """A string, whole number, boolean or ``None`` as ``json.dumps(ensure_ascii=False)`` writes it."""
+    if isinstance(value, str):
+        return _string(value)
+    if value is None or isinstance(value, bool):
+        return _WORDS[value]
+    return int.__repr__(value) if type(value) is int else json.dumps(value, ensure_ascii=False)
+
+
+_WORDS = {None: "null", True: "true", False: "false"}
+_string = json_encoder.encode_basestring  # what json.dumps(ensure_ascii=False) writes a string with
+
+
+_COUNTS = tuple(Counts.__annotations__)  # the severities, in the order a report writes them

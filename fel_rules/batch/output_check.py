@@ -4,25 +4,29 @@ not on disk."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..core.catalogue import render_text
+from ..core.confine import confine
 from ..core.text import Text
 from .journal import Journal
-from .worker import Brief, FileResult, PdfNote, output_paths
+from .worker import Brief, FileResult, PdfNote, entry_name, output_paths
 
-__all__ = ["check_outputs", "missing_outputs"]
+__all__ = ["OnDisk", "check_outputs", "missing_outputs"]
 
 _JOURNAL = ""  # stands for the journal entry in missing_outputs
 
 
-def missing_outputs(rel: str, brief: Brief, out_dir: Path, journal: Journal) -> list[str]:
-    """What the manifest would name for ``rel`` but is not on disk: its journal entry, report or PDF."""
+def missing_outputs(rel: str, brief: Brief, out_dir: Path, journal: Journal, disk: OnDisk | None = None) -> list[str]:
+    """What the manifest would name for ``rel`` but is not on disk: its journal entry, report or PDF (``disk``:
+    the folders listed so far in this pass over the inputs)."""
+    disk = disk or OnDisk()
     report, pdf = output_paths(rel)
-    missing = [] if journal.has(rel) else [_JOURNAL]
-    if brief.has_report and not (out_dir / report).is_file():
+    missing = [] if disk.has_entry(journal, rel) else [_JOURNAL]
+    if brief.has_report and not disk.is_file(out_dir, report):
         missing.append(report)
-    if brief.has_pdf and not (out_dir / pdf).is_file():
+    if brief.has_pdf and not disk.is_file(out_dir, pdf):
         missing.append(pdf)
     return missing
 
@@ -31,11 +35,53 @@ def check_outputs(briefs: dict[str, Brief], out_dir: Path, journal: Journal, lan
     """The last check before the manifest: every report and PDF it names exists. An entry whose output
     vanished (deleted while the run was finishing) loses that path and gets an ``error`` saying so."""
     fixes: dict[str, FileResult] = {}
+    disk = OnDisk()
     for rel, brief in briefs.items():
-        missing = missing_outputs(rel, brief, out_dir, journal)
+        missing = missing_outputs(rel, brief, out_dir, journal, disk)
         if missing:
             fixes[rel] = _without_vanished(rel, brief, missing, out_dir, journal, lang)
     return fixes
+
+
+class OnDisk:
+    """The files of each folder a pass over the inputs asks about, listed once (not one ``stat`` per file); a
+    folder that cannot be listed is asked file by file, as a missing one holds no file."""
+
+    def __init__(self) -> None:
+        self._listed: dict[str, frozenset[str] | None] = {}
+
+    def is_file(self, out_dir: Path, name: str) -> bool:
+        """True when ``name`` (relative to ``out_dir``) is a regular file, or a symlink to one."""
+        folder, _, base = os.path.join(out_dir, name).rpartition("/")
+        files = self._files(folder)
+        return (Path(folder) / base).is_file() if files is None else base in files
+
+    def has_entry(self, journal: Journal, rel: str) -> bool:
+        """True when ``rel`` has a journal entry."""
+        folder = str(journal.folder)
+        if folder not in self._listed:
+            try:
+                self._listed[folder] = self._list(confine(journal.folder, journal.roots) if journal.roots else folder)
+            except OSError:  # outside the roots now: asked file by file (which says so)
+                self._listed[folder] = None
+        files = self._listed[folder]
+        return journal.has(rel) if files is None else entry_name(rel) in files
+
+    def _files(self, folder: str) -> frozenset[str] | None:
+        if folder not in self._listed:
+            try:
+                self._listed[folder] = self._list(folder)
+            except OSError:
+                self._listed[folder] = None
+        return self._listed[folder]
+
+    @staticmethod
+    def _list(folder: str | Path) -> frozenset[str]:
+        try:
+            with os.scandir(folder) as entries:
+                return frozenset(entry.name for entry in entries if entry.is_file())
+        except FileNotFoundError:
+            return frozenset()
 
 
 def _without_vanished(rel: str, brief: Brief, missing: list[str], out_dir: Path, journal: Journal,

@@ -1,6 +1,7 @@
 """The batch's two views over every document, written once at the end beside the manifest: ``reporte.html`` (the
 page to open and look at) and ``libro.csv`` (the purchase/sales ledger). Both come from one pass over the
-journal's results and the reports the batch wrote, before the file system is flushed and the manifest written:
+journal's results (the manifest's entries are written in the same pass) and the reports the batch wrote, before the
+file system is flushed and the manifest put in place:
 a manifest on disk names a run whose page and ledger are on disk too. Like the manifest, each describes a finished
 run only: an earlier run's are removed when a run starts, and another program's file of that name stops the run
 before any work."""
@@ -26,6 +27,7 @@ from .manifest import Summary
 from .options import HTML_NAME, LEDGER_NAME
 from .plan import BatchRun
 from .worker import Brief, FileResult, PdfNote
+from .written_report import read_report
 
 __all__ = ["annulled_numbers", "clear_overview", "write_overview"]
 
@@ -80,7 +82,7 @@ def _report(out_dir: Path, name: str | None, roots: tuple[Path, ...]) -> Report 
         return None
     try:
         path = confine(out_dir / name, roots) if roots else out_dir / name
-        return Report.from_json(path.read_bytes())
+        return read_report(path)
     except (OSError, ValueError):
         return None
 

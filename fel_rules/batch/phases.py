@@ -5,18 +5,17 @@ reports; (3) PDFs reconciled with the final verdicts."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from pathlib import Path
 
 from ..core.atomic import remove_own
 from ..core.confine import confine
 from ..core.owned import own_pdf, own_report
-from ..core.report import Report
 from .cross import cross_issues, with_cross_issues
 from .errors import BatchCancelled
 from .journal import Journal
-from .output_check import missing_outputs
+from .output_check import OnDisk, missing_outputs
 from .pending import drop_folder, drop_view
 from .plan import BatchRun
 from .progress import Progress
@@ -31,6 +30,7 @@ from .worker import (
     validator_for,
     write_output,
 )
+from .written_report import read_report
 
 __all__ = ["RenderPdfs", "apply_cross_rules", "process_files", "reconcile_pdfs", "reusable_briefs", "unrendered"]
 
@@ -58,7 +58,8 @@ def process_files(batch: BatchRun, executor, process: Callable[[FileTask], Brief
     run is cancelled meanwhile. Then the inputs whose outputs vanished during the run are done again."""
     pending = [rel for rel in batch.files if rel not in briefs]
     crashed = partial(_crashed, batch.journal)
-    for brief in executor.run(process, map(batch.task, pending), crashed, stop=batch.cancelled):
+    tasks = _Tasks(batch, pending, batch.journal.entries())
+    for brief in executor.run(process, tasks, crashed, stop=batch.cancelled):
         briefs[brief.rel] = brief
         progress.advance()
         if batch.options.on_progress is not None:
@@ -66,9 +67,24 @@ def process_files(batch: BatchRun, executor, process: Callable[[FileTask], Brief
     if batch.cancelled():
         raise BatchCancelled(f"lote cancelado tras {len(briefs)} de {len(batch.files)} archivos; "
                              "--resume continúa donde quedó")
-    lost = [rel for rel, brief in briefs.items() if missing_outputs(rel, brief, batch.out_dir, batch.journal)]
+    disk = OnDisk()
+    lost = [rel for rel, brief in briefs.items() if missing_outputs(rel, brief, batch.out_dir, batch.journal, disk)]
     for brief in executor.run(process, map(batch.task, lost), crashed):
         briefs[brief.rel] = brief  # its outputs vanished during the run (output folder deleted…): done again
+
+
+class _Tasks:
+    """The tasks of ``rels``, each made when it is sent (how many there are is known beforehand); ``entries``: the
+    journal's entries listed before the first (an input's entry appears only once its task is made)."""
+
+    def __init__(self, batch: BatchRun, rels: list[str], entries: frozenset[str] | None) -> None:
+        self._batch, self._rels, self._entries = batch, rels, entries
+
+    def __len__(self) -> int:
+        return len(self._rels)
+
+    def __iter__(self) -> Iterator[FileTask]:
+        return (self._batch.task(rel, self._entries) for rel in self._rels)
 
 
 def _crashed(journal: Journal, task: FileTask) -> Brief:
@@ -94,7 +110,7 @@ def apply_cross_rules(briefs: dict[str, Brief], out_dir: Path, journal: Journal,
         if result.report is None:  # only an entry with an error has no report; one edited by hand may, too
             continue
         path = out_dir / result.report
-        report = Report.from_json(confine(path, journal.roots).read_text(encoding="utf-8"))
+        report = read_report(confine(path, journal.roots))
         patched = with_cross_issues(report, new, batch_rules)
         result.report_sha256 = write_output(path, (patched.to_json(include_run=False) + "\n").encode(), journal.roots,
                                             own_report, durable=False)  # flushed with the rest before the manifest

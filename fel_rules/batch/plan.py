@@ -3,12 +3,15 @@ their results are recorded under — gathered in one :class:`BatchRun` every pha
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from ..core.config import Config
+from ..core.confine import confine
 from ..core.errors import InputError
 from ..core.report import SchemaInfo
 from ..outputs.render.api import load_logo
@@ -63,11 +66,12 @@ class BatchRun:
         """Where the manifest goes."""
         return self.out_dir / "manifest.json"
 
-    def task(self, rel: str) -> FileTask:
-        """The worker's task for the input at ``rel``."""
+    def task(self, rel: str, entries: Collection[str] | None = None) -> FileTask:
+        """The worker's task for the input at ``rel``; ``entries``: the journal's entries listed a moment ago
+        (:meth:`Journal.entries`), so an input without one is not looked up."""
         return FileTask(str(self.input_dir / rel), rel, str(self.out_dir), self.options.render, self.config,
                         self.rendering, str(self.journal.folder), self.journal.fingerprint,
-                        tuple(map(str, self.roots)), self.options.file_time_limit, self.journal.written(rel),
+                        tuple(map(str, self.roots)), self.options.file_time_limit, self.journal.written(rel, entries),
                         durable=self.options.executor == "dask")  # a local run flushes once (runner)
 
     def cancelled(self) -> bool:
@@ -122,21 +126,53 @@ def _collect(input_dir: Path, out_dir: Path, recursive: bool) -> list[str]:
     """Relative POSIX paths of the inputs, sorted (strings: far lighter than Path objects)."""
     if not input_dir.is_dir():
         raise InputError(f"No existe el directorio: {input_dir}", message_en=f"No such directory: {input_dir}")
-    pattern = input_dir.rglob("*") if recursive else input_dir.iterdir()
-    files = sorted(
-        p.relative_to(input_dir).as_posix()
-        for p in pattern
-        if p.suffix.lower() == ".xml" and not p.is_dir() and not _inside(p, out_dir)
-    )
+    if recursive:
+        files = sorted(
+            p.relative_to(input_dir).as_posix()
+            for p in input_dir.rglob("*")
+            if p.suffix.lower() == ".xml" and not p.is_dir() and not _inside(p, out_dir)
+        )
+    else:
+        files = sorted(_listed(input_dir, out_dir))
     if not files:
         raise InputError(f"El directorio no contiene archivos .xml: {input_dir}",
                          message_en=f"The directory contains no .xml files: {input_dir}")
     return files
 
 
+def _listed(input_dir: Path, out_dir: Path) -> Iterator[str]:
+    """The names of the inputs directly in ``input_dir`` (resolved): what ``input_dir.iterdir()`` filtered as in
+    :func:`_collect` gives, with one listing (no ``stat``, no path object per file that is not a symlink)."""
+    within = input_dir == out_dir or out_dir in input_dir.parents  # then every file not a symlink is inside it
+    with os.scandir(input_dir) as entries:
+        for entry in entries:
+            dot = entry.name.rfind(".")
+            if not 0 < dot < len(entry.name) - 1 or entry.name[dot:].lower() != ".xml" or _is_dir(entry):
+                continue
+            if _is_link(entry):
+                if not _inside(input_dir / entry.name, out_dir):
+                    yield entry.name
+            elif not within:
+                yield entry.name
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _is_link(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return True  # resolved, as any link
+
+
 def _inside(path: Path, folder: Path) -> bool:
     try:
-        path.resolve().relative_to(folder)
-    except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (reported per file later)
+        confine(path).relative_to(folder)  # (resolved as Path.resolve does, in fewer system calls)
+    except (ValueError, OSError):  # OSError: a symlink loop (reported per file later)
         return False
     return True

@@ -4,8 +4,9 @@ The run is planned first (:mod:`.plan`: inputs, configuration, fingerprint), the
 alone (:mod:`.lock`) through the phases (:mod:`.phases`): per-file work in parallel, recorded in the journal
 so a killed run can resume; cross-document rules; PDFs reconciled with the final verdicts. A last check
 (:mod:`.output_check`) makes sure every report and PDF still exists (an entry whose output vanished says
-so), then the manifest, sorted by path, is written atomically. Reports and PDFs are written atomically but
-not flushed one by one: the output folder's file system is flushed once, just before the manifest, so a
+so), then the manifest, sorted by path, is written atomically, its entries in the same pass over the journal
+as the page and ledger (:mod:`.overview`). Reports and PDFs are written atomically but not flushed one by
+one: the output folder's file system is flushed once, just before the manifest takes its place, so a
 manifest on disk only names outputs on disk; after a power cut before it, ``--resume`` trusts an output
 only if it still has the sha256 its journal entry recorded. An output folder that cannot be written (disk
 full, read-only) stops the run with :class:`BatchError`; no manifest is left that describes anything but a
@@ -23,7 +24,7 @@ from .errors import BatchError, output_error
 from .executors import open_executor
 from .lock import exclusive
 from .manifest import Summary
-from .manifest_writer import summarize, write_manifest
+from .manifest_writer import manifest_writer, summarize
 from .options import BatchOptions, BatchResult
 from .output_check import check_outputs
 from .overview import annulled_numbers, clear_overview, write_overview
@@ -32,7 +33,7 @@ from .phases import apply_cross_rules as _apply_cross_rules
 from .phases import reconcile_pdfs as _reconcile_pdfs
 from .plan import BatchRun, plan
 from .progress import Progress
-from .worker import process_and_record
+from .worker import process_and_record, warm_up_renderer
 from .worker import render_and_record as _render_task
 
 __all__ = ["run_batch"]
@@ -56,6 +57,8 @@ def _run(batch: BatchRun) -> BatchResult:
     briefs = reusable_briefs(batch)
     reused = len(briefs)
     executor = open_executor(batch.options.executor, batch.options.scheduler, batch.options.workers)
+    if batch.options.render and getattr(executor, "forks", False):
+        warm_up_renderer(batch.rendering)  # (the pool forks its workers when the first task is sent)
     progress = Progress(len(batch.files), enabled=batch.options.progress)
     progress.advance(reused)
     try:
@@ -74,11 +77,10 @@ def _run(batch: BatchRun) -> BatchResult:
         remove_own_temporaries(batch.out_dir, batch.roots)  # a killed worker could not remove its temporary file
     fixes = check_outputs(briefs, batch.out_dir, batch.journal, batch.lang)
     summary = summarize(briefs.values())
-    write_overview(batch, summary, (fixes.get(rel) or batch.journal.load(rel) for rel in sorted(briefs)),
-                   annulled_numbers(briefs.values()))
-    flush_to_disk(batch.out_dir, batch.roots)  # reports, PDFs, page and ledger were written without a flush each
-    write_manifest(batch, summary, (fixes.get(rel) or batch.journal.load(rel) for rel in sorted(briefs)), executor,
-                   reused)
+    results = (fixes.get(rel) or batch.journal.load(rel) for rel in sorted(briefs))
+    with manifest_writer(batch, summary, executor, reused) as manifest:  # in place once the block ends
+        write_overview(batch, summary, manifest.written(results), annulled_numbers(briefs.values()))
+        flush_to_disk(batch.out_dir, batch.roots)  # reports, PDFs, page and ledger were written without a flush each
     return BatchResult(batch.manifest_path, summary, _exit_code(summary))
 
 

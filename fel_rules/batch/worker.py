@@ -30,10 +30,10 @@ from .pending import drop_view, load_view, save_view
 from .time_limit import FileTimeLimit, time_limit, time_limit_error
 
 __all__ = [
-    "Brief", "FileResult", "FileTask", "WrittenPdf", "crashed_result", "journal_file", "output_paths",
+    "Brief", "FileResult", "FileTask", "WrittenPdf", "crashed_result", "entry_name", "journal_file", "output_paths",
     "process_and_record", "process_file", "record", "record_pdf", "remove_stale_outputs", "render_and_record",
     "render_pdf", "render_task",
-    "validator_for", "write_output",
+    "validator_for", "warm_up_renderer", "write_output",
 ]
 
 
@@ -186,7 +186,12 @@ def output_paths(rel: str) -> tuple[str, str]:
 
 def journal_file(journal: str | Path, rel: str) -> Path:
     """Where the journal keeps the result of the input at ``rel``."""
-    return Path(journal) / f"{hashlib.sha1(rel.encode('utf-8', 'surrogateescape')).hexdigest()}.json"
+    return Path(journal) / entry_name(rel)
+
+
+def entry_name(rel: str) -> str:
+    """The name of the journal entry of the input at ``rel`` (in the journal's folder)."""
+    return f"{hashlib.sha1(rel.encode('utf-8', 'surrogateescape')).hexdigest()}.json"
 
 
 def record(journal: str | Path, fingerprint: str, result: FileResult, roots: tuple[Path, ...] = ()) -> None:
@@ -218,6 +223,23 @@ def _warm_up(task: FileTask) -> None:
         validator_for(task.config).schema_set  # noqa: B018 - compiled on first access
         if task.render:
             from ..outputs.render import pdf  # noqa: F401 - reportlab's import alone takes a good part of a second
+
+
+def warm_up_renderer(render_settings: dict) -> None:
+    """Register the PDF's fonts and prepare the default logo in this process (some 40 ms of CPU): done before the
+    workers are forked, each inherits them instead of making its own for its first PDF. A failure here is met
+    again, and reported, by the first PDF."""
+    from ..outputs.render import RenderSettings
+    from ..outputs.render.api import load_logo
+    from ..outputs.render.fonts import register_fonts
+    from ..outputs.render.logo import logo_reader
+
+    with suppress(Exception):
+        register_fonts()
+        settings = RenderSettings(**render_settings)
+        logo = load_logo(settings.logo, settings)
+        if logo:
+            logo_reader(logo)
 
 
 @dataclass(slots=True)

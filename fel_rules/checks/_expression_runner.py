@@ -36,7 +36,8 @@ def make_runner(check: Any, evaluator: Any, tools: Mapping[str, object]) -> Runn
     ``evaluator``; ``None`` when some expression must be interpreted. ``tools``: ``ELEMENT`` (lxml's element
     type), ``LOOKUP`` (the general lookup of a binding), ``AXV`` (a value as an XPath variable), ``NOVARS`` (the
     empty variables of a binding without ``$names``), and for reading one child's value as the general lookup
-    does: ``CHILD_TAG`` (the tag a finder of one child step finds), ``INDEX`` (an element's children by tag),
+    does: ``CHILD_TAG`` (the tag a finder of one child step finds), ``UP_TAG`` (the number of ``..`` steps and the
+    tag of a finder of ``../../p:Child``), ``INDEX`` (an element's children by tag),
     ``NOTHING`` (the entry of an absent value), ``UNREAD`` (the entry of a value that cannot be read) and
     ``SPACE`` (XML's whitespace)."""
     try:
@@ -51,10 +52,13 @@ class _Writer:
     def __init__(self, check: Any, evaluator: Any, tools: Mapping[str, object]) -> None:
         self.check, self.evaluator = check, evaluator
         self.tools_child_tag: Callable[[object], str | None] = tools["CHILD_TAG"]  # type: ignore[assignment]
+        self.tools_up_tag: Callable[[object], tuple[int, str] | None] = tools["UP_TAG"]  # type: ignore[assignment]
         self.namespace: dict[str, object] = {**tools, "Decimal": Decimal}
-        self.lines = [
+        self.head = [
             "def run(doc, memo, nodes, tolerance, limit, slow):",
             "    get = memo.get",
+        ]
+        self.lines = [
             "    for node in nodes:",
             "        element = type(node) is ELEMENT",
         ]
@@ -71,7 +75,7 @@ class _Writer:
                 self._path(index, binding)
             self.value_of[binding.name] = f"v{index}"
         self._judgement()
-        source = "\n".join(self.lines) + "\n"
+        source = "\n".join(self.head + self.lines) + "\n"
         exec(compile(source, "<expression check>", "exec"), self.namespace)  # noqa: S102 - text written here
         return self.namespace["run"]  # type: ignore[return-value]
 
@@ -110,8 +114,13 @@ class _Writer:
                   "    continue")
 
     def _path(self, index: int, binding: Any) -> None:
-        """A binding read from the document, through the memo entry the general code uses."""
+        """A binding read from the document, through the memo entry the general code uses (a binding without
+        ``$names``: its values by node, ``memo[key][node]``, the table looked up once per call)."""
         key, general = self._bind(f"K{index}", binding.key), self._bind(f"B{index}", binding)
+        if not binding.needs:
+            self.head.extend([f"    M{index} = get({key})",
+                              f"    if M{index} is None:",
+                              f"        M{index} = memo[{key}] = {{}}"])
         if binding.needs:  # its XPath reads earlier values: they are part of the entry's key
             names = tuple(binding.needs)  # (the order the general code iterates the same set in)
             given = "".join(f"AXV({self._value(name)}), " for name in names)
@@ -122,35 +131,35 @@ class _Writer:
                       f"    c = memo[entry] = LOOKUP({general}, node, variables, memo)")
         elif binding.lookup is not None and binding.single and self.tools_child_tag(binding.find) is not None:
             tag = self._bind(f"T{index}", self.tools_child_tag(binding.find))  # the lookup written out here
-            read, kind = self._bind(f"R{index}", binding.read), self._bind(f"Y{index}", binding.kind)
-            self._add(f"c = get(({key}, node))",
+            self._add(f"c = M{index}.get(node)",
                       "if c is None:",
                       "    if element:",
-                      "        children = get(node)",
-                      "        if children is None:",
-                      "            children = INDEX(node, memo)",
-                      f"        found = children.get({tag})",
-                      "        if found is None:",
-                      "            c = NOTHING",
-                      "        else:",
-                      "            first = found[0]",
-                      "            text = first.text or ''",
-                      f"            value = {read}(text)",
-                      f"            c = (value, first, None) if value is not None or {kind} == 'text' or not "
-                      f"text.strip(SPACE) else UNREAD(text, {kind}, first)",
+                      *self._first_child(index, binding, "node", tag, "        "),
                       "    else:",
                       f"        c = LOOKUP({general}, node, NOVARS, memo)",
-                      f"    memo[({key}, node)] = c")
+                      f"    M{index}[node] = c")
+        elif binding.lookup is not None and binding.single and (up := self.tools_up_tag(binding.find)) is not None:
+            ups, child = up  # ../../p:Child: the ancestor's child, written out here
+            tag = self._bind(f"T{index}", child)
+            self._add(f"c = M{index}.get(node)",
+                      "if c is None:",
+                      "    above = node if element else None",
+                      *["    if above is not None:\n                above = above.getparent()"] * ups,
+                      "    if above is not None:",
+                      *self._first_child(index, binding, "above", tag, "        "),
+                      "    else:  # (from a node that is no element, or past the root: the general way)",
+                      f"        c = LOOKUP({general}, node, NOVARS, memo)",
+                      f"    M{index}[node] = c")
         elif binding.lookup is not None:
             lookup = self._bind(f"L{index}", binding.lookup)
-            self._add(f"c = get(({key}, node))",
+            self._add(f"c = M{index}.get(node)",
                       "if c is None:",
-                      f"    c = memo[({key}, node)] = {lookup}(node, memo) if element else "
+                      f"    c = M{index}[node] = {lookup}(node, memo) if element else "
                       f"LOOKUP({general}, node, NOVARS, memo)")
         else:
-            self._add(f"c = get(({key}, node))",
+            self._add(f"c = M{index}.get(node)",
                       "if c is None:",
-                      f"    c = memo[({key}, node)] = LOOKUP({general}, node, NOVARS, memo)")
+                      f"    c = M{index}[node] = LOOKUP({general}, node, NOVARS, memo)")
         self._add("if c[2] is not None:",  # a value that cannot be read: the general code says so
                   "    yield from slow(doc, node, memo, tolerance)",
                   "    continue",
@@ -160,6 +169,28 @@ class _Writer:
                 self._add(f"if v{index} is None:", "    continue")
             else:
                 self._add(f"if v{index} is None:", f"    v{index} = {self._bind(f'D{index}', binding.fallback)}")
+
+    def _first_child(self, index: int, binding: Any, holder: str, tag: str, indent: str) -> list[str]:
+        """Lines setting ``c`` to what the general lookup gives for the first child ``tag`` of ``holder`` (an
+        element): its value, the child, and the value that cannot be read (or ``None``)."""
+        read = self._bind(f"R{index}", binding.read)
+        if binding.kind == "text":  # (a text is always read)
+            judged = f"c = ({read}(text), first, None)"
+        else:
+            kind = self._bind(f"Y{index}", binding.kind)
+            judged = (f"c = (value, first, None) if (value := {read}(text)) is not None or not text.strip(SPACE) "
+                      f"else UNREAD(text, {kind}, first)")
+        lines = [f"children = get({holder})",
+                 "if children is None:",
+                 f"    children = INDEX({holder}, memo)",
+                 f"found = children.get({tag})",
+                 "if found is None:",
+                 "    c = NOTHING",
+                 "else:",
+                 "    first = found[0]",
+                 "    text = first.text or ''",
+                 f"    {judged}"]
+        return [indent + line for line in lines]
 
     def _judgement(self) -> None:
         """``when``, then ``expected``/``actual`` and ``assert``: a node where the rule holds is done here."""

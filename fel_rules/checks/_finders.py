@@ -18,6 +18,22 @@ The subset:
 * at the top, ``count(path)`` and ``boolean(…)``.
 
 No positional predicate, axis, wildcard, union, variable or other function is taken: ``None``.
+
+How the work is shared within a document (everything lives in its memo):
+
+* an absolute path's nodes are kept for the path, step by step, and a step's predicates filter one at a time
+  (``…/dte:Impuesto[a][b]`` filters the kept nodes of ``…/dte:Impuesto[a]``, which filter those of
+  ``…/dte:Impuesto``), so paths written alike select once whatever rule writes them;
+* a predicate of an absolute path whose own path has several steps or predicates (``dte:Item[dte:Impuestos/
+  dte:Impuesto/dte:NombreCorto = 'IVA']``, nested ones too) is *anchored*: the nodes it tests are known to be
+  selected by the path's child steps, so it is answered by a set of the document's nodes (the ancestors of what the
+  absolute path ``…/dte:Item/dte:Impuestos/dte:Impuesto/dte:NombreCorto`` selects), made once (:func:`_anchored`);
+* elsewhere such a predicate is walked node by node, and a walk of several steps remembers its answer per node;
+* a rule's multi-step binding read from a context of child steps is answered from the nodes of the absolute path
+  grouped by context node (:func:`anchored_finder`).
+
+Only a relative path whose predicates hold predicates of their own is left to XPath (``light``): node by node in
+Python it costs more than libxml2 once it runs over many nodes.
 """
 
 from __future__ import annotations
@@ -30,7 +46,10 @@ from lxml import etree
 
 from ..core.xmlpath import children_by_tag
 
-__all__ = ["AttributeValue", "Finder", "child_tag", "children_by_tag", "finds_nodes", "path_finder"]
+__all__ = [
+    "AttributeValue", "Finder", "anchored_finder", "child_tag", "children_by_tag", "context_chain", "finds_nodes",
+    "path_finder", "up_tag",
+]
 
 #: A finder: (context element, the document's memo) → list of nodes, a number or a boolean.
 Finder = Callable[[etree._Element, dict], Any]
@@ -77,10 +96,105 @@ def path_finder(path: str, namespaces: Mapping[str, str], *, elements_only: bool
     return finder
 
 
+def context_chain(path: str, namespaces: Mapping[str, str]) -> tuple[str, ...] | None:
+    """The tags from the root down to the nodes ``path`` selects when it is an absolute path of child steps (with
+    predicates or not): ``/dte:GTDocumento/…/dte:Item[…]`` → (GTDocumento, …, Item); else ``None``."""
+    key = (path, tuple(sorted(namespaces.items())))
+    chain = _CHAINS.get(key, _UNKNOWN)
+    if chain is _UNKNOWN:
+        chain = None
+        tokens = _tokens(path)
+        if tokens is not None:
+            parser = _Parser(tokens, namespaces)
+            try:
+                found = parser.path(top=True)
+                parser.expect_end()
+            except _Unsupported:
+                found = None
+            if isinstance(found, _AbsolutePath) and found.attribute is None:
+                chain = tuple(step[0] for step in found.steps)
+        _CHAINS[key] = chain
+    return chain  # type: ignore[return-value]
+
+
+_CHAINS: dict[tuple, tuple[str, ...] | None] = {}
+_UNKNOWN = object()
+
+
+def anchored_finder(anchor: tuple[str, ...], path: str, namespaces: Mapping[str, str]) -> Finder | None:
+    """A finder of the relative ``path`` (child steps with predicates, several of them or with predicates, maybe
+    a last ``@name``) for nodes known to be selected by the child steps ``anchor`` from the root (a rule's context):
+    the nodes the absolute path ``anchor/path`` selects, grouped once a document by their ancestor as many steps up
+    as ``path`` has — each node's answer is its group, in document order, as XPath gives it. ``None`` for any other
+    path (see :func:`path_finder`)."""
+    tokens = _tokens(path)
+    if tokens is None:
+        return None
+    parser = _Parser(tokens, namespaces)
+    parser.anchor = anchor
+    try:
+        found = parser.path(top=True)
+        parser.expect_end()
+    except _Unsupported:
+        return None
+    if parser.heavy or not isinstance(found, _Path) or found.ups or not found.steps \
+            or not _worth_anchoring(found.steps):
+        return None
+    return _grouped(anchor, found.steps, found.attribute)
+
+
+def _grouped(anchor: tuple[str, ...], steps: tuple[_Step, ...], attribute: str | None) -> Finder:
+    """The finder of :func:`anchored_finder`, one object however many rules write the path from those nodes."""
+
+    def build() -> Finder:
+        down = _absolute((*((tag, (), (tag, (), None)) for tag in anchor), *steps), None, False).select
+        depth = len(steps)
+
+        def select_grouped(node: etree._Element, memo: dict) -> list:
+            groups = memo.get(select_grouped)
+            if groups is None:
+                groups = memo[select_grouped] = _groups(down(node, memo), depth)
+            found = groups.get(node)
+            if found is None:
+                return []
+            return found if attribute is None else _attributes(found, attribute, True)
+
+        _NODE_FINDERS.add(select_grouped)
+        return select_grouped
+
+    return _interned(("grouped", anchor, tuple(step[2] for step in steps), attribute), build)
+
+
+def _groups(nodes: list, depth: int) -> dict:
+    """``nodes`` by their ancestor ``depth`` steps up, each group in the order of ``nodes``."""
+    groups: dict = {}
+    for node in nodes:
+        above = node
+        for _ in range(depth):
+            above = above.getparent()
+        group = groups.get(above)
+        if group is None:
+            groups[above] = [node]
+        else:
+            group.append(node)
+    return groups
+
+
 #: The finders that give a list of nodes (the others give a number or a boolean).
 _NODE_FINDERS: set[Finder] = set()
 #: The finders of a path that is one child step without predicates (``dte:Precio``), and the child's tag.
 _CHILD_TAGS: dict[Finder, str] = {}
+
+
+#: The finders of a path of ``..`` steps and one child step without predicates (``../../dte:Precio``): (ups, tag).
+_UP_TAGS: dict[Finder, tuple[int, str]] = {}
+
+
+def up_tag(finder: Finder) -> tuple[int, str] | None:
+    """(number of ``..`` steps, tag) when ``finder`` finds the children of one tag of an ancestor
+    (``../../dte:Precio``), else ``None``. Past the root such a finder answers as XPath does (see
+    :func:`_up_selector`)."""
+    return _UP_TAGS.get(finder)
 
 
 def child_tag(finder: Finder) -> str | None:
@@ -134,9 +248,13 @@ class _Parser:
         self.tokens = tokens
         self.position = 0
         self.namespaces = namespaces
-        #: Whether some predicate is more than one comparison of a child or attribute with a text: evaluated
+        #: Whether some predicate holds a path with predicates of its own (``p:A[p:B[p:C = 'x']]``): evaluated
         #: node by node in Python, such a path costs more than an XPath call once it runs over many nodes.
         self.heavy = False
+        self.depth = 0  # how many predicates the parser is in
+        #: The tags from the root down to the nodes the predicate being read tests, when the path is absolute and
+        #: made of child steps so far (``None``: they may be anywhere); see :func:`_anchored`.
+        self.anchor: tuple[str, ...] | None = None
 
     # ---- tokens -------------------------------------------------------------------------------------------
 
@@ -188,17 +306,18 @@ class _Parser:
         """A location path; ``top``: its attribute step gives :class:`AttributeValue` s, and it may begin with
         ``..`` steps (elsewhere, an ``..`` could reach the document node, which the finders do not model)."""
         absolute = self.accept("symbol", "/")
+        chain = () if absolute else self.anchor  # the tags down to the nodes the steps start from (None: unknown)
         ups = 0
         steps: list[_Step] = []
         attribute = None
         while True:
             token = self.peek()
-            start = self.position
             if token == ("symbol", ".."):
                 if absolute or steps or not top:
                     raise _Unsupported
                 self.position += 1
                 ups += 1
+                chain = None
             elif token == ("symbol", "."):
                 self.position += 1
             elif token == ("symbol", "@"):
@@ -209,9 +328,14 @@ class _Parser:
                 attribute = name
             elif token is not None and token[0] == "name" and ":" in token[1] and self.peek(1) != ("symbol", "("):
                 self.position += 1
-                tag, tests = self.element_name(token[1]), self.predicates()
-                written = " ".join(text for _, text in self.tokens[start:self.position])
-                steps.append((tag, tests, (written, tuple(sorted(self.namespaces.items())))))
+                tag = self.element_name(token[1])
+                chain = None if chain is None else (*chain, tag)
+                outer, self.anchor = self.anchor, chain
+                tests, written = self.predicates()
+                self.anchor = outer
+                # (a step without predicates is known by its element alone, whatever the rule's prefixes; one with
+                # predicates by their text, the namespaces it names and the nodes its predicates may be anchored at)
+                steps.append((tag, tests, (tag, written, self.spaces(written), chain) if tests else (tag, (), None)))
             else:
                 raise _Unsupported
             if attribute is not None or not self.accept("symbol", "/"):
@@ -223,6 +347,11 @@ class _Parser:
         return _interned(("relative", ups, tuple(step[2] for step in steps), attribute, top),
                          lambda: _Path(ups, tuple(steps), attribute, top))
 
+    def spaces(self, written: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+        """The namespaces the prefixes of ``written`` (predicates' texts) mean."""
+        used = set(re.findall(r"([A-Za-z_][\w.-]*):(?=[A-Za-z_])", " ".join(written)))
+        return tuple(sorted((prefix, uri) for prefix, uri in self.namespaces.items() if prefix in used))
+
     def element_name(self, qname: str) -> str:
         prefix, local = qname.split(":")
         namespace = self.namespaces.get(prefix)
@@ -230,14 +359,19 @@ class _Parser:
             raise _Unsupported  # XPath reports the undefined prefix
         return f"{{{namespace}}}{local}"
 
-    def predicates(self) -> tuple[_Test, ...]:
-        tests = []
+    def predicates(self) -> tuple[tuple[_Test, ...], tuple[str, ...]]:
+        """The predicates of a step: their tests, and each one's text (what identifies it)."""
+        tests, written = [], []
         while self.accept("symbol", "["):
+            if self.depth and self.anchor is None:  # (anchored, a nested predicate is a set of the document)
+                self.heavy = True
+            self.depth += 1
+            start = self.position
             tests.append(self.or_expression())
+            written.append(" ".join(text for _, text in self.tokens[start:self.position]))
+            self.depth -= 1
             self.take("symbol", "]")
-        if len(tests) > 1:
-            self.heavy = True
-        return tuple(tests)
+        return tuple(tests), tuple(written)
 
     # ---- predicate expressions (boolean) ------------------------------------------------------------------
 
@@ -247,9 +381,7 @@ class _Parser:
             tests.append(self.and_expression())
         if len(tests) == 1:
             return tests[0]
-        self.heavy = True
-        alternatives = tuple(tests)
-        return lambda node, memo: any(test(node, memo) for test in alternatives)
+        return _either(tests)
 
     def and_expression(self) -> _Test:
         tests = [self.comparison()]
@@ -257,21 +389,9 @@ class _Parser:
             tests.append(self.comparison())
         if len(tests) == 1:
             return tests[0]
-        self.heavy = True
-        all_of = tuple(tests)
-        return lambda node, memo: all(test(node, memo) for test in all_of)
+        return _both(tests)
 
     def comparison(self) -> _Test:
-        start = self.position
-        test = self._comparison()
-        kinds = [kind for kind, _ in self.tokens[start:self.position]]
-        light = kinds in (["name"], ["name", "symbol", "literal"], ["symbol", "name", "symbol", "literal"],
-                          ["name", "symbol", "number"], ["symbol", "name", "symbol", "number"])
-        if not light:
-            self.heavy = True
-        return test
-
-    def _comparison(self) -> _Test:
         if self._call_of("not"):
             test = self.or_expression()
             self.take("symbol", ")")
@@ -289,11 +409,15 @@ class _Parser:
             if path.child is not None and path.attribute is None:
                 tag = path.child
                 return lambda node, memo: tag in (memo.get(node) or children_by_tag(node, memo))
+            if isinstance(path, _Path) and not path.ups and path.steps:
+                if self.anchor is not None and path.attribute is None and _worth_anchoring(path.steps):
+                    return _anchored(self.anchor, path.steps, None, None)
+                return _walked(path.steps, path.attribute, None)  # p:A/p:B[…]: walked, no lists
             select = path.select
             return lambda node, memo: bool(select(node, memo))
         self.position += 1
         right = self.operand()
-        return _compare(left, right, equal=token == ("symbol", "="))
+        return _compare(left, right, equal=token == ("symbol", "="), anchor=self.anchor)
 
     def operand(self) -> tuple[str, Any]:
         token = self.peek()
@@ -311,7 +435,8 @@ class _Parser:
         return _NODES, self.path(top=False)
 
 
-#: One step of a path: (the element's Clark name, its predicates, what identifies it: its text and namespaces).
+#: One step of a path: (the element's Clark name, its predicates, what identifies it: the Clark name, and if it has
+#: predicates, each as written, the namespaces their prefixes mean and the tags down to the step when it is anchored).
 _Step = tuple[str, tuple[_Test, ...], tuple]
 
 #: Every path compiled so far, by what identifies it.
@@ -393,6 +518,7 @@ def _up_selector(ups: int, tag: str, general: Finder) -> Finder:
         found = children.get(tag)
         return list(found) if found is not None else []
 
+    _UP_TAGS[select_up] = (ups, tag)
     return select_up
 
 
@@ -439,6 +565,8 @@ class _AbsolutePath:
 
             return select_attributes
         step = self.steps[-1]
+        if step[1] and len(self.steps) > 1:
+            return self._filtered()
         if len(self.steps) == 1:
 
             def select_root(node: etree._Element, memo: dict) -> list:
@@ -449,14 +577,41 @@ class _AbsolutePath:
 
             return select_root
         parents = _absolute(self.steps[:-1], None, False).select
+        tag = step[0]
 
         def select_step(node: etree._Element, memo: dict) -> list:
             found = memo.get(key)
             if found is None:
-                found = memo[key] = _descend(parents(node, memo), (step,), memo)
+                above = parents(node, memo)
+                if len(above) == 1:  # (the usual case: one parent, its children of the tag)
+                    children = memo.get(above[0])
+                    if children is None:
+                        children = children_by_tag(above[0], memo)
+                    same = children.get(tag)
+                    found = memo[key] = [] if same is None else list(same)
+                else:
+                    found = memo[key] = _descend(above, (step,), memo)
             return found
 
         return select_step
+
+
+    def _filtered(self) -> Finder:
+        """``…/p:A[t1][t2]``: the nodes of ``…/p:A[t1]`` (shared with every path so written) that pass t2;
+        ``…/p:A[t1]``: the nodes of ``…/p:A`` that pass t1 (one list of ``…/p:A`` a document, however many filters)."""
+        key = self
+        tag, tests, (_, predicates, spaces, chain) = self.steps[-1]
+        fewer_step = (tag, tests[:-1], (tag, predicates[:-1], spaces, chain) if len(tests) > 1 else (tag, (), None))
+        fewer = _absolute((*self.steps[:-1], fewer_step), None, False).select  # (known as the path so written)
+        test = tests[-1]
+
+        def select_filtered(node: etree._Element, memo: dict) -> list:
+            found = memo.get(key)
+            if found is None:
+                found = memo[key] = [each for each in fewer(node, memo) if test(each, memo)]
+            return found
+
+        return select_filtered
 
 
 def _absolute(steps: tuple[_Step, ...], attribute: str | None, top: bool) -> _AbsolutePath:
@@ -515,8 +670,10 @@ def _string_value(element: etree._Element) -> str:
     return (element.text or "") if len(element) == 0 else _STRING(element)
 
 
-def _compare(left: tuple[str, Any], right: tuple[str, Any], *, equal: bool) -> _Test:
-    """``left = right`` (or ``!=``) as XPath 1.0 compares a node-set with a text, a number or a node-set."""
+def _compare(left: tuple[str, Any], right: tuple[str, Any], *, equal: bool,
+             anchor: tuple[str, ...] | None = None) -> _Test:
+    """``left = right`` (or ``!=``) as XPath 1.0 compares a node-set with a text, a number or a node-set
+    (``anchor``: the tags down to the nodes tested, when known: see :func:`_anchored`)."""
     if left[0] != _NODES:
         left, right = right, left
     if left[0] != _NODES:
@@ -524,8 +681,10 @@ def _compare(left: tuple[str, Any], right: tuple[str, Any], *, equal: bool) -> _
     path: _Path | _AbsolutePath = left[1]
     values: _Values = path.string_values
     kind, other = right
-    if kind == _TEXT and equal and path.child is not None and path.attribute is None:
-        return _child_text_is(path.child, other)
+    if kind in (_TEXT, _NUMBER) and isinstance(path, _Path) and not path.ups and path.steps:  # p:A/p:B = 'x'…
+        if anchor is not None and _worth_anchoring(path.steps):
+            return _anchored(anchor, path.steps, path.attribute, (kind, other, equal))
+        return _walked(path.steps, path.attribute, (kind, other, equal))
     if kind == _TEXT and equal and isinstance(path, _Path) and not path.steps and not path.ups and path.attribute:
         name = path.attribute
         return lambda node, memo: node.get(name) == other
@@ -544,16 +703,145 @@ def _compare(left: tuple[str, Any], right: tuple[str, Any], *, equal: bool) -> _
     return lambda node, memo: _some_differ(values(node, memo), others(node, memo))
 
 
-def _child_text_is(tag: str, text: str) -> _Test:
-    """``p:Child = 'text'``: some child with that tag has that string-value."""
+def _either(tests: list[_Test]) -> _Test:
+    """``a or b or …``: the first test that holds decides (nested pairs, no generator)."""
+    test = tests[0]
+    for other in tests[1:]:
+        test = (lambda first, second: lambda node, memo: first(node, memo) or second(node, memo))(test, other)
+    return test
+
+
+def _both(tests: list[_Test]) -> _Test:
+    """``a and b and …``: the first test that fails decides (nested pairs, no generator)."""
+    test = tests[0]
+    for other in tests[1:]:
+        test = (lambda first, second: lambda node, memo: first(node, memo) and second(node, memo))(test, other)
+    return test
+
+
+def _holds(kind: str, other: Any, equal: bool) -> Callable[[str], bool]:
+    """Whether one string-value compares with a text or a number (``=`` or ``!=``) as XPath 1.0 compares them."""
+    if kind == _TEXT:
+        return (lambda value: value == other) if equal else (lambda value: value != other)
+    number = float(other)
+    return (lambda value: _number(value) == number) if equal else (lambda value: _number(value) != number)
+
+
+def _walked(steps: tuple[_Step, ...], attribute: str | None, compared: tuple | None) -> _Test:
+    """The test of :func:`_walk` (``compared``: what :func:`_holds` takes, or ``None``), one object however many
+    paths write it; a path of several steps (what costs) remembers its answer for each node in the document's memo,
+    so ``p:A[p:B/p:C = 'x']`` and ``p:A[not(p:B/p:C = 'x')]`` walk below each ``p:A`` once."""
+    key = ("walk", tuple(step[2] for step in steps), attribute, compared)
+    holds = None if compared is None else _holds(*compared)
+    if len(steps) == 1:
+        tag, tests, _ = steps[0]
+        if not tests and attribute is None and compared is not None and compared[0] == _TEXT:
+            return _interned(key, lambda: _child_text(tag, compared[1], compared[2]))
+        return _interned(key, lambda: _walk(steps, attribute, holds))
+
+    def build() -> _Test:
+        test = _walk(steps, attribute, holds)
+
+        def remembered(node: etree._Element, memo: dict) -> bool:
+            entry = (remembered, node)
+            answer = memo.get(entry)
+            if answer is None:
+                answer = memo[entry] = test(node, memo)
+            return answer
+
+        return remembered
+
+    return _interned(key, build)
+
+
+def _worth_anchoring(steps: tuple[_Step, ...]) -> bool:
+    """Whether a predicate's path costs enough to be answered from a set of the document (several steps, or
+    predicates of its own): one child compared with a text is cheaper to look at."""
+    return len(steps) > 1 or bool(steps[0][1])
+
+
+def _anchored(anchor: tuple[str, ...], steps: tuple[_Step, ...], attribute: str | None,
+              compared: tuple | None) -> _Test:
+    """A predicate ``p:A/p:B[…]`` (some node selected), ``p:A/p:B = 'x'`` or ``p:A/@c != 1`` (some value compares)
+    on nodes known to be selected by the child steps ``anchor`` from the root: a node passes when it is the
+    ancestor, as many steps up as the path has, of one of the nodes the absolute path ``anchor/p:A/p:B[…]`` selects
+    (and whose value compares). The absolute path's nodes are shared with every path written so (the impuestos of
+    ``//dte:Item[dte:Impuestos/dte:Impuesto[…]]`` are the ones ``impuestos[…]`` selects); the set of ancestors is made
+    once a document, and each test is a look in it."""
+    key = ("anchored", anchor, tuple(step[2] for step in steps), attribute, compared)
+
+    def build() -> _Test:
+        down = _absolute((*((tag, (), (tag, (), None)) for tag in anchor), *steps), None, False).select
+        holds = None if compared is None else _holds(*compared)
+        depth = len(steps)
+
+        def test(node: etree._Element, memo: dict) -> bool:
+            holders = memo.get(test)
+            if holders is None:
+                holders = memo[test] = _holders(down(node, memo), depth, attribute, holds)
+            return node in holders
+
+        return test
+
+    return _interned(key, build)
+
+
+def _holders(nodes: list, depth: int, attribute: str | None, holds: Callable[[str], bool] | None) -> set:
+    """The ancestors ``depth`` steps up of the ``nodes`` that have ``attribute`` (when given) and whose value
+    ``holds`` (when given)."""
+    found = set()
+    for node in nodes:
+        if attribute is not None:
+            value = node.get(attribute)
+            if value is None:
+                continue
+        elif holds is not None:
+            value = _string_value(node)
+        if holds is None or holds(value):
+            above = node
+            for _ in range(depth):
+                above = above.getparent()
+            found.add(above)
+    return found
+
+
+def _child_text(tag: str, text: str, equal: bool) -> _Test:
+    """``p:Child = 'text'`` (``!=``): some child with that tag has (has not) that string-value."""
 
     def test(node: etree._Element, memo: dict) -> bool:
         children = memo.get(node)
         if children is None:
             children = children_by_tag(node, memo)
-        for child in children.get(tag, ()):
-            if ((child.text or "") if len(child) == 0 else _STRING(child)) == text:
-                return True
+        found = children.get(tag)
+        if found is not None:
+            for child in found:
+                if (((child.text or "") if len(child) == 0 else _STRING(child)) == text) is equal:
+                    return True
+        return False
+
+    return test
+
+
+def _walk(steps: tuple[_Step, ...], attribute: str | None, holds: Callable[[str], bool] | None) -> _Test:
+    """A relative path of child steps (with their predicates) and maybe a last ``@name``, as a predicate: true when
+    it selects some node (``holds`` is ``None``) or some node whose string-value ``holds``. Walked from the node
+    through the children index, stopping at the first node that decides: no list of the path's nodes or values."""
+    inner, (last, last_tests, _) = steps[:-1], steps[-1]
+    bare = holds is None and attribute is None  # (the first node decides)
+
+    def test(node: etree._Element, memo: dict) -> bool:
+        for parent in _descend([node], inner, memo) if inner else (node,):
+            children = memo.get(parent)
+            if children is None:
+                children = children_by_tag(parent, memo)
+            for child in children.get(last, ()):
+                if last_tests and not all(each(child, memo) for each in last_tests):
+                    continue
+                if bare:
+                    return True
+                value = child.get(attribute) if attribute is not None else _string_value(child)
+                if value is not None and (holds is None or holds(value)):
+                    return True
         return False
 
     return test
@@ -569,11 +857,27 @@ _XPATH_NUMBER = etree.XPath("number($text)")
 
 
 def _number(text: str) -> float:
-    """XPath 1.0's ``number()`` of a string-value, as libxml2 computes it."""
+    """XPath 1.0's ``number()`` of a string-value, as libxml2 computes it (a pure function of the text: short
+    texts are remembered with their number, in a table emptied when it is full)."""
+    number = _NUMBERS.get(text)
+    if number is None:
+        number = _number_of(text)
+        if len(text) <= 64:
+            if len(_NUMBERS) >= 4096:
+                _NUMBERS.clear()
+            _NUMBERS[str(text)] = number  # a plain str: an attribute's value holds on to its element
+    return number
+
+
+def _number_of(text: str) -> float:
     match = _PLAIN_NUMBER.fullmatch(text)
     if match is None or len(match[2]) + len(match[3] or "") > 15:
         return _XPATH_NUMBER(_EMPTY, text=text)  # anything else: libxml2 itself
     return float(f"{match[1]}{match[2]}.{match[3] or 0}")
+
+
+#: Texts already read by :func:`_number` and their numbers.
+_NUMBERS: dict[str, float] = {}
 
 
 _EMPTY = etree.Element("empty")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping
+from functools import lru_cache
 from typing import Any
 
 from lxml import etree
@@ -16,8 +17,8 @@ from ._finders import Finder, finds_nodes, path_finder
 
 # item_number is re-exported from core.xmlpath
 __all__ = [
-    "XPathProblem", "XPathQuery", "child_path_finder", "compile_xpath", "finds_nodes", "item_number", "located",
-    "referenced_variables",
+    "XPathProblem", "XPathQuery", "child_path_finder", "compile_xpath", "finds_nodes", "guarded", "item_number",
+    "located", "referenced_variables", "valued_finder", "with_values",
 ]
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -95,8 +96,103 @@ def located(node: Any) -> tuple[str | None, int | None, str | None, etree._Eleme
 
 
 def child_path_finder(path: str, namespaces: Mapping[str, str], *, elements_only: bool = False,
-                      light: bool = False) -> Finder | None:
+                      light: bool = False, xpath: XPathQuery | None = None) -> Finder | None:
     """A faster equivalent of ``path`` when it is a plain path (``../../dte:Precio``, ``dte:A/@B``,
     ``/dte:A/dte:B[dte:C='x']``, ``count(…)``…), else ``None``: see :mod:`._finders`. The finder takes the node and
-    the document's memo and returns what XPath returns, in the same order."""
-    return path_finder(path, namespaces, elements_only=elements_only, light=light)
+    the document's memo and returns what XPath returns, in the same order.
+
+    Given ``xpath`` (``path`` compiled), a path outside the subset may still get a finder, :func:`guarded`: one that
+    answers "nothing" without XPath when the path's leading steps find nothing in the document."""
+    finder = path_finder(path, namespaces, elements_only=elements_only, light=light)
+    if finder is None and xpath is not None:
+        finder = guarded(xpath)
+    return finder
+
+
+#: A top-level ``|`` (outside brackets, parentheses and quotes) splits a union; these find the characters that matter.
+_STRUCTURE = re.compile(r"""'[^']*'|"[^"]*"|[\[\]()|]""")
+#: The leading child steps of an absolute location path (``/p:A/p:B``), followed by more of the path.
+_LEADING_STEPS = re.compile(r"\s*((?:/\s*[A-Za-z_][\w.-]*:[A-Za-z_][\w.-]*\s*)+)(?=[/\[])")
+
+
+def _union_branches(path: str) -> list[str] | None:
+    """The location paths of ``path`` split at its top-level ``|`` (``None``: unbalanced brackets)."""
+    branches, depth, start = [], 0, 0
+    for match in _STRUCTURE.finditer(path):
+        mark = match.group()
+        if mark in "[(":
+            depth += 1
+        elif mark in "])":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif mark == "|" and depth == 0:
+            branches.append(path[start:match.start()])
+            start = match.end()
+    if depth:
+        return None
+    branches.append(path[start:])
+    return branches
+
+
+#: A quoted text, or a ``$name`` (group 1), in an XPath.
+_QUOTED_OR_VARIABLE = re.compile(r"""'[^']*'|"[^"]*"|\$([A-Za-z_][A-Za-z0-9_]*)""")
+
+
+def with_values(path: str, variables: Mapping[str, object]) -> str | None:
+    """``path`` with each ``$name`` written as the literal of its value, when every value is a text a literal can
+    hold (``None`` otherwise): XPath reads a literal as the very string a text variable holds, wherever it stands."""
+    refused = False
+
+    def literal(match: re.Match) -> str:
+        nonlocal refused
+        name = match.group(1)
+        if name is None:
+            return match.group(0)  # a quoted text, as written
+        value = variables.get(name)
+        if isinstance(value, str):
+            if "'" not in value:
+                return f"'{value}'"
+            if '"' not in value:
+                return f'"{value}"'
+        refused = True  # a number, a boolean, or a text with both quotes: XPath reads it
+        return ""
+
+    written = _QUOTED_OR_VARIABLE.sub(literal, path)
+    return None if refused else written
+
+
+@lru_cache(maxsize=512)
+def valued_finder(path: str, namespaces: tuple[tuple[str, str], ...]) -> Finder | None:
+    """The finder of ``path`` (made by :func:`with_values`), made once for each path so written; ``None`` when it
+    is outside the finders' subset or has nested predicates (see :func:`child_path_finder`)."""
+    return path_finder(path, dict(namespaces), light=True)
+
+
+def guarded(xpath: XPathQuery) -> Finder | None:
+    """For an XPath made of absolute location paths (``/dte:A/dte:B/*[self::x:C]``, or a union of such), a finder
+    that gives ``[]`` when the leading child steps of every path select nothing (an absent dte:Complementos…) and
+    else calls ``xpath``: a location path applied to no node selects no node, whatever its other steps. The leading
+    steps are found by their own finders, shared with every rule that writes them. ``None`` when the XPath is no
+    such path."""
+    branches = _union_branches(xpath.path)
+    if branches is None:
+        return None
+    leading = []
+    for branch in branches:
+        match = _LEADING_STEPS.match(branch)
+        if match is None:
+            return None
+        finder = path_finder(match.group(1).strip(), xpath.namespaces, elements_only=True)
+        if finder is None:
+            return None
+        leading.append(finder)
+    steps = tuple(leading)
+
+    def find(node: etree._Element, memo: dict) -> Any:
+        for select in steps:
+            if select(node, memo):
+                return xpath(node)
+        return []
+
+    return find

@@ -35,7 +35,7 @@ from ..expressions.language import (
     parse_date,
 )
 from ._expression_runner import Runner, make_runner
-from ._finders import child_tag
+from ._finders import anchored_finder, child_tag, context_chain, up_tag
 from ._xpath import (
     child_path_finder,
     compile_xpath,
@@ -43,6 +43,8 @@ from ._xpath import (
     item_number,
     located,
     referenced_variables,
+    valued_finder,
+    with_values,
 )
 from .base import CheckError, CheckInput, Finding, RuleEnv, Unreadable
 from .plain import ParamsOf, PlainParams, plain
@@ -68,14 +70,15 @@ def _shared_key(description: tuple) -> int:
 
 class _Binding:
     __slots__ = ("name", "spec", "path", "xpath", "_finders", "needs", "key", "described", "value", "single",
-                 "fallback", "kind", "read", "money", "namespaces")
+                 "fallback", "kind", "read", "money", "namespaces", "context")
     key: int | None
     described: tuple | None  # what the memo key names (None for a computed value)
 
     def __init__(self, name: str, raw: str | LetSpec, env: RuleEnv, earlier: dict[str, PlainParams],
-                 constants: list[str]) -> None:
+                 constants: list[str], context: str | None = None) -> None:
         spec: PlainParams = plain(ExpressionCheck.Let(path=raw) if isinstance(raw, str) else raw)
         self.name = name
+        self.context = context  # the XPath of the nodes the binding is read from (its check's context)
         self.spec = spec
         self.value = None
         self.single = not spec.many  # a value, not a list: absent means "not applicable" or the default
@@ -118,6 +121,20 @@ class _Binding:
         self.key = None if self.described is None else _shared_key(self.described)
         self._finders = (None, None) if self.path is None else None
 
+    def _finder(self) -> Callable | None:
+        """The path's finder: from a context of child steps, a path of several steps (or with predicates) is
+        answered from the document's nodes grouped by context node (:func:`~._finders.anchored_finder`)."""
+        assert self.path is not None, "a binding without a value has a path"
+        context: str | None = getattr(self, "context", None)
+        path = self.path
+        # (only a relative path of several steps or with predicates may be grouped: others are not parsed for it)
+        groupable = ("/" in path or "[" in path) and not path.startswith(("/", "."))
+        chain = context_chain(context, self.namespaces) if context and groupable else None
+        anchored = anchored_finder(chain, path, self.namespaces) if chain else None
+        if anchored is not None:
+            return anchored
+        return child_path_finder(self.path, self.namespaces, light=True, xpath=self.xpath)
+
     @property
     def find(self) -> Callable | None:
         """The path's finder (:mod:`._finders`), or ``None``: its XPath runs."""
@@ -132,7 +149,7 @@ class _Binding:
         finders = self._finders
         if finders is None:
             assert self.path is not None, "a binding without a value has a path"
-            find = None if self.needs else child_path_finder(self.path, self.namespaces, light=True)
+            find = None if self.needs else self._finder()
             lookup = (_first_value if self.single else _all_values)(find, self.read, self.kind, self.name) \
                 if find is not None and finds_nodes(find) else None
             finders = self._finders = (find, lookup)
@@ -142,14 +159,9 @@ class _Binding:
 _NOTHING: tuple[None, None, None] = (None, None, None)
 
 
-def _found(find: Callable, node: etree._Element, memo: dict, name: str) -> list:
-    """What ``find`` matches at ``node``; a failure is said as :func:`_lookup` says a failing XPath (a finder only
-    fails on a broken tree)."""
-    try:
-        return find(node, memo)
-    except Exception as exc:  # noqa: BLE001 - becomes the rule's CheckError, as an XPath failure does
-        raise CheckError(Text.of("check.xpath_failed", path=f"let.{name}", reason=xpath_error(str(exc))),
-                         str(exc)) from exc
+def _finder_failed(name: str, exc: Exception) -> CheckError:
+    """A failing finder said as :func:`_lookup` says a failing XPath (a finder only fails on a broken tree)."""
+    return CheckError(Text.of("check.xpath_failed", path=f"let.{name}", reason=xpath_error(str(exc))), str(exc))
 
 
 def _all_values(find: Callable, read: Callable[[str], object], kind: str, name: str) -> Callable:
@@ -158,7 +170,10 @@ def _all_values(find: Callable, read: Callable[[str], object], kind: str, name: 
     text_kind = kind == "text"
 
     def lookup(node: etree._Element, memo: dict) -> tuple[object, object, _Unread | None]:
-        found = _found(find, node, memo, name)
+        try:  # (what _found does, written in: this runs for every binding of every node)
+            found = find(node, memo)
+        except Exception as exc:  # noqa: BLE001 - becomes the rule's CheckError, as an XPath failure does
+            raise _finder_failed(name, exc) from exc
         values: list = []
         unread = None
         for each in found:
@@ -179,7 +194,10 @@ def _first_value(find: Callable, read: Callable[[str], object], kind: str, name:
     text_kind = kind == "text"
 
     def lookup(node: etree._Element, memo: dict) -> tuple[object, object, _Unread | None]:
-        found = _found(find, node, memo, name)
+        try:  # (what _found does, written in: this runs for every binding of every node)
+            found = find(node, memo)
+        except Exception as exc:  # noqa: BLE001 - becomes the rule's CheckError, as an XPath failure does
+            raise _finder_failed(name, exc) from exc
         if not found:
             return _NOTHING
         first = found[0]
@@ -239,7 +257,7 @@ class ExpressionCheck:
         self.bindings: list[_Binding] = []
         for name, raw in params.let.items():
             self.bindings.append(_Binding(name, raw, env, {b.name: b.spec for b in self.bindings},
-                                          list(self.constants)))
+                                          list(self.constants), context))
         names = [b.name for b in self.bindings] + list(self.constants)
         self.when = _compiled(("when",), params.when, names)
         self.assertion = _compiled(("assert",), params.assert_, names)
@@ -257,7 +275,8 @@ class ExpressionCheck:
         """The context's finder (:mod:`._finders`), or ``None``: its XPath runs."""
         find: Any = self._context_find
         if find is _LATER:
-            find = child_path_finder(self.context.path, self.namespaces, elements_only=True, light=True)
+            find = child_path_finder(self.context.path, self.namespaces, elements_only=True, light=True,
+                                     xpath=self.context)
             self._context_find = find
         return find
 
@@ -289,19 +308,20 @@ class ExpressionCheck:
         """Evaluate the rule on every context node of ``doc`` (with the plain compiled evaluator, through the
         check's quick function: :mod:`._expression_runner`)."""
         memo = doc.memo
-        tolerance = doc.evaluator.tolerance
-        key = self.context_key
-        nodes = memo.get(key)
+        nodes = memo.get(self.context_key)
         if nodes is None:  # rules sharing a context (//dte:Item…) select it once per document
             root = doc.root
             find = self.context_find
-            nodes = memo[key] = find(root, memo) if find is not None and type(root) is _ELEMENT else self.context(root)
+            nodes = memo[self.context_key] = find(root, memo) if find is not None and type(root) is _ELEMENT \
+                else self.context(root)
         if not nodes:  # (the rule has nothing to look at in this document)
             return iter(())
-        run = self._runner(doc.evaluator)
+        evaluator = doc.evaluator
+        last = self._last  # (what _runner gives, looked up here first: this runs for every rule of every document)
+        run = last[1] if last[0] is evaluator else self._runner(evaluator)
         if run is not None:
-            return run(doc, memo, nodes, tolerance, doc.config.tolerance, self._slow)
-        return self._each(doc, memo, nodes, tolerance)
+            return run(doc, memo, nodes, evaluator.tolerance, doc.config.tolerance, self._slow)
+        return self._each(doc, memo, nodes, evaluator.tolerance)
 
     def _each(self, doc: CheckInput, memo: dict, nodes: list, tolerance: Decimal) -> Iterator[Finding]:
         for node in nodes:
@@ -345,24 +365,27 @@ class ExpressionCheck:
         nodes: dict[str, object] = {}
         element = type(node) is _ELEMENT
         for binding in self.bindings:
-            key: tuple
             if binding.value is not None:
                 value = _computed(doc, binding.name, binding.value, values)
                 if value is None:
                     return None
                 values[binding.name] = value
                 continue
-            if binding.needs:
+            if binding.needs:  # its XPath reads earlier values: they are part of the entry's key
                 variables = {name: _as_xpath_variable(values[name]) for name in binding.needs}
                 key = (binding.key, node, tuple(variables.items()))
-            else:
-                variables = _NO_VARIABLES
-                key = (binding.key, node)
-            cached = memo.get(key)
-            if cached is None:  # the same binding in several rules (dte:Precio, dte:Total…) is read once
-                lookup = binding.lookup
-                cached = memo[key] = lookup(node, memo) if lookup is not None and element else \
-                    _lookup(binding, node, variables, memo)
+                cached = memo.get(key)
+                if cached is None:
+                    cached = memo[key] = _lookup(binding, node, variables, memo)
+            else:  # the same binding in several rules (dte:Precio, dte:Total…) is read once: memo[key][node]
+                known = memo.get(binding.key)
+                if known is None:
+                    known = memo[binding.key] = {}
+                cached = known.get(node)
+                if cached is None:
+                    lookup = binding.lookup
+                    cached = known[node] = lookup(node, memo) if lookup is not None and element else \
+                        _lookup(binding, node, _NO_VARIABLES, memo)
             value = cached[0]
             if cached[2] is not None:
                 return cached[2]
@@ -430,8 +453,12 @@ def _lookup(binding: _Binding, node: object, variables: dict[str, object],
     """(value, first matched node, the first unreadable value or ``None``) of ``binding`` at ``node``."""
     assert binding.xpath is not None, "a binding without a value has an XPath"
     try:
-        if binding.find is not None and type(node) is _ELEMENT:
-            result = binding.find(node, memo)
+        find = binding.find
+        if find is None and variables and type(node) is _ELEMENT:  # $names holding texts: the path so written
+            written = with_values(binding.path, variables)  # type: ignore[arg-type]
+            find = valued_finder(written, binding.described[3]) if written is not None else None  # type: ignore[index]
+        if find is not None and type(node) is _ELEMENT:
+            result = find(node, memo)
         else:
             result = binding.xpath(node, **variables)
     except Exception as exc:  # lxml XPathEvalError and friends
@@ -571,6 +598,6 @@ def _text(value: object) -> str:
 #: What the quick functions of checks reach (see :func:`~._expression_runner.make_runner`).
 _RUNNER_TOOLS = {
     "ELEMENT": _ELEMENT, "LOOKUP": _lookup, "AXV": _as_xpath_variable, "NOVARS": _NO_VARIABLES,
-    "CHILD_TAG": child_tag, "INDEX": children_by_tag, "NOTHING": _NOTHING, "SPACE": XML_SPACE,
+    "CHILD_TAG": child_tag, "UP_TAG": up_tag, "INDEX": children_by_tag, "NOTHING": _NOTHING, "SPACE": XML_SPACE,
     "UNREAD": lambda text, kind, node: (unread := _Unread(text, kind, node), node, unread),
 }

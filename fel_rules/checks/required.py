@@ -81,7 +81,7 @@ class _Found:
         finder = self.finder
         if finder is _LATER:
             finder = self.finder = child_path_finder(self.xpath.path, self.namespaces,
-                                                     elements_only=self.elements_only, light=True)
+                                                     elements_only=self.elements_only, light=True, xpath=self.xpath)
         if finder is not None and type(node) is _ELEMENT:
             return finder(node, memo)  # type: ignore[operator]
         return self.xpath(node)
@@ -112,8 +112,15 @@ def _first_element(found: object) -> etree._Element | None:
 def _present(found: object, non_blank: bool) -> bool:
     if not isinstance(found, list):
         return bool(found)
+    if not non_blank:
+        return bool(found)
     for node in found:
-        text = node if isinstance(node, str) else "".join(node.itertext())
-        if not non_blank or text.strip():
+        if isinstance(node, str):
+            text = node
+        elif len(node) == 0:  # a leaf: its text is all itertext() would give
+            text = node.text or ""
+        else:
+            text = "".join(node.itertext())
+        if text.strip():
             return True
     return False

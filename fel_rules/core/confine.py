@@ -18,7 +18,8 @@ from pathlib import Path
 __all__ = ["OutsideRoots", "confine", "open_folder"]
 
 # O_PATH (Linux): a folder needs only search permission to be walked through, as with a path
-_FOLDER_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_O_PATH = getattr(os, "O_PATH", 0)
+_FOLDER_FLAGS = (_O_PATH or os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class OutsideRoots(PermissionError):
@@ -31,13 +32,35 @@ class OutsideRoots(PermissionError):
 def confine(path: Path, roots: Sequence[Path] = ()) -> Path:
     """``path`` made absolute with its symlinks resolved; :class:`OutsideRoots` when ``roots`` are given and
     it lands outside every one of them (the roots themselves must be resolved)."""
-    try:
-        real = Path(path).resolve()
-    except RuntimeError as exc:  # a symlink loop (Python < 3.13)
-        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path)) from exc
+    real = _kernel_resolved(path)
+    if real is None:
+        try:
+            real = Path(path).resolve()
+        except RuntimeError as exc:  # a symlink loop (Python < 3.13)
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path)) from exc
     if roots and not any(real == root or root in real.parents for root in roots):
         raise OutsideRoots(real)
     return real
+
+
+def _kernel_resolved(path: Path) -> Path | None:
+    """The absolute path, symlinks resolved, of an existing ``path`` as the kernel names it once opened
+    (``/proc/self/fd``): what :meth:`Path.resolve` gives, in three system calls instead of one per component.
+    ``None`` when the path is missing or cannot be opened (``Path.resolve`` then keeps its missing tail or
+    says why) or where Linux's ``/proc`` is not there."""
+    if not _O_PATH:
+        return None
+    try:
+        handle = os.open(path, _O_PATH | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        real = os.readlink(f"/proc/self/fd/{handle}")
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
+    return Path(real) if real.startswith("/") and not real.endswith(" (deleted)") else None
 
 
 def open_folder(folder: Path, roots: Sequence[Path] = (), *, create: bool = True) -> int:

@@ -27,7 +27,7 @@ from simpleeval import EvalWithCompoundTypes, NameNotDefined
 from ..core.catalogue import render_text
 from ..core.foreign import python_syntax
 from ..core.identifiers import uuid_numero, uuid_serie
-from ..core.money import XML_SPACE, parse_decimal, round_half_up
+from ..core.money import MONEY_CONTEXT, XML_SPACE, parse_decimal, round_half_up
 from ..core.text import Text
 from .compiled import ADD, MULT, Program, function_global, to_function, to_program
 from .patterns import MAX_MATCHED_TEXT, PatternError, compile_pattern
@@ -111,6 +111,8 @@ class CompiledExpression:
 
 
 def _sum(values: Iterable[Decimal | None]) -> Decimal:
+    if type(values) is list and None not in values:  # (the usual list: no generator; the same additions in order)
+        return sum(values, Decimal(0))
     return sum((value for value in values if value is not None), Decimal(0))
 
 
@@ -252,10 +254,35 @@ MAX_EXPRESSION_DEPTH = 100
 FUNCTION_NAMES = frozenset(_builtin_functions()) | _CONFIGURED
 
 
+#: The quantum of each common number of decimals (``0.01`` for 2), the commonest first.
+_QUANTA = {places: Decimal(1).scaleb(-places) for places in (2, 0, 1, 3, 4, 5, 6, 7, 8, 9, 10)}
+
+
 def _places(like: Decimal) -> int:
     """Number of decimals written in ``like`` (at least 0)."""
+    if type(like) is Decimal:  # a cheap exponent test for the common ones (as_tuple copies every digit)
+        for places, quantum in _QUANTA.items():
+            if like.same_quantum(quantum):
+                return places
     exponent = like.as_tuple().exponent
     return max(0, -exponent) if isinstance(exponent, int) else 0
+
+
+def _rounder(rounding: str) -> Callable[[object, object], Decimal]:
+    """:func:`~fel_rules.core.money.round_half_up` with ``rounding`` bound: the same value, through a context that
+    carries the rounding (no keyword arguments to parse) for a Decimal rounded to 0–10 places."""
+    context = MONEY_CONTEXT.copy()
+    context.rounding = rounding
+    quantize = context.quantize
+
+    def round_to(value: object, places: object) -> Decimal:
+        if type(value) is Decimal and type(places) is int:
+            quantum = _QUANTA.get(places)
+            if quantum is not None:
+                return quantize(value, quantum)
+        return round_half_up(value, places, rounding)  # type: ignore[arg-type]
+
+    return round_to
 
 
 def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
@@ -576,10 +603,11 @@ def _configured_functions(
         return frases.get((_code(tipo), _code(escenario)))
 
     functions = _builtin_functions()
+    rounded = _rounder(rounding)
     functions.update(
-        round2=lambda value: round_half_up(value, 2, rounding),
-        round_to=lambda value, places: round_half_up(value, int(places), rounding),
-        round_as=lambda value, like: round_half_up(value, _places(like), rounding),
+        round2=lambda value: rounded(value, 2),
+        round_to=lambda value, places: rounded(value, int(places)),
+        round_as=lambda value, like: rounded(value, _places(like)),
         close=lambda a, b: abs(a - b) <= tolerance,
         rate=lambda tax, code: factors.get((str(tax).strip().upper(), _code(code))),
         tax_base=lambda tax, code: getattr(unit(tax, code), "base", None),
