@@ -3,8 +3,6 @@ going through lxml's ElementPath (a few microseconds per call, many calls per si
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from lxml import etree
 
 __all__ = ["child", "descendants_at"]
@@ -17,11 +15,10 @@ def child(element: etree._Element, tag: str) -> etree._Element | None:
     return None
 
 
-def descendants_at(element: etree._Element, *tags: str) -> Iterator[etree._Element]:
+def descendants_at(element: etree._Element, *tags: str) -> list[etree._Element]:
     """The elements at the path of child ``tags`` under ``element``, in document order, as
-    ``element.iterfind("a/b/c")``."""
-    if len(tags) == 1:
-        yield from element.iterchildren(tags[0])
-        return
-    for step in element.iterchildren(tags[0]):
-        yield from descendants_at(step, *tags[1:])
+    ``element.findall("a/b/c")``."""
+    found = [element]
+    for tag in tags:
+        found = [below for above in found for below in above.iterchildren(tag)]
+    return found

@@ -314,7 +314,7 @@ def _outside_content(element: etree._Element) -> bool:
 def _signer_certificate(
     signature: etree._Element, document: SignedDocument
 ) -> tuple[Certificate | None, list[Problem]]:
-    elements = list(descendants_at(signature, _KEY_INFO, _X509_DATA, _X509_CERTIFICATE))
+    elements = descendants_at(signature, _KEY_INFO, _X509_DATA, _X509_CERTIFICATE)
     if not elements:
         key_info = child(signature, _KEY_INFO)
         return None, [Problem(ProblemCode.NO_CERTIFICATE, key_info if key_info is not None else signature,
@@ -408,7 +408,8 @@ def _check_xades(signature: etree._Element, certificate: Certificate | None, cov
             yield Problem(ProblemCode.SIGNING_CERTIFICATE_UNSUPPORTED_DIGEST, unknown[0], "DigestMethod")
         elif not named_by(certificate, named):
             yield Problem(ProblemCode.SIGNING_CERTIFICATE_MISMATCH, named[0][0], "SigningCertificate")
-    time_element = next(descendants_at(properties, _SIGNED_SIGNATURE_PROPERTIES, _SIGNING_TIME), None)
+    times = descendants_at(properties, _SIGNED_SIGNATURE_PROPERTIES, _SIGNING_TIME)
+    time_element = times[0] if times else None
     if time_element is None:
         yield Problem(ProblemCode.NO_SIGNING_TIME, properties, "SigningTime")
         return

@@ -47,9 +47,8 @@ _HOLDERS = (_xades("SigningCertificate"), _xades("SigningCertificateV2"))
 
 def signed_properties(signature: etree._Element) -> etree._Element | None:
     """The signature's ``xades:SignedProperties``, if it has them."""
-    for found in descendants_at(signature, _OBJECT, _QUALIFYING, _SIGNED_PROPERTIES):
-        return found
-    return None
+    found = descendants_at(signature, _OBJECT, _QUALIFYING, _SIGNED_PROPERTIES)
+    return found[0] if found else None
 
 
 def signing_certificate_digests(signature: etree._Element,
