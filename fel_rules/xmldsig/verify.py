@@ -27,7 +27,7 @@ from .canonical import (
 )
 from .certificates import Certificate, read_certificate
 from .results import MAX_REFERENCES, MAX_SIGNATURES, Problem, ProblemCode, SignatureVerdict
-from .tree import child, descendants_at
+from .tree import child, child_path
 from .xades import (
     XADES,
     NamedCertificate,
@@ -68,6 +68,9 @@ _C14N_METHOD, _SIGNATURE_METHOD, _SIGNATURE_VALUE = (
     _ds("CanonicalizationMethod"), _ds("SignatureMethod"), _ds("SignatureValue"))
 _SIGNED_SIGNATURE_PROPERTIES, _SIGNING_TIME = f"{{{XADES}}}SignedSignatureProperties", f"{{{XADES}}}SigningTime"
 _PKCS1 = padding.PKCS1v15()
+_REFERENCES_PATH = child_path(_SIGNED_INFO, _REFERENCE)
+_CERTIFICATES_PATH = child_path(_KEY_INFO, _X509_DATA, _X509_CERTIFICATE)
+_SIGNING_TIME_PATH = child_path(_SIGNED_SIGNATURE_PROPERTIES, _SIGNING_TIME)
 
 
 def _nothing_stripped(source: bytes) -> bool:
@@ -188,7 +191,7 @@ def role_uris(signature: etree._Element) -> set[str]:
     """URIs of the signature's references other than its XAdES properties."""
     return {
         ref.get("URI", "")
-        for ref in descendants_at(signature, _SIGNED_INFO, _REFERENCE)
+        for ref in _REFERENCES_PATH(signature)
         if ref.get("Type") not in _SIGNED_PROPERTIES_TYPES
     }
 
@@ -314,7 +317,7 @@ def _outside_content(element: etree._Element) -> bool:
 def _signer_certificate(
     signature: etree._Element, document: SignedDocument
 ) -> tuple[Certificate | None, list[Problem]]:
-    elements = descendants_at(signature, _KEY_INFO, _X509_DATA, _X509_CERTIFICATE)
+    elements = _CERTIFICATES_PATH(signature)
     if not elements:
         key_info = child(signature, _KEY_INFO)
         return None, [Problem(ProblemCode.NO_CERTIFICATE, key_info if key_info is not None else signature,
@@ -408,7 +411,7 @@ def _check_xades(signature: etree._Element, certificate: Certificate | None, cov
             yield Problem(ProblemCode.SIGNING_CERTIFICATE_UNSUPPORTED_DIGEST, unknown[0], "DigestMethod")
         elif not named_by(certificate, named):
             yield Problem(ProblemCode.SIGNING_CERTIFICATE_MISMATCH, named[0][0], "SigningCertificate")
-    times = descendants_at(properties, _SIGNED_SIGNATURE_PROPERTIES, _SIGNING_TIME)
+    times = _SIGNING_TIME_PATH(properties)
     time_element = times[0] if times else None
     if time_element is None:
         yield Problem(ProblemCode.NO_SIGNING_TIME, properties, "SigningTime")
@@ -435,7 +438,7 @@ def _referenced(signature: etree._Element, properties: etree._Element) -> bool:
     if not identifier:
         return False
     return any(ref.get("URI") == f"#{identifier}"
-               for ref in descendants_at(signature, _SIGNED_INFO, _REFERENCE))
+               for ref in _REFERENCES_PATH(signature))
 
 
 def _unsupported(code: ProblemCode, element: etree._Element, field_name: str, algorithm: str, **values) -> Problem:

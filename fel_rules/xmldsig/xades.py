@@ -11,7 +11,7 @@ from lxml import etree
 from ..core.namespaces import DS
 from .canonical import DIGESTS, decode_base64
 from .certificates import Certificate
-from .tree import child, descendants_at
+from .tree import child, child_path
 
 __all__ = [
     "XADES", "NamedCertificate", "named_by", "parse_signing_time", "signed_properties",
@@ -43,11 +43,13 @@ _QUALIFYING, _SIGNED_PROPERTIES = _xades("QualifyingProperties"), _xades("Signed
 _SIGNED_SIGNATURE_PROPERTIES = _xades("SignedSignatureProperties")
 _CERT, _CERT_DIGEST = _xades("Cert"), _xades("CertDigest")
 _HOLDERS = (_xades("SigningCertificate"), _xades("SigningCertificateV2"))
+_PROPERTIES_PATH = child_path(_OBJECT, _QUALIFYING, _SIGNED_PROPERTIES)
+_CERT_DIGEST_PATHS = tuple(child_path(_SIGNED_SIGNATURE_PROPERTIES, holder, _CERT, _CERT_DIGEST) for holder in _HOLDERS)
 
 
 def signed_properties(signature: etree._Element) -> etree._Element | None:
     """The signature's ``xades:SignedProperties``, if it has them."""
-    found = descendants_at(signature, _OBJECT, _QUALIFYING, _SIGNED_PROPERTIES)
+    found = _PROPERTIES_PATH(signature)
     return found[0] if found else None
 
 
@@ -60,8 +62,8 @@ def signing_certificate_digests(signature: etree._Element,
     if properties is None:
         return []
     named = []
-    for holder in _HOLDERS:
-        for digest in descendants_at(properties, _SIGNED_SIGNATURE_PROPERTIES, holder, _CERT, _CERT_DIGEST):
+    for path in _CERT_DIGEST_PATHS:
+        for digest in path(properties):
             method = child(digest, _DIGEST_METHOD)
             value = child(digest, _DIGEST_VALUE)
             algorithm = method.get("Algorithm", "") if method is not None else ""
