@@ -68,6 +68,8 @@ _C14N_METHOD, _SIGNATURE_METHOD, _SIGNATURE_VALUE = (
     _ds("CanonicalizationMethod"), _ds("SignatureMethod"), _ds("SignatureValue"))
 _SIGNED_SIGNATURE_PROPERTIES, _SIGNING_TIME = f"{{{XADES}}}SignedSignatureProperties", f"{{{XADES}}}SigningTime"
 _PKCS1 = padding.PKCS1v15()
+#: Digest algorithm URI → hashlib constructor (hashlib.new looks the name up on every call).
+_HASHES = {uri: getattr(hashlib, name) for uri, name in DIGESTS.items()}
 _REFERENCES_PATH = child_path(_SIGNED_INFO, _REFERENCE)
 _CERTIFICATES_PATH = child_path(_KEY_INFO, _X509_DATA, _X509_CERTIFICATE)
 _SIGNING_TIME_PATH = child_path(_SIGNED_SIGNATURE_PROPERTIES, _SIGNING_TIME)
@@ -252,7 +254,7 @@ def _check_reference(
     except etree.C14NError as exc:
         yield Problem(ProblemCode.REFERENCE_C14N_FAILED, reference, "Reference", {**named, "error": str(exc)})
         return
-    computed = hashlib.new(DIGESTS[algorithm], octets).digest()
+    computed = _HASHES[algorithm](octets).digest()
     if computed == stated:
         if isinstance(target, etree._Element):
             covered.add(target)
