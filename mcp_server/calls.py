@@ -4,7 +4,6 @@ processes of the batches among them."""
 
 from __future__ import annotations
 
-import multiprocessing
 import threading
 import time
 from collections.abc import Callable
@@ -124,6 +123,8 @@ def _stop_worker_processes(batches: list[Future], grace: float) -> None:
 
 
 def _child_processes() -> list:
+    import multiprocessing  # only a server stopping batches needs it
+
     try:
         return multiprocessing.active_children()
     except RuntimeError:  # another thread started a process meanwhile: the next round sees it

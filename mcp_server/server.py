@@ -222,7 +222,7 @@ class Server:
             raise RpcError(INVALID_PARAMS, "Invalid params: protocolVersion must be a string")
         self.era = "legacy"
         self.version = requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE
-        self.toolbox.warm_up(self.version)
+        self.toolbox.warm_up()
         info = dict(self.info)
         if at_least(self.version, "2025-06-18"):
             info["title"] = "fel-rules — facturas FEL de Guatemala"
@@ -237,7 +237,7 @@ class Server:
         if not isinstance(request.meta.get(META_CAPABILITIES), dict):
             raise RpcError(INVALID_PARAMS, f"Invalid params: _meta[{META_CAPABILITIES!r}] is required")
         self.era = "modern"
-        self.toolbox.warm_up(version)
+        self.toolbox.warm_up()
         handler = _STATELESS_METHODS.get(request.method, Server._unknown)
         result = handler(self, request, version)
         return None if result is None else self._stamp(result)
@@ -359,11 +359,12 @@ def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None, *, root
           line_limit: int = DEFAULT_LINE_LIMIT, eof_grace: float = EOF_GRACE_S, max_calls: int = MAX_CALLS) -> int:
     """Serve until stdin closes (0) or a stop signal arrives (128 + its number); never leaves a batch worker
     process running behind it."""
-    if stdout is None:
+    own_process = stdout is None  # serving the process's own stdout: the server is the whole process
+    if own_process:
         stdout = protect_stdout()
         capture_diagnostics()
     channel = Channel(stdin or sys.stdin.buffer, stdout, line_limit=line_limit)
-    server = Server(channel, roots or Roots.from_env(), max_calls=max_calls, own_process=stdout is None)
+    server = Server(channel, roots or Roots.from_env(), max_calls=max_calls, own_process=own_process)
     status = 0
     with StopSignals() as signals:
         try:

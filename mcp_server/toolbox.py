@@ -1,6 +1,7 @@
 """The tools as the server sees them: loaded in the background as soon as a session starts (the engine, the
-rules and the schema set with them, so the first call finds everything ready), listed per protocol revision,
-and called on a worker thread with progress notifications."""
+rules and the schema set with them, so the first call finds everything ready), listed per protocol revision
+(their JSON schemas generated from the tools' pydantic models on the first ``tools/list``, never before a
+call needs them), and called on a worker thread with progress notifications."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ __all__ = ["Toolbox"]
 
 
 class Toolbox:
-    """The tools of :data:`mcp_server.tools.TOOLS`; ``stamp`` completes a result of the stateless revision;
+    """The tools of :data:`mcp_server.registry.TOOLS`; ``stamp`` completes a result of the stateless revision;
     ``own_process``: the server is the whole process (its garbage collector is the server's to tune)."""
 
     def __init__(self, channel: Channel, roots: Roots, stamp: Callable[[dict], dict], *,
@@ -39,15 +40,16 @@ class Toolbox:
         self._definitions: dict[str, list[dict]] = {}
         self._warming: threading.Thread | None = None
 
-    def warm_up(self, version: str) -> None:
-        """Load the tools, the default validator (rules and schema set) and the definitions for ``version`` on a
-        background thread, once: ``initialize`` is answered at once, and the first call finds them ready."""
+    def warm_up(self) -> None:
+        """Load the tools and the default validator (rules and schema set) on a background thread, once:
+        ``initialize`` is answered at once, and the first call finds them ready. The definitions wait for
+        ``tools/list``: a client that calls a tool straight away does not wait for its schemas."""
         if self._warming is not None:
             return
-        self._warming = threading.Thread(target=self._warm, args=(version,), name="warm-up", daemon=True)
+        self._warming = threading.Thread(target=self._warm, name="warm-up", daemon=True)
         self._warming.start()
 
-    def _warm(self, version: str) -> None:
+    def _warm(self) -> None:
         """Load everything; in a process of its own, with the garbage collector paused (the engine's modules, models
         and rules are long-lived objects it would walk over and over), then leave them out of every collection."""
         started = time.perf_counter()
@@ -55,8 +57,8 @@ class Toolbox:
         if collecting:
             gc.disable()
         try:
-            self.definitions(version)
-            from .tools import warm_up
+            self.tools()
+            from .handlers import warm_up
 
             warm_up()
         except Exception as exc:  # noqa: BLE001 - the first call reports the same problem, as a tool error
@@ -69,9 +71,9 @@ class Toolbox:
         log_event("warm_up", "tools, rules and schema set ready", ms=round((time.perf_counter() - started) * 1000))
 
     def tools(self) -> dict:
-        """Tool name → tool (its definition pieces, argument model and handler)."""
+        """Tool name → tool (its definition pieces, parameters and handler)."""
         if self._tools is None:
-            from .tools import TOOLS  # the engine loads here, never at initialize
+            from .registry import TOOLS  # the engine loads here, never at initialize
 
             self._tools = TOOLS
         return self._tools
@@ -107,7 +109,7 @@ class Toolbox:
     def _run(self, tool, arguments: dict, version: str, token: Any, cancel: threading.Event) -> dict:
         """The ``tools/call`` result: the structured output as JSON text and as ``structuredContent`` (from
         2025-06-18), then the summary line; or the failure the model should read (``isError``)."""
-        from .tools import ToolContext, ToolFailure
+        from .handlers import ToolContext, ToolFailure
 
         progress = None if token is None else _ProgressNotes(self._channel, token, version, cancel)
         try:

@@ -93,8 +93,56 @@ def test_loading_the_rules_does_not_look_for_plug_in_kinds(monkeypatch):
 
 
 def test_the_mcp_tools_load_without_the_pdf_layout_or_the_batch_runner():
-    code = f"import mcp_server.tools\n{_present(('reportlab', 'qrcode', 'PIL', 'fel_rules.batch.runner'))}\n"
-    assert _loaded_after(code) == []
+    for module in ("mcp_server.registry", "mcp_server.tools"):
+        code = f"import {module}\n{_present(('reportlab', 'qrcode', 'PIL', 'fel_rules.batch.runner'))}\n"
+        assert _loaded_after(code) == []
+
+
+#: What a first fel_validate with plain arguments leaves to other calls: the tools' pydantic models and schemas,
+#: pydantic itself, batches and rendering.
+NOT_FOR_A_FIRST_VALIDATE = ("mcp_server.tools", "mcp_server.schemas", "mcp_server.arguments", "pydantic",
+                            "fel_rules.batch", "fel_rules.outputs.render", "reportlab", "multiprocessing")
+_FIRST_VALIDATE = """
+import json, os, threading
+from mcp_server.sandbox import Roots
+from mcp_server.server import serve
+to_server, from_client = os.pipe()
+to_client, from_server = os.pipe()
+with os.fdopen(from_client, "wb") as client:
+    server = threading.Thread(target=serve, args=(os.fdopen(to_server, "rb"), os.fdopen(from_server, "wb")),
+                              kwargs={{"roots": Roots([{root!r}])}})
+    server.start()
+    for message in ({{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                     "params": {{"protocolVersion": "2025-11-25"}}}},
+                    {{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                     "params": {{"name": "fel_validate", "arguments": {{"xml_path": {path!r}}}}}}}):
+        client.write(json.dumps(message).encode() + b"\\n")
+    client.flush()
+    replies = os.fdopen(to_client, "rb")
+    replies.readline()
+    assert json.loads(replies.readline())["result"]["structuredContent"]["valid"]
+    {present}
+server.join()
+"""
+_ENGINE_VALIDATE = """
+from fel_rules import Config, Text, Validator, render_text
+report = Validator(Config()).validate_path({path!r})
+assert report.valid
+data = report.to_dict()
+render_text(Text("mcp.summary", {{"verdict": Text("report.verdict.valid"), **data["counts"]}}))
+{present}
+"""
+
+
+def test_a_first_mcp_validation_loads_no_more_than_the_engine_needs():
+    """The server's first fel_validate (spawn, initialize, call with plain arguments) imports none of the tools'
+    pydantic models or schemas, and of pydantic, batches and rendering no more than the engine's own validation
+    of the same document does."""
+    present = _present(NOT_FOR_A_FIRST_VALIDATE)
+    engine = set(_loaded_after(_ENGINE_VALIDATE.format(path=str(SIGNED), present=present)))
+    served = set(_loaded_after(_FIRST_VALIDATE.format(root=str(ROOT), path=str(SIGNED), present=present)))
+    assert not {"mcp_server.tools", "mcp_server.schemas", "mcp_server.arguments"} & served
+    assert served <= engine, served - engine
 
 
 def test_the_render_and_batch_packages_name_their_exports_lazily():
@@ -197,7 +245,7 @@ def _warmed(own_process: bool) -> str:
     code = ("from mcp_server.sandbox import Roots\n"
             "from mcp_server.toolbox import Toolbox\n"
             f"toolbox = Toolbox(None, Roots([{str(ROOT)!r}]), lambda result: result, own_process={own_process})\n"
-            "toolbox.warm_up('2025-11-25')\n"
+            "toolbox.warm_up()\n"
             "toolbox._warming.join()\n"
             f"{_GC_STATE}\n")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -208,3 +256,24 @@ def _warmed(own_process: bool) -> str:
 def test_the_mcp_warm_up_freezes_what_it_loaded_only_in_a_process_of_its_own():
     assert _warmed(own_process=True) == "gc True True"
     assert _warmed(own_process=False) == "gc True False"
+
+
+def test_the_real_server_pauses_the_collector_while_it_warms_up():
+    """``serve()`` on the process's own stdin and stdout is the whole process: its warm-up loads with the collector
+    paused and freezes what it loaded."""
+    code = ("import threading\n"
+            "from mcp_server.sandbox import Roots\n"
+            "from mcp_server.server import serve\n"
+            f"serve(roots=Roots([{str(ROOT)!r}]))\n"
+            "for thread in threading.enumerate():\n"
+            "    if thread.name == 'warm-up':\n"
+            "        thread.join()\n"
+            f"{_GC_STATE}\n")
+    requests = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                 "params": {"name": "fel_validate", "arguments": {"xml_path": str(SIGNED)}}}]
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                            input="".join(json.dumps(request) + "\n" for request in requests))
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout.splitlines()) == 2
+    assert result.stderr.splitlines()[-1].endswith("gc True True")

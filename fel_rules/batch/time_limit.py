@@ -25,7 +25,11 @@ class FileTimeLimit(BaseException):
 @contextmanager
 def time_limit(seconds: float | None) -> Iterator[None]:
     """Raise :class:`FileTimeLimit` in the block after ``seconds`` (a real-time timer). Only in a process's main
-    thread, where pool workers run their tasks; elsewhere (a Dask worker thread) the block runs unbounded."""
+    thread, where pool workers run their tasks; elsewhere (a Dask worker thread) the block runs unbounded.
+
+    The timer keeps firing after it expires (every :func:`_repeat_interval`): an exception raised where Python
+    cannot pass it on (inside a garbage-collector callback or a ``__del__``) is only printed and dropped, and
+    the next one stops the block."""
     if not seconds or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -34,12 +38,17 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         raise FileTimeLimit(seconds)
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, _repeat_interval(seconds))
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def _repeat_interval(seconds: float) -> float:
+    """How often the limit is raised again once expired: a tenth of it, between 50 ms and 1 s."""
+    return max(0.05, min(1.0, seconds / 10))
 
 
 def time_limit_error(seconds: float, lang: str) -> str:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from mcp_server import tools as tool_module
+from mcp_server import registry as tool_module
 
 from ..conftest import EXAMPLES, ROOT
 from .harness import MODERN_META, Session, normalized

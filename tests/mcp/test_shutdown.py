@@ -23,7 +23,7 @@ INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
 BROKEN = r"""
 import sys, threading, warnings
-from mcp_server import tools
+from mcp_server import registry as tools
 def broken(args, ctx):
     warnings.warn("a library warning\nspread over two lines")
     stray = threading.Thread(target=lambda: 1 / 0, name="stray")

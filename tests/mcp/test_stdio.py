@@ -18,7 +18,7 @@ INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
 NOISY = r"""
 import os, sys
-from mcp_server import tools
+from mcp_server import registry as tools
 original = tools.TOOLS["fel_rules"].handler
 def noisy(args, ctx):
     print("stray print from a tool")
