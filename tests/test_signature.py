@@ -36,8 +36,8 @@ from fel_rules.testing.signing import (
     signature_element,
     utc,
 )
+from fel_rules.xmldsig import certificates as xmldsig_certificates
 from fel_rules.xmldsig import verify as xmldsig_verify
-from fel_rules.xmldsig import xades as xmldsig_xades
 
 from .conftest import EXAMPLES, FEL_REFERENCE, requires_shared
 
@@ -593,11 +593,37 @@ def test_fir_reads_the_document_at_most_once_and_each_certificate_once(validator
     monkeypatch.setattr(xmldsig_verify, "_source_parser", lambda: reads.append(1) or parser())
     validator.validate_bytes(signed)
     assert reads == []
-    parsed = xmldsig_xades.load_certificate.cache_info().misses
+    parsed = xmldsig_certificates._read_cached.cache_info().misses
     assert fir(validator.validate_bytes(signed)) == []
-    assert reads == [] and xmldsig_xades.load_certificate.cache_info().misses == parsed
+    assert reads == [] and xmldsig_certificates._read_cached.cache_info().misses == parsed
     for dropped in (b"<!-- nota -->", b"<?nota de impresion?>", b"<dte:Adenda><Pedido>7</Pedido></dte:Adenda>"):
         changed = signed.replace(b"</dte:SAT>", dropped + b"</dte:SAT>", 1)
         assert changed != signed
         assert fir(validator.validate_bytes(changed)) == [], dropped
     assert len(reads) == 3
+
+
+def test_fir_a_certificate_read_before_does_not_make_a_failing_signature_pass(validator, signed):
+    """Certificates are kept between documents, verdicts are not: after the same certificates verified a
+    document, a document carrying them with an altered signature value, altered signed content or an altered
+    signing certificate digest still fails, in any order, and the intact one still passes afterwards."""
+    root = etree.fromstring(signed)
+    value = root.find("ds:Signature/ds:SignatureValue", NS)
+    raw = bytearray(base64.b64decode(value.text))
+    raw[-1] ^= 1
+    value.text = base64.b64encode(bytes(raw)).decode()
+    altered_value = etree.tostring(root)
+    altered_content = edit(signed, "//dte:Receptor", "OTRO CLIENTE", attribute="NombreReceptor")
+    texts = {element.text for element in etree.fromstring(signed).iterfind("ds:Signature//ds:X509Certificate", NS)}
+    for document in (altered_value, altered_content):
+        assert {element.text for element in etree.fromstring(document).iterfind(
+            "ds:Signature//ds:X509Certificate", NS)} == texts  # the very same certificates
+    expected = {altered_value: [("FEL-FIR-01", "SignatureValue")],
+                altered_content: [("FEL-FIR-01", "DigestValue"), ("FEL-FIR-02", "DigestValue")]}
+    for order in ((signed, altered_value, altered_content), (altered_content, altered_value, signed)):
+        for document in order:
+            found = sorted((i.rule_id, i.location.field) for i in fir(validator.validate_bytes(document)))
+            assert found == expected.get(document, []), found
+    misses = xmldsig_certificates._read_cached.cache_info().misses
+    assert fir(validator.validate_bytes(altered_value)) and fir(validator.validate_bytes(signed)) == []
+    assert xmldsig_certificates._read_cached.cache_info().misses == misses  # the certificates came from the cache

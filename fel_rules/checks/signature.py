@@ -78,9 +78,12 @@ _DAMAGED = ("damaged", "ask_original")  # every other problem: the signature its
 
 def _verdicts(doc: CheckInput, uri: str) -> list[SignatureVerdict]:
     """The verdicts of the signatures of role ``uri`` (the document is read and each role verified once)."""
-    if not any(child.tag == _SIGNATURE for child in doc.root):  # unsigned: nothing to do, nearly free
-        return []
-    return _signed(doc).verdicts(uri)
+    document = doc.memo.get(_MEMO_KEY)
+    if document is None:
+        if not any(child.tag == _SIGNATURE for child in doc.root):  # unsigned: nothing to do, nearly free
+            return []
+        document = _signed(doc)
+    return document.verdicts(uri)
 
 
 def _signed(doc: CheckInput) -> SignedDocument:

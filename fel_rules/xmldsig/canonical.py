@@ -3,13 +3,14 @@ enveloped-signature transform, and the digests a reference may state."""
 
 from __future__ import annotations
 
-import base64
 import binascii
 import copy
 import hashlib
 from collections.abc import Iterator
 
 from lxml import etree
+
+from .tree import child
 
 __all__ = [
     "C14N_METHODS", "DIGESTS", "ENVELOPED", "canonical_reference", "canonical_signed_info", "decode_base64",
@@ -24,7 +25,7 @@ C14N_METHODS = {
     "http://www.w3.org/2001/10/xml-exc-c14n#WithComments": (True, True),
 }
 ENVELOPED = "http://www.w3.org/2000/09/xmldsig#enveloped-signature"
-_EXC_C14N_NS = "http://www.w3.org/2001/10/xml-exc-c14n#"
+_INCLUSIVE_NAMESPACES = "{http://www.w3.org/2001/10/xml-exc-c14n#}InclusiveNamespaces"
 
 #: Digest algorithms: URI → hashlib name.
 DIGESTS = {
@@ -44,14 +45,14 @@ def decode_base64(text: str | None) -> bytes | None:
     if not compact:
         return None
     try:
-        return base64.b64decode(compact, validate=True)
+        return binascii.a2b_base64(compact, strict_mode=True)  # (what base64.b64decode(validate=True) does)
     except (binascii.Error, ValueError):
         return None
 
 
 def inclusive_prefixes(transform: etree._Element) -> list[str] | None:
     """The ``InclusiveNamespaces PrefixList`` of an exclusive-C14N transform or method, if any."""
-    node = transform.find(f"{{{_EXC_C14N_NS}}}InclusiveNamespaces")
+    node = child(transform, _INCLUSIVE_NAMESPACES)
     if node is None:
         return None
     return [prefix for prefix in (node.get("PrefixList") or "").split() if prefix] or None
@@ -118,8 +119,8 @@ def _lay_out(root: etree._Element, layout: str) -> None:
         for node in root.iter(etree.Element):
             if len(node):
                 node.text = node.text or "\n"
-                for child in node:
-                    child.tail = child.tail or "\n"
+                for below in node:
+                    below.tail = below.tail or "\n"
     elif layout:
         etree.indent(root, space=layout)
 

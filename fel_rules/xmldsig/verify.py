@@ -8,7 +8,6 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
@@ -26,11 +25,12 @@ from .canonical import (
     matches_in_another_layout,
     signed_info_in_other_layouts,
 )
+from .certificates import Certificate, read_certificate
 from .results import MAX_REFERENCES, MAX_SIGNATURES, Problem, ProblemCode, SignatureVerdict
+from .tree import child, child_path
 from .xades import (
     XADES,
     NamedCertificate,
-    load_certificate,
     named_by,
     parse_signing_time,
     signed_properties,
@@ -61,14 +61,42 @@ def _ds(name: str) -> str:
     return f"{{{DS}}}{name}"
 
 
+_SIGNED_INFO, _REFERENCE, _TRANSFORMS = _ds("SignedInfo"), _ds("Reference"), _ds("Transforms")
+_DIGEST_METHOD, _DIGEST_VALUE = _ds("DigestMethod"), _ds("DigestValue")
+_KEY_INFO, _X509_DATA, _X509_CERTIFICATE = _ds("KeyInfo"), _ds("X509Data"), _ds("X509Certificate")
+_C14N_METHOD, _SIGNATURE_METHOD, _SIGNATURE_VALUE = (
+    _ds("CanonicalizationMethod"), _ds("SignatureMethod"), _ds("SignatureValue"))
+_SIGNED_SIGNATURE_PROPERTIES, _SIGNING_TIME = f"{{{XADES}}}SignedSignatureProperties", f"{{{XADES}}}SigningTime"
+_PKCS1 = padding.PKCS1v15()
+#: Digest algorithm URI → hashlib constructor (hashlib.new looks the name up on every call).
+_HASHES = {uri: getattr(hashlib, name) for uri, name in DIGESTS.items()}
+_REFERENCES_PATH = child_path(_SIGNED_INFO, _REFERENCE)
+_CERTIFICATES_PATH = child_path(_KEY_INFO, _X509_DATA, _X509_CERTIFICATE)
+_SIGNING_TIME_PATH = child_path(_SIGNED_SIGNATURE_PROPERTIES, _SIGNING_TIME)
+
+
 def _nothing_stripped(source: bytes) -> bool:
     """True when ``source`` plainly has no comment, no processing instruction besides its XML declaration and no
     dte:Adenda: its tree without them is the tree as received (a byte-level test, so it only ever says so of
     8-bit-encoded documents; anything doubtful is parsed again)."""
     start = 3 if source.startswith(b"\xef\xbb\xbf") else 0
-    declaration = 1 if source.startswith(b"<?xml", start) else 0
-    return (b"\x00" not in source and b"<!--" not in source and source.count(b"<?") == declaration
-            and b"Adenda" not in source)
+    declared = source.startswith(b"<?xml", start)  # then the only "<?" allowed is the one at ``start``
+    return (b"\x00" not in source and not _occurs(source, b"<!--", 0)
+            and not _occurs(source, b"<?", start + 1 if declared else 0) and b"Adenda" not in source)
+
+
+def _occurs(source: bytes, pair: bytes, begin: int) -> bool:
+    """Whether ``pair`` (two or more bytes, the second rare in a FEL document: ``!`` or ``?``) occurs in ``source``
+    at ``begin`` or after: the rare byte is looked for first (memchr), the whole of ``pair`` only where it is."""
+    rare = pair[1:2]
+    position = source.find(rare, begin + 1)
+    for _ in range(8):  # a document full of them: search the whole pair instead
+        if position < 0:
+            return False
+        if source.startswith(pair, position - 1):
+            return True
+        position = source.find(rare, position + 1)
+    return source.find(pair, begin) >= 0
 
 
 def _source_parser() -> etree.XMLParser:
@@ -82,12 +110,12 @@ def _source_parser() -> etree.XMLParser:
 
 @dataclass
 class SignedDocument:
-    """A document as signed: its tree, its signatures, an index of its IDs and the certificates read."""
+    """A document as signed: its tree, its signatures, an index of its IDs and what was read of each signature."""
 
     root: etree._Element
     signatures: list[etree._Element]
     _ids: dict[str, list[etree._Element]] | None = None
-    certificates: dict[bytes, x509.Certificate] = field(default_factory=dict)
+    _roles: dict[etree._Element, set[str]] = field(default_factory=dict)
     _verdicts: dict[str, list[SignatureVerdict]] = field(default_factory=dict)
     _properties: dict[etree._Element, etree._Element | None] = field(default_factory=dict)
     _named: dict[etree._Element, list[NamedCertificate]] = field(default_factory=dict)
@@ -128,14 +156,12 @@ class SignedDocument:
             named = self._named[signature] = signing_certificate_digests(signature, self.signed_properties(signature))
         return named
 
-    def certificate(self, der: bytes) -> x509.Certificate | None:
-        """The certificate in ``der``, read once per document."""
-        certificate = self.certificates.get(der)
-        if certificate is None:
-            certificate = load_certificate(der)
-            if certificate is not None:
-                self.certificates[der] = certificate
-        return certificate
+    def role_uris(self, signature: etree._Element) -> set[str]:
+        """What :func:`role_uris` gives for ``signature``, read once."""
+        roles = self._roles.get(signature)
+        if roles is None:
+            roles = self._roles[signature] = role_uris(signature)
+        return roles
 
     def verify_role(self, uri: str) -> Iterator[Problem]:
         """Problems of every signature whose references point at ``uri`` (at most :data:`MAX_SIGNATURES`)."""
@@ -153,7 +179,7 @@ class SignedDocument:
     def _verify(self, uri: str) -> Iterator[SignatureVerdict]:
         judged = 0
         for signature in self.signatures:
-            if uri not in role_uris(signature):
+            if uri not in self.role_uris(signature):
                 continue
             judged += 1
             if judged > MAX_SIGNATURES:
@@ -167,18 +193,18 @@ def role_uris(signature: etree._Element) -> set[str]:
     """URIs of the signature's references other than its XAdES properties."""
     return {
         ref.get("URI", "")
-        for ref in signature.iterfind(f"{_ds('SignedInfo')}/{_ds('Reference')}")
+        for ref in _REFERENCES_PATH(signature)
         if ref.get("Type") not in _SIGNED_PROPERTIES_TYPES
     }
 
 
 def verify_signature(signature: etree._Element, document: SignedDocument, role_uri: str) -> Iterator[Problem]:
     """Every problem of one ``ds:Signature`` whose role is the reference ``role_uri``."""
-    signed_info = signature.find(_ds("SignedInfo"))
+    signed_info = child(signature, _SIGNED_INFO)
     if signed_info is None:
         yield Problem(ProblemCode.NO_SIGNED_INFO, signature, "SignedInfo")
         return
-    references = signed_info.findall(_ds("Reference"))
+    references = list(signed_info.iterchildren(_REFERENCE))
     if len(references) > MAX_REFERENCES:
         yield Problem(ProblemCode.TOO_MANY_REFERENCES, signed_info, "Reference",
                       {"count": len(references), "limit": MAX_REFERENCES})
@@ -210,13 +236,13 @@ def _check_reference(
         return
     enveloped, exclusive, prefixes = transforms
 
-    method = reference.find(_ds("DigestMethod"))
+    method = child(reference, _DIGEST_METHOD)
     algorithm = method.get("Algorithm", "") if method is not None else ""
     if algorithm not in DIGESTS:
         yield _unsupported(ProblemCode.UNSUPPORTED_DIGEST, method if method is not None else reference,
                            "DigestMethod", algorithm, uri=uri)
         return
-    value_element = reference.find(_ds("DigestValue"))
+    value_element = child(reference, _DIGEST_VALUE)
     stated = decode_base64(value_element.text if value_element is not None else None)
     if stated is None:
         yield Problem(ProblemCode.DIGEST_VALUE_INVALID, value_element if value_element is not None else reference,
@@ -228,7 +254,7 @@ def _check_reference(
     except etree.C14NError as exc:
         yield Problem(ProblemCode.REFERENCE_C14N_FAILED, reference, "Reference", {**named, "error": str(exc)})
         return
-    computed = hashlib.new(DIGESTS[algorithm], octets).digest()
+    computed = _HASHES[algorithm](octets).digest()
     if computed == stated:
         if isinstance(target, etree._Element):
             covered.add(target)
@@ -263,7 +289,7 @@ def _reference_target(
 def _transforms(reference: etree._Element, uri: str | None) -> tuple[bool, bool, list[str] | None] | Problem:
     """``(enveloped, exclusive, inclusive prefixes)`` from a reference's transforms."""
     enveloped, exclusive, prefixes = False, False, None
-    transforms = reference.find(_ds("Transforms"))
+    transforms = child(reference, _TRANSFORMS)
     for transform in transforms if transforms is not None else ():
         if not isinstance(transform.tag, str):
             continue
@@ -292,17 +318,16 @@ def _outside_content(element: etree._Element) -> bool:
 
 def _signer_certificate(
     signature: etree._Element, document: SignedDocument
-) -> tuple[x509.Certificate | None, list[Problem]]:
-    elements = list(signature.iterfind(f"{_ds('KeyInfo')}/{_ds('X509Data')}/{_ds('X509Certificate')}"))
+) -> tuple[Certificate | None, list[Problem]]:
+    elements = _CERTIFICATES_PATH(signature)
     if not elements:
-        key_info = signature.find(_ds("KeyInfo"))
+        key_info = child(signature, _KEY_INFO)
         return None, [Problem(ProblemCode.NO_CERTIFICATE, key_info if key_info is not None else signature,
                               "X509Certificate")]
-    certificates: list[x509.Certificate] = []
+    certificates: list[Certificate] = []
     problems: list[Problem] = []
     for element in elements:
-        der = decode_base64(element.text)
-        certificate = document.certificate(der) if der else None
+        certificate = read_certificate(element.text)
         if certificate is None:
             problems.append(Problem(ProblemCode.CERTIFICATE_UNREADABLE, element, "X509Certificate"))
         else:
@@ -317,21 +342,21 @@ def _signer_certificate(
 
 
 def _check_signature_value(
-    signature: etree._Element, signed_info: etree._Element, certificate: x509.Certificate | None
+    signature: etree._Element, signed_info: etree._Element, certificate: Certificate | None
 ) -> Iterator[Problem]:
-    c14n_method = signed_info.find(_ds("CanonicalizationMethod"))
+    c14n_method = child(signed_info, _C14N_METHOD)
     c14n = c14n_method.get("Algorithm", "") if c14n_method is not None else ""
     if c14n not in C14N_METHODS:
         yield _unsupported(ProblemCode.UNSUPPORTED_C14N, c14n_method if c14n_method is not None else signed_info,
                            "CanonicalizationMethod", c14n)
         return
-    method = signed_info.find(_ds("SignatureMethod"))
+    method = child(signed_info, _SIGNATURE_METHOD)
     algorithm = method.get("Algorithm", "") if method is not None else ""
     if algorithm not in _SIGNATURE_METHODS:
         yield _unsupported(ProblemCode.UNSUPPORTED_SIGNATURE_METHOD, method if method is not None else signed_info,
                            "SignatureMethod", algorithm)
         return
-    value_element = signature.find(_ds("SignatureValue"))
+    value_element = child(signature, _SIGNATURE_VALUE)
     if value_element is None:
         yield Problem(ProblemCode.NO_SIGNATURE_VALUE, signature, "SignatureValue")
         return
@@ -364,7 +389,7 @@ def _check_signature_value(
 
 def _verifies(key: rsa.RSAPublicKey, value: bytes, octets: bytes, algorithm: str) -> bool:
     try:
-        key.verify(value, octets, padding.PKCS1v15(), _SIGNATURE_METHODS[algorithm]())
+        key.verify(value, octets, _PKCS1, _SIGNATURE_METHODS[algorithm]())
     except InvalidSignature:
         return False
     return True
@@ -373,7 +398,7 @@ def _verifies(key: rsa.RSAPublicKey, value: bytes, octets: bytes, algorithm: str
 # ---- XAdES: signing certificate and signing time ------------------------------------------------
 
 
-def _check_xades(signature: etree._Element, certificate: x509.Certificate | None, covered: set,
+def _check_xades(signature: etree._Element, certificate: Certificate | None, covered: set,
                  document: SignedDocument) -> Iterator[Problem]:
     properties = document.signed_properties(signature)
     if properties is None:
@@ -388,7 +413,8 @@ def _check_xades(signature: etree._Element, certificate: x509.Certificate | None
             yield Problem(ProblemCode.SIGNING_CERTIFICATE_UNSUPPORTED_DIGEST, unknown[0], "DigestMethod")
         elif not named_by(certificate, named):
             yield Problem(ProblemCode.SIGNING_CERTIFICATE_MISMATCH, named[0][0], "SigningCertificate")
-    time_element = properties.find(f"{{{XADES}}}SignedSignatureProperties/{{{XADES}}}SigningTime")
+    times = _SIGNING_TIME_PATH(properties)
+    time_element = times[0] if times else None
     if time_element is None:
         yield Problem(ProblemCode.NO_SIGNING_TIME, properties, "SigningTime")
         return
@@ -399,15 +425,13 @@ def _check_xades(signature: etree._Element, certificate: x509.Certificate | None
         return
     if certificate is None:
         return
-    start, end = certificate.not_valid_before_utc, certificate.not_valid_after_utc
+    start, end = certificate.validity()
+    if start <= signed_at <= end:
+        return
     window = {"time": text, "not_before": f"{start:{_TIME_FORMAT}}", "not_after": f"{end:{_TIME_FORMAT}}"}
-    expected = f"{window['not_before']} – {window['not_after']}"
-    if signed_at < start:
-        yield Problem(ProblemCode.SIGNED_BEFORE_VALIDITY, time_element, "SigningTime", window,
-                      expected=expected, actual=text)
-    elif signed_at > end:
-        yield Problem(ProblemCode.SIGNED_AFTER_VALIDITY, time_element, "SigningTime", window,
-                      expected=expected, actual=text)
+    code = ProblemCode.SIGNED_BEFORE_VALIDITY if signed_at < start else ProblemCode.SIGNED_AFTER_VALIDITY
+    yield Problem(code, time_element, "SigningTime", window,
+                  expected=f"{window['not_before']} – {window['not_after']}", actual=text)
 
 
 def _referenced(signature: etree._Element, properties: etree._Element) -> bool:
@@ -416,7 +440,7 @@ def _referenced(signature: etree._Element, properties: etree._Element) -> bool:
     if not identifier:
         return False
     return any(ref.get("URI") == f"#{identifier}"
-               for ref in signature.iterfind(f"{_ds('SignedInfo')}/{_ds('Reference')}"))
+               for ref in _REFERENCES_PATH(signature))
 
 
 def _unsupported(code: ProblemCode, element: etree._Element, field_name: str, algorithm: str, **values) -> Problem:

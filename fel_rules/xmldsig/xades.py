@@ -3,21 +3,18 @@ names, and when ``xades:SigningTime`` says the signature was made."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 from datetime import UTC, datetime, timedelta, timezone
-from functools import lru_cache
 
-from cryptography import x509
-from cryptography.exceptions import UnsupportedAlgorithm
-from cryptography.hazmat.primitives.serialization import Encoding
 from lxml import etree
 
 from ..core.namespaces import DS
 from .canonical import DIGESTS, decode_base64
+from .certificates import Certificate
+from .tree import child, child_path
 
 __all__ = [
-    "XADES", "NamedCertificate", "load_certificate", "named_by", "parse_signing_time", "signed_properties",
+    "XADES", "NamedCertificate", "named_by", "parse_signing_time", "signed_properties",
     "signing_certificate_digests",
 ]
 
@@ -41,18 +38,19 @@ def _xades(name: str) -> str:
     return f"{{{XADES}}}{name}"
 
 
-@lru_cache(maxsize=256)  # documents of one issuer share its certificate
-def load_certificate(der: bytes) -> x509.Certificate | None:
-    """The X.509 certificate in ``der``; ``None`` when it cannot be read."""
-    try:
-        return x509.load_der_x509_certificate(der)
-    except (ValueError, UnsupportedAlgorithm):
-        return None
+_OBJECT, _DIGEST_METHOD, _DIGEST_VALUE = _ds("Object"), _ds("DigestMethod"), _ds("DigestValue")
+_QUALIFYING, _SIGNED_PROPERTIES = _xades("QualifyingProperties"), _xades("SignedProperties")
+_SIGNED_SIGNATURE_PROPERTIES = _xades("SignedSignatureProperties")
+_CERT, _CERT_DIGEST = _xades("Cert"), _xades("CertDigest")
+_HOLDERS = (_xades("SigningCertificate"), _xades("SigningCertificateV2"))
+_PROPERTIES_PATH = child_path(_OBJECT, _QUALIFYING, _SIGNED_PROPERTIES)
+_CERT_DIGEST_PATHS = tuple(child_path(_SIGNED_SIGNATURE_PROPERTIES, holder, _CERT, _CERT_DIGEST) for holder in _HOLDERS)
 
 
 def signed_properties(signature: etree._Element) -> etree._Element | None:
     """The signature's ``xades:SignedProperties``, if it has them."""
-    return signature.find(f"{_ds('Object')}/{_xades('QualifyingProperties')}/{_xades('SignedProperties')}")
+    found = _PROPERTIES_PATH(signature)
+    return found[0] if found else None
 
 
 def signing_certificate_digests(signature: etree._Element,
@@ -64,26 +62,19 @@ def signing_certificate_digests(signature: etree._Element,
     if properties is None:
         return []
     named = []
-    for holder in ("SigningCertificate", "SigningCertificateV2"):
-        path = f"{_xades('SignedSignatureProperties')}/{_xades(holder)}/{_xades('Cert')}/{_xades('CertDigest')}"
-        for digest in properties.iterfind(path):
-            method = digest.find(_ds("DigestMethod"))
-            value = digest.find(_ds("DigestValue"))
+    for path in _CERT_DIGEST_PATHS:
+        for digest in path(properties):
+            method = child(digest, _DIGEST_METHOD)
+            value = child(digest, _DIGEST_VALUE)
             algorithm = method.get("Algorithm", "") if method is not None else ""
             named.append((value if value is not None else digest, DIGESTS.get(algorithm, ""),
                           decode_base64(value.text if value is not None else None)))
     return named
 
 
-def named_by(certificate: x509.Certificate, named: list[NamedCertificate]) -> bool:
+def named_by(certificate: Certificate, named: list[NamedCertificate]) -> bool:
     """Whether one of ``named`` is the digest of ``certificate``."""
-    der = _der(certificate)
-    return any(name and digest == hashlib.new(name, der).digest() for _, name, digest in named)
-
-
-@lru_cache(maxsize=256)  # (certificates are read once per process: see load_certificate)
-def _der(certificate: x509.Certificate) -> bytes:
-    return certificate.public_bytes(Encoding.DER)
+    return any(name and digest == certificate.digest(name) for _, name, digest in named)
 
 
 def parse_signing_time(text: str) -> datetime | None:
