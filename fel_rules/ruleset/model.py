@@ -78,9 +78,7 @@ class RuleRefs(_Strict):
     @property
     def sat_code_text(self) -> str | None:
         """SAT code(s) as one string."""
-        if isinstance(self.sat_code, list):
-            return ", ".join(self.sat_code)
-        return self.sat_code
+        return self.plain().sat_code_text
 
     def plain(self) -> Refs:
         """The sources as a plain record."""
