@@ -72,6 +72,11 @@ _EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
 #: (compiled once; libxml2 walks the attribute axis, never counting every element's attributes nor testing
 #: elements without any).
 _CROWDED = etree.XPath("(//@*[$limit + 1]/..)[1]")
+#: What a rule that finds nothing gives first.
+_NOTHING = object()
+
+#: Encodings that write "=" as the single byte 0x3D and never write it otherwise (UTF-7, EBCDIC… may).
+_ASCII_EQUALS = frozenset({"UTF-8", "UTF8", "US-ASCII", "ASCII"})
 
 #: The stages a report lists, and each of them with each outcome (immutable: one object serves every report).
 _STAGE_NAMES: tuple[StageName, ...] = ("xml", "schema", "rules")
@@ -171,7 +176,7 @@ class Validator:
         if parsed.root is None:
             return self._finish(path, sha256, issues, [parsed.status], None, started)
         root = parsed.root
-        refused = self._beyond_limits(root)
+        refused = self._beyond_limits(root, data)
         if refused is not None:  # bounded work: refused before the schema and the rules
             return self._finish(path, sha256, [self._say(refused)], ["error"], None, started)
         adenda = read_adenda(root) if lines else None  # printed on the PDF only
@@ -199,12 +204,19 @@ class Validator:
         """``finding`` as an issue in the configured language (see :func:`render_issue`)."""
         return render_issue(finding, self.config.lang, self.messages, **overrides)
 
-    def _beyond_limits(self, root) -> Finding | None:
-        """The finding refusing a document with more items, or an element with more attributes, than allowed."""
+    def _beyond_limits(self, root, source: bytes | None = None) -> Finding | None:
+        """The finding refusing a document with more items, or an element with more attributes, than allowed.
+
+        ``source``: the UTF-8 bytes ``root`` was parsed from; each attribute is written with an ``=``, so when the
+        bytes hold no more of them than the limit allows, no element can be crowded and the tree is not searched.
+        """
         config = self.config
         items = sum(1 for _ in root.iter(_ITEM))
         if items > config.max_items:
             return Finding(id="FEL-XML-08", values={"count": items, "limit": config.max_items})
+        if (source is not None and source.count(b"=") <= config.max_attributes
+                and (root.getroottree().docinfo.encoding or "UTF-8").upper() in _ASCII_EQUALS):
+            return None
         crowded = _CROWDED(root, limit=config.max_attributes)
         if crowded:
             element = crowded[0]
@@ -223,8 +235,12 @@ class Validator:
         currency = _currency(facts)
         with decimal.localcontext(MONEY_CONTEXT):
             for rule, severity, check in self._plan(facts.kind, _tipo(facts), self._as_of(facts)):
-                try:
-                    findings = list(islice(check.check(doc), MAX_FINDINGS_PER_RULE + 1))
+                try:  # most rules find nothing: their first finding is asked for before a list is made
+                    found = iter(check.check(doc))
+                    first = next(found, _NOTHING)
+                    if first is _NOTHING:
+                        continue
+                    findings = [first, *islice(found, MAX_FINDINGS_PER_RULE)]
                 except CheckError as exc:
                     issues.append(self._crash(rule, exc))
                     status = "error"
@@ -232,8 +248,6 @@ class Validator:
                 except Exception as exc:  # noqa: BLE001 - a crashing check is an issue, not a traceback
                     issues.append(self._crash(rule, exc, unexpected=True))
                     status = "error"
-                    continue
-                if not findings:
                     continue
                 findings = _set_aside_unreadable(findings, rule.id, unreadable)
                 if not findings:
