@@ -56,6 +56,7 @@ from .document.summary import document_summary, document_totals
 from .expressions.language import Evaluator
 from .findings.model import Finding
 from .findings.render import render_issue, rule_issue
+from .findings.reuse import SaidIssues
 from .findings.verdict import decide, tally
 from .ruleset import LoadedRule, RuleCatalog, load_catalog
 
@@ -113,6 +114,7 @@ class Validator:
             catalogues=self.catalog.catalogues,
         )
         self._rulesets = [RulesetRef(id=r.id, version=r.version) for r in self.catalog.document_rulesets]
+        self._said = SaidIssues()  # issues of plain findings, made once for every document that yields them
 
     @property
     def schema_set(self) -> SchemaSet:
@@ -202,7 +204,9 @@ class Validator:
 
     def _say(self, finding: Finding, **overrides) -> Issue:
         """``finding`` as an issue in the configured language (see :func:`render_issue`)."""
-        return render_issue(finding, self.config.lang, self.messages, **overrides)
+        if overrides:
+            return render_issue(finding, self.config.lang, self.messages, **overrides)
+        return self._said.issue(finding, (), lambda: render_issue(finding, self.config.lang, self.messages))
 
     def _beyond_limits(self, root, source: bytes | None = None) -> Finding | None:
         """The finding refusing a document with more items, or an element with more attributes, than allowed.
@@ -240,7 +244,7 @@ class Validator:
                     first = next(found, _NOTHING)
                     if first is _NOTHING:
                         continue
-                    findings = [first, *islice(found, MAX_FINDINGS_PER_RULE)]
+                    findings: list = [first, *islice(found, MAX_FINDINGS_PER_RULE)]
                 except CheckError as exc:
                     issues.append(self._crash(rule, exc))
                     status = "error"
@@ -252,8 +256,7 @@ class Validator:
                 findings = _set_aside_unreadable(findings, rule.id, unreadable)
                 if not findings:
                     continue
-                issues.extend(rule_issue(rule.id, finding, self.config.lang, self.messages, severity=severity,
-                                         currency=currency)
+                issues.extend(self._rule_issue(rule.id, finding, severity, currency)
                               for finding in findings[:MAX_FINDINGS_PER_RULE])
                 if len(findings) > MAX_FINDINGS_PER_RULE:
                     more = Text.of("count.more_than", count=MAX_FINDINGS_PER_RULE)
@@ -263,6 +266,11 @@ class Validator:
         if status == "passed" and any(i.severity == Severity.ERROR for i in issues):
             status = "failed"
         return issues, status
+
+    def _rule_issue(self, rule_id: str, finding: Finding, severity: Severity, currency: str | None) -> Issue:
+        """The issue of rule ``rule_id`` for ``finding`` (see :func:`rule_issue`)."""
+        return self._said.issue(finding, (rule_id, severity, currency), lambda: rule_issue(
+            rule_id, finding, self.config.lang, self.messages, severity=severity, currency=currency))
 
     def _plan(self, document: str, tipo: str | None, day: date) -> tuple[tuple[LoadedRule, Severity, CheckKind], ...]:
         """The enabled rules for this kind of document, DTE type and day, with their resolved severity."""
