@@ -56,6 +56,7 @@ from .document.summary import document_summary, document_totals
 from .expressions.language import Evaluator
 from .findings.model import Finding
 from .findings.render import render_issue, rule_issue
+from .findings.reuse import SaidIssues
 from .findings.verdict import decide, tally
 from .ruleset import LoadedRule, RuleCatalog, load_catalog
 
@@ -72,6 +73,11 @@ _EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
 #: (compiled once; libxml2 walks the attribute axis, never counting every element's attributes nor testing
 #: elements without any).
 _CROWDED = etree.XPath("(//@*[$limit + 1]/..)[1]")
+#: What a rule that finds nothing gives first.
+_NOTHING = object()
+
+#: Encodings that write "=" as the single byte 0x3D and never write it otherwise (UTF-7, EBCDIC… may).
+_ASCII_EQUALS = frozenset({"UTF-8", "UTF8", "US-ASCII", "ASCII"})
 
 #: The stages a report lists, and each of them with each outcome (immutable: one object serves every report).
 _STAGE_NAMES: tuple[StageName, ...] = ("xml", "schema", "rules")
@@ -108,6 +114,7 @@ class Validator:
             catalogues=self.catalog.catalogues,
         )
         self._rulesets = [RulesetRef(id=r.id, version=r.version) for r in self.catalog.document_rulesets]
+        self._said = SaidIssues()  # issues of plain findings, made once for every document that yields them
 
     @property
     def schema_set(self) -> SchemaSet:
@@ -171,7 +178,7 @@ class Validator:
         if parsed.root is None:
             return self._finish(path, sha256, issues, [parsed.status], None, started)
         root = parsed.root
-        refused = self._beyond_limits(root)
+        refused = self._beyond_limits(root, data)
         if refused is not None:  # bounded work: refused before the schema and the rules
             return self._finish(path, sha256, [self._say(refused)], ["error"], None, started)
         adenda = read_adenda(root) if lines else None  # printed on the PDF only
@@ -197,14 +204,23 @@ class Validator:
 
     def _say(self, finding: Finding, **overrides) -> Issue:
         """``finding`` as an issue in the configured language (see :func:`render_issue`)."""
-        return render_issue(finding, self.config.lang, self.messages, **overrides)
+        if overrides:
+            return render_issue(finding, self.config.lang, self.messages, **overrides)
+        return self._said.issue(finding, (), lambda: render_issue(finding, self.config.lang, self.messages))
 
-    def _beyond_limits(self, root) -> Finding | None:
-        """The finding refusing a document with more items, or an element with more attributes, than allowed."""
+    def _beyond_limits(self, root, source: bytes | None = None) -> Finding | None:
+        """The finding refusing a document with more items, or an element with more attributes, than allowed.
+
+        ``source``: the UTF-8 bytes ``root`` was parsed from; each attribute is written with an ``=``, so when the
+        bytes hold no more of them than the limit allows, no element can be crowded and the tree is not searched.
+        """
         config = self.config
         items = sum(1 for _ in root.iter(_ITEM))
         if items > config.max_items:
             return Finding(id="FEL-XML-08", values={"count": items, "limit": config.max_items})
+        if (source is not None and source.count(b"=") <= config.max_attributes
+                and (root.getroottree().docinfo.encoding or "UTF-8").upper() in _ASCII_EQUALS):
+            return None
         crowded = _CROWDED(root, limit=config.max_attributes)
         if crowded:
             element = crowded[0]
@@ -223,8 +239,12 @@ class Validator:
         currency = _currency(facts)
         with decimal.localcontext(MONEY_CONTEXT):
             for rule, severity, check in self._plan(facts.kind, _tipo(facts), self._as_of(facts)):
-                try:
-                    findings = list(islice(check.check(doc), MAX_FINDINGS_PER_RULE + 1))
+                try:  # most rules find nothing: their first finding is asked for before a list is made
+                    found = iter(check.check(doc))
+                    first = next(found, _NOTHING)
+                    if first is _NOTHING:
+                        continue
+                    findings: list = [first, *islice(found, MAX_FINDINGS_PER_RULE)]
                 except CheckError as exc:
                     issues.append(self._crash(rule, exc))
                     status = "error"
@@ -233,13 +253,10 @@ class Validator:
                     issues.append(self._crash(rule, exc, unexpected=True))
                     status = "error"
                     continue
-                if not findings:
-                    continue
                 findings = _set_aside_unreadable(findings, rule.id, unreadable)
                 if not findings:
                     continue
-                issues.extend(rule_issue(rule.id, finding, self.config.lang, self.messages, severity=severity,
-                                         currency=currency)
+                issues.extend(self._rule_issue(rule.id, finding, severity, currency)
                               for finding in findings[:MAX_FINDINGS_PER_RULE])
                 if len(findings) > MAX_FINDINGS_PER_RULE:
                     more = Text.of("count.more_than", count=MAX_FINDINGS_PER_RULE)
@@ -249,6 +266,11 @@ class Validator:
         if status == "passed" and any(i.severity == Severity.ERROR for i in issues):
             status = "failed"
         return issues, status
+
+    def _rule_issue(self, rule_id: str, finding: Finding, severity: Severity, currency: str | None) -> Issue:
+        """The issue of rule ``rule_id`` for ``finding`` (see :func:`rule_issue`)."""
+        return self._said.issue(finding, (rule_id, severity, currency), lambda: rule_issue(
+            rule_id, finding, self.config.lang, self.messages, severity=severity, currency=currency))
 
     def _plan(self, document: str, tipo: str | None, day: date) -> tuple[tuple[LoadedRule, Severity, CheckKind], ...]:
         """The enabled rules for this kind of document, DTE type and day, with their resolved severity."""

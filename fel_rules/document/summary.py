@@ -123,13 +123,14 @@ def _subtotal_and_iva(items: list[etree._Element], memo: dict) -> tuple[Decimal,
     subtotal = Decimal(0)
     iva = Decimal(0)
     for item in items:
-        fields = children_by_tag(item, memo)
-        taxes = [children_by_tag(tax, memo) for group in fields.get(_IMPUESTOS, ())
-                 for tax in children_by_tag(group, memo).get(_IMPUESTO, ())]
-        line_iva = next((tax for tax in taxes if (_child_text(tax, _NOMBRE_CORTO) or "").strip() == "IVA"), None)
-        if line_iva is not None:
-            subtotal += _amount(line_iva, _MONTO_GRAVABLE)
-            iva += _amount(line_iva, _MONTO_IMPUESTO)
+        fields = memo.get(item) or children_by_tag(item, memo)
+        taxes = [memo.get(tax) or children_by_tag(tax, memo) for group in fields.get(_IMPUESTOS, ())
+                 for tax in (memo.get(group) or children_by_tag(group, memo)).get(_IMPUESTO, ())]
+        for tax in taxes:
+            if (_child_text(tax, _NOMBRE_CORTO) or "").strip() == "IVA":
+                subtotal += _amount(tax, _MONTO_GRAVABLE)
+                iva += _amount(tax, _MONTO_IMPUESTO)
+                break
         else:
             others = sum((_amount(tax, _MONTO_IMPUESTO) for tax in taxes), Decimal(0))
             subtotal += _amount(fields, _TOTAL) - others
