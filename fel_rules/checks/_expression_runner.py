@@ -49,11 +49,19 @@ def make_runner(check: Any, evaluator: Any, tools: Mapping[str, object]) -> Runn
 class _Writer:
     """Writes the source of one check's function, and the namespace it runs in."""
 
-    def __init__(self, check: Any, evaluator: Any, tools: Mapping[str, object]) -> None:
+    #: What a node the rule does not apply to does (the next node), and what a node the quick code does not settle
+    #: does (the general code says what it finds there, then the next node).
+    SKIP: tuple[str, ...] = ("continue",)
+    SETTLE: tuple[str, ...] = ("yield from slow(doc, node, memo, tolerance)", "continue")
+
+    def __init__(self, check: Any, evaluator: Any, tools: Mapping[str, object], *, namespace: dict | None = None,
+                 prefix: str = "") -> None:
         self.check, self.evaluator = check, evaluator
         self.tools_child_tag: Callable[[object], str | None] = tools["CHILD_TAG"]  # type: ignore[assignment]
         self.tools_up_tag: Callable[[object], tuple[int, str] | None] = tools["UP_TAG"]  # type: ignore[assignment]
-        self.namespace: dict[str, object] = {**tools, "Decimal": Decimal}
+        #: The namespace the source runs in (shared by the checks of a plan: ``prefix`` keeps their names apart).
+        self.namespace: dict[str, object] = {**tools, "Decimal": Decimal} if namespace is None else namespace
+        self.prefix = prefix
         self.head = [
             "def run(doc, memo, nodes, tolerance, limit, slow):",
             "    get = memo.get",
@@ -62,9 +70,17 @@ class _Writer:
             "    for node in nodes:",
             "        element = type(node) is ELEMENT",
         ]
+        self.indent = "        "
         self.value_of: dict[str, str] = {"tol": "tolerance"}  # a name of the rule → the Python text of its value
 
     def runner(self) -> Runner:
+        self.body()
+        source = "\n".join(self.head + self.lines) + "\n"
+        exec(compile(source, "<expression check>", "exec"), self.namespace)  # noqa: S102 - text written here
+        return self.namespace["run"]  # type: ignore[return-value]
+
+    def body(self) -> None:
+        """The lines of one node: the bindings in order, then the judgement."""
         check = self.check
         for index, (name, value) in enumerate(check.constants.items()):
             self.value_of[name] = self._bind(f"C{index}", value)
@@ -73,18 +89,20 @@ class _Writer:
                 self._computed(index, binding)
             else:
                 self._path(index, binding)
-            self.value_of[binding.name] = f"v{index}"
+            self.value_of[binding.name] = self._local(f"v{index}")
         self._judgement()
-        source = "\n".join(self.head + self.lines) + "\n"
-        exec(compile(source, "<expression check>", "exec"), self.namespace)  # noqa: S102 - text written here
-        return self.namespace["run"]  # type: ignore[return-value]
+
+    def _local(self, name: str) -> str:
+        """The name of one of the check's local variables."""
+        return f"{self.prefix}{name}"
 
     def _bind(self, name: str, value: object) -> str:
+        name = f"{self.prefix}{name}"
         self.namespace[name] = value
         return name
 
     def _add(self, *lines: str) -> None:
-        self.lines.extend("        " + line for line in lines)
+        self.lines.extend(self.indent + line for line in lines)
 
     def _call(self, expression: Any) -> str:
         """The Python text of ``expression``'s value: a bound name, or a call of its function."""
@@ -105,70 +123,78 @@ class _Writer:
 
     def _computed(self, index: int, binding: Any) -> None:
         """``let: {name: {value: …}}``: computed from earlier values; an error goes the general way."""
+        value = self._local(f"v{index}")
         self._add("try:",
-                  f"    v{index} = {self._call(binding.value)}",
+                  f"    {value} = {self._call(binding.value)}",
                   "except Exception:",
-                  "    yield from slow(doc, node, memo, tolerance)",
-                  "    continue",
-                  f"if v{index} is None:",
-                  "    continue")
+                  *("    " + line for line in self.SETTLE),
+                  f"if {value} is None:",
+                  *("    " + line for line in self.SKIP))
 
     def _path(self, index: int, binding: Any) -> None:
         """A binding read from the document, through the memo entry the general code uses (a binding without
         ``$names``: its values by node, ``memo[key][node]``, the table looked up once per call)."""
+        if binding.needs:
+            self._add(*self._with_variables(index, binding))
+        else:
+            table = self._local(f"M{index}")
+            key = self._bind(f"K{index}", binding.key)
+            self.head.extend([f"    {table} = get({key})",
+                              f"    if {table} is None:",
+                              f"        {table} = memo[{key}] = {{}}"])
+            self._add(f"c = {table}.get(node)",
+                      "if c is None:",
+                      *("    " + line for line in self._read(index, binding)),
+                      f"    {table}[node] = c")
+        self._taken(index, binding)
+
+    def _with_variables(self, index: int, binding: Any) -> list[str]:
+        """Lines setting ``c`` for a binding whose XPath reads earlier values (they are part of the memo entry's
+        key, as in the general code)."""
         key, general = self._bind(f"K{index}", binding.key), self._bind(f"B{index}", binding)
-        if not binding.needs:
-            self.head.extend([f"    M{index} = get({key})",
-                              f"    if M{index} is None:",
-                              f"        M{index} = memo[{key}] = {{}}"])
-        if binding.needs:  # its XPath reads earlier values: they are part of the entry's key
-            names = tuple(binding.needs)  # (the order the general code iterates the same set in)
-            given = "".join(f"AXV({self._value(name)}), " for name in names)
-            self._add(f"variables = dict(zip({self._bind(f'N{index}', names)}, ({given})))",
-                      f"entry = ({key}, node, tuple(variables.items()))",
-                      "c = get(entry)",
-                      "if c is None:",
-                      f"    c = memo[entry] = LOOKUP({general}, node, variables, memo)")
-        elif binding.lookup is not None and binding.single and self.tools_child_tag(binding.find) is not None:
+        names = tuple(binding.needs)  # (the order the general code iterates the same set in)
+        given = "".join(f"AXV({self._value(name)}), " for name in names)
+        return [f"variables = dict(zip({self._bind(f'N{index}', names)}, ({given})))",
+                f"entry = ({key}, node, tuple(variables.items()))",
+                "c = get(entry)",
+                "if c is None:",
+                f"    c = memo[entry] = LOOKUP({general}, node, variables, memo)"]
+
+    def _read(self, index: int, binding: Any) -> list[str]:
+        """Lines setting ``c`` to what the general lookup gives for a binding without ``$names`` at ``node``."""
+        general = self._bind(f"B{index}", binding)
+        if binding.lookup is not None and binding.single and self.tools_child_tag(binding.find) is not None:
             tag = self._bind(f"T{index}", self.tools_child_tag(binding.find))  # the lookup written out here
-            self._add(f"c = M{index}.get(node)",
-                      "if c is None:",
-                      "    if element:",
-                      *self._first_child(index, binding, "node", tag, "        "),
-                      "    else:",
-                      f"        c = LOOKUP({general}, node, NOVARS, memo)",
-                      f"    M{index}[node] = c")
-        elif binding.lookup is not None and binding.single and (up := self.tools_up_tag(binding.find)) is not None:
+            return ["if element:",
+                    *self._first_child(index, binding, "node", tag, "    "),
+                    "else:",
+                    f"    c = LOOKUP({general}, node, NOVARS, memo)"]
+        if binding.lookup is not None and binding.single and (up := self.tools_up_tag(binding.find)) is not None:
             ups, child = up  # ../../p:Child: the ancestor's child, written out here
             tag = self._bind(f"T{index}", child)
-            self._add(f"c = M{index}.get(node)",
-                      "if c is None:",
-                      "    above = node if element else None",
-                      *["    if above is not None:\n                above = above.getparent()"] * ups,
-                      "    if above is not None:",
-                      *self._first_child(index, binding, "above", tag, "        "),
-                      "    else:  # (from a node that is no element, or past the root: the general way)",
-                      f"        c = LOOKUP({general}, node, NOVARS, memo)",
-                      f"    M{index}[node] = c")
-        elif binding.lookup is not None:
+            return ["above = node if element else None",
+                    *["if above is not None:", "    above = above.getparent()"] * ups,
+                    "if above is not None:",
+                    *self._first_child(index, binding, "above", tag, "    "),
+                    "else:  # (from a node that is no element, or past the root: the general way)",
+                    f"    c = LOOKUP({general}, node, NOVARS, memo)"]
+        if binding.lookup is not None:
             lookup = self._bind(f"L{index}", binding.lookup)
-            self._add(f"c = M{index}.get(node)",
-                      "if c is None:",
-                      f"    c = M{index}[node] = {lookup}(node, memo) if element else "
-                      f"LOOKUP({general}, node, NOVARS, memo)")
-        else:
-            self._add(f"c = M{index}.get(node)",
-                      "if c is None:",
-                      f"    c = M{index}[node] = LOOKUP({general}, node, NOVARS, memo)")
+            return [f"c = {lookup}(node, memo) if element else LOOKUP({general}, node, NOVARS, memo)"]
+        return [f"c = LOOKUP({general}, node, NOVARS, memo)"]
+
+    def _taken(self, index: int, binding: Any) -> None:
+        """Lines taking the value from ``c``: one that cannot be read goes the general way (it says so), an absent
+        one makes the rule not apply (or is the binding's default)."""
+        value = self._local(f"v{index}")
         self._add("if c[2] is not None:",  # a value that cannot be read: the general code says so
-                  "    yield from slow(doc, node, memo, tolerance)",
-                  "    continue",
-                  f"v{index} = c[0]")
+                  *("    " + line for line in self.SETTLE),
+                  f"{value} = c[0]")
         if binding.single:
             if binding.fallback is None:
-                self._add(f"if v{index} is None:", "    continue")
+                self._add(f"if {value} is None:", *("    " + line for line in self.SKIP))
             else:
-                self._add(f"if v{index} is None:", f"    v{index} = {self._bind(f'D{index}', binding.fallback)}")
+                self._add(f"if {value} is None:", f"    {value} = {self._bind(f'D{index}', binding.fallback)}")
 
     def _first_child(self, index: int, binding: Any, holder: str, tag: str, indent: str) -> list[str]:
         """Lines setting ``c`` to what the general lookup gives for the first child ``tag`` of ``holder`` (an
@@ -195,15 +221,16 @@ class _Writer:
     def _judgement(self) -> None:
         """``when``, then ``expected``/``actual`` and ``assert``: a node where the rule holds is done here."""
         check = self.check
+        skip = [" " * 8 + line for line in self.SKIP]
         self._add("try:")
         if check.when is not None:
-            self._add(f"    if not {self._call(check.when)}:", "        continue")
+            self._add(f"    if not {self._call(check.when)}:", *skip)
         if check.expected is not None and check.actual is not None:
             limit = "limit" if check.tolerance is None else self._call(check.tolerance)
             self._add(f"    expected = {self._call(check.expected)}",
                       f"    actual = {self._call(check.actual)}",
                       "    if expected is None or actual is None:",
-                      "        continue",
+                      *skip,
                       "    if isinstance(expected, Decimal) and isinstance(actual, Decimal):",
                       f"        holds = abs(actual - expected) <= {limit}",
                       "    else:",
@@ -215,4 +242,4 @@ class _Writer:
         self._add("except Exception:",  # the general code raises the check's error
                   "    holds = False",
                   "if not holds:",
-                  "    yield from slow(doc, node, memo, tolerance)")
+                  *("    " + line for line in self.SETTLE[:1]))
