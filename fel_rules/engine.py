@@ -19,7 +19,7 @@ from typing import NamedTuple, get_args
 
 from lxml import etree
 
-from .checks import CheckError, CheckInput, CheckKind, Unreadable
+from .checks import CheckError, CheckInput, CheckKind, Unreadable, quiet_plan
 from .core.catalogue import MESSAGES
 from .core.config import Config
 from .core.errors import InputError
@@ -237,8 +237,10 @@ class Validator:
         unreadable: dict[tuple, tuple[Unreadable, list[str]]] = {}
         status = "passed"
         currency = _currency(facts)
+        plan = self._plan(facts.kind, _tipo(facts), self._as_of(facts))
+        quiet = quiet_plan(plan, self._evaluator)  # the plan's expression checks in one function (see quiet_plan)
         with decimal.localcontext(MONEY_CONTEXT):
-            for rule, severity, check in self._plan(facts.kind, _tipo(facts), self._as_of(facts)):
+            for rule, severity, check in plan if quiet is None else quiet.to_run(doc):
                 try:  # most rules find nothing: their first finding is asked for before a list is made
                     found = iter(check.check(doc))
                     first = next(found, _NOTHING)

@@ -18,6 +18,7 @@ from .base import (
     Unreadable,
     plain,
 )
+from .expression import quiet_plan
 from .registry import ENTRY_POINT_GROUP, check_kind, get_check_kind, registered_kinds
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ __all__ = [
     "check_kind",
     "get_check_kind",
     "plain",
+    "quiet_plan",
     "registered_kinds",
 ]
 

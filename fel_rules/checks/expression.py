@@ -16,7 +16,7 @@ as its type (``99 999.99`` as a decimal) is never "not applicable": the check yi
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -35,6 +35,7 @@ from ..expressions.language import (
     parse_date,
 )
 from ._expression_runner import Runner, make_runner
+from ._plan_runner import QuietPlan, write_quiet_plan
 from ._finders import anchored_finder, child_tag, context_chain, up_tag
 from ._xpath import (
     child_path_finder,
@@ -53,7 +54,7 @@ from .registry import check_kind
 if TYPE_CHECKING:
     from .expression_params import ExpressionParams, LetSpec
 
-__all__ = ["ExpressionCheck"]
+__all__ = ["ExpressionCheck", "quiet_plan"]
 
 _NO_VARIABLES: dict[str, object] = {}
 _LATER = object()  # (made on first use)
@@ -310,10 +311,7 @@ class ExpressionCheck:
         memo = doc.memo
         nodes = memo.get(self.context_key)
         if nodes is None:  # rules sharing a context (//dte:Item…) select it once per document
-            root = doc.root
-            find = self.context_find
-            nodes = memo[self.context_key] = find(root, memo) if find is not None and type(root) is _ELEMENT \
-                else self.context(root)
+            nodes = self.context_nodes(doc)
         if not nodes:  # (the rule has nothing to look at in this document)
             return iter(())
         evaluator = doc.evaluator
@@ -322,6 +320,18 @@ class ExpressionCheck:
         if run is not None:
             return run(doc, memo, nodes, evaluator.tolerance, doc.config.tolerance, self._slow)
         return self._each(doc, memo, nodes, evaluator.tolerance)
+
+    def context_nodes(self, doc: CheckInput) -> list:
+        """The nodes ``context`` selects in ``doc``, selected once per document for every rule written with the
+        same context (kept in the document's memo)."""
+        memo = doc.memo
+        nodes = memo.get(self.context_key)
+        if nodes is None:
+            root = doc.root
+            find = self.context_find
+            nodes = memo[self.context_key] = find(root, memo) if find is not None and type(root) is _ELEMENT \
+                else self.context(root)
+        return nodes
 
     def _each(self, doc: CheckInput, memo: dict, nodes: list, tolerance: Decimal) -> Iterator[Finding]:
         for node in nodes:
@@ -600,4 +610,45 @@ _RUNNER_TOOLS = {
     "ELEMENT": _ELEMENT, "LOOKUP": _lookup, "AXV": _as_xpath_variable, "NOVARS": _NO_VARIABLES,
     "CHILD_TAG": child_tag, "UP_TAG": up_tag, "INDEX": children_by_tag, "NOTHING": _NOTHING, "SPACE": XML_SPACE,
     "UNREAD": lambda text, kind, node: (unread := _Unread(text, kind, node), node, unread),
+    "NODES": lambda check: check.context_nodes,
 }
+
+#: Where an evaluator keeps the quiet functions of plans (see :func:`quiet_plan`), and how many plans it keeps.
+_PLANS_KEY = ("quiet plans",)
+_MAX_PLANS = 512
+
+
+def quiet_plan(plan: Sequence[tuple], evaluator: Evaluator) -> QuietPlan | None:
+    """The :class:`~._plan_runner.QuietPlan` of ``plan`` (a tuple of ``(rule, severity, check)``, kept by its
+    caller) for ``evaluator``, or ``None``: only the plain evaluator's compiled expressions run as functions, and a
+    plan's function is made the second time a plan of the same checks is asked for (a one-off validation makes
+    nothing). Plans of the same checks (other days, other severities) share one function."""
+    if type(evaluator) is not Evaluator or evaluator.engine != "compiled":
+        return None
+    made = evaluator.made
+    kept: Any = made.get(_PLANS_KEY)
+    if kept is None:
+        kept = made[_PLANS_KEY] = ({}, {})  # (id of a plan → (plan, its QuietPlan)), (checks → function or LATER)
+    plans, functions = kept
+    found = plans.get(id(plan))
+    if found is not None and found[0] is plan:
+        return found[1]
+    checks = tuple(entry[2] for entry in plan)
+    function = functions.get(checks)
+    if function is None:  # first use: the general way
+        if len(functions) >= _MAX_PLANS:
+            functions.clear()
+        functions[checks] = _LATER
+        return None
+    if function is _LATER:
+        function = functions[checks] = write_quiet_plan(checks, evaluator, _RUNNER_TOOLS, _quick)
+    if len(plans) >= _MAX_PLANS:  # bounded: a caller's plans come and go
+        plans.clear()
+    quiet = QuietPlan(plan, *function)
+    plans[id(plan)] = (plan, quiet)
+    return quiet
+
+
+def _quick(check: object) -> bool:
+    """Whether the plan's function takes ``check``: an expression check (of this very kind, not a subclass)."""
+    return type(check) is ExpressionCheck

@@ -1,0 +1,153 @@
+"""A plan's expression checks made into one Python function that tells which of them certainly find nothing.
+
+Most rules hold on most documents. Run one by one, each still costs a call of its check, a look for its context's
+nodes, its own reads of the document and a generator. For the plain compiled evaluator the expression checks of a
+plan (the rules in force for a kind of document, a DTE type and a day) are also written into one function, made
+once per plan (on its second use, as a check's quick function is: a one-off validation makes nothing). Per
+document, that function visits each context once, reads each binding once per context node however many of the
+context's rules read it, and runs each rule's expressions as functions of the bound values
+(:meth:`~fel_rules.expressions.language.Evaluator.function`), as :mod:`._expression_runner` writes them.
+
+It only says which rules certainly find nothing: a rule that does not apply to a node, or holds there. A rule
+with anything else on some node — a value that cannot be read, an expression that fails, a rule that does not
+hold — is left to the general path, which runs the rule as it always does, with the same findings, order and
+errors (expressions and reads are pure: evaluating them twice gives the same value, or the same error). Every
+other kind of check always runs the general path.
+
+The generated source holds no text of a rule: values, expressions and contexts are reached through names made up
+here, bound in the function's own namespace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from ._expression_runner import _Unsupported, _Writer
+
+__all__ = ["QuietPlan", "write_quiet_plan"]
+
+#: ``quiet(doc, memo, tolerance, limit)`` → the positions in the plan of the rules it could not settle.
+Quiet = Callable[..., list[int]]
+
+
+class QuietPlan:
+    """A plan (its entries are ``(rule, severity, check)``) and the function telling which of its expression
+    checks certainly find nothing in a document (see the module docstring)."""
+
+    __slots__ = ("plan", "quiet", "general", "always")
+
+    def __init__(self, plan: Sequence[tuple], quiet: Quiet, general: frozenset[int]) -> None:
+        self.plan = plan
+        self.quiet = quiet
+        self.general = general  # the positions of the checks the function does not take
+        self.always = tuple(entry for index, entry in enumerate(plan) if index in general)
+
+    def to_run(self, doc: Any) -> Sequence[tuple]:
+        """The entries of the plan to run the general way on ``doc`` (a
+        :class:`~fel_rules.checks.base.CheckInput`), in the plan's order: every rule the function did not settle
+        as finding nothing. Runs in the caller's decimal context (the money context)."""
+        left = self.quiet(doc, doc.memo, doc.evaluator.tolerance, doc.config.tolerance)
+        if not left:
+            return self.always
+        keep = self.general.union(left)
+        return [entry for index, entry in enumerate(self.plan) if index in keep]
+
+
+class _QuietWriter(_Writer):
+    """Writes one check's lines for one context node inside the plan's function: a node the rule does not apply
+    to ends the rule's turn (``break``), a node it does not settle marks the rule for the general path."""
+
+    SKIP = ("break",)
+
+    def __init__(self, check: Any, evaluator: Any, tools: Mapping[str, object], *, namespace: dict, prefix: str,
+                 flag: str, shared: Mapping[int, str], indent: str) -> None:
+        super().__init__(check, evaluator, tools, namespace=namespace, prefix=prefix)
+        self.SETTLE = (f"{flag} = True", "break")
+        self.shared = shared
+        self.lines = []
+        self.indent = indent
+
+    def _path(self, index: int, binding: Any) -> None:
+        """A binding read from the document at the node: once per node for the context's rules that share it
+        (``shared``: binding key → local name), without the memo's tables (nothing else reads them)."""
+        if binding.needs:
+            self._add(*self._with_variables(index, binding))
+        else:
+            read = self._read(index, binding)
+            name = self.shared.get(binding.key)
+            if name is None:
+                self._add(*read)
+            else:
+                self._add(f"c = {name}", "if c is None:", *("    " + line for line in read), f"    {name} = c")
+        self._taken(index, binding)
+
+
+def write_quiet_plan(checks: Sequence[Any], evaluator: Any, tools: Mapping[str, object],
+                     takes: Callable[[Any], bool]) -> tuple[Quiet, frozenset[int]]:
+    """The function of a plan whose checks are ``checks`` (in the plan's order) for ``evaluator``, and the
+    positions of the checks it does not take (``takes(check)`` false, or an expression it cannot run as a
+    function): those always run the general way. ``tools``: what the quick functions of checks reach
+    (:func:`~._expression_runner.make_runner`), plus ``NODES`` (a check's context nodes in a document)."""
+    namespace: dict[str, object] = {**tools, "Decimal": Decimal}
+    general: set[int] = set()
+    groups: dict[int, list[int]] = {}  # context key → positions of the checks with that context
+    for position, check in enumerate(checks):
+        if takes(check):
+            groups.setdefault(check.context_key, []).append(position)
+        else:
+            general.add(position)
+    lines = ["def quiet(doc, memo, tolerance, limit):", "    get = memo.get", "    left = []"]
+    for number, positions in enumerate(groups.values()):
+        lines.extend(_group(number, positions, checks, evaluator, tools, namespace, general))
+    lines.append("    return left")
+    source = "\n".join(lines) + "\n"
+    exec(compile(source, "<rule plan>", "exec"), namespace)  # noqa: S102 - text written here
+    return namespace["quiet"], frozenset(general)  # type: ignore[return-value]
+
+
+def _group(number: int, positions: list[int], checks: Sequence[Any], evaluator: Any, tools: Mapping[str, object],
+           namespace: dict, general: set[int]) -> list[str]:
+    """The lines of the checks sharing one context: its nodes once, then each node through every check."""
+    counts: dict[int, int] = {}
+    for position in positions:
+        for key in {b.key for b in checks[position].bindings if b.value is None and not b.needs}:
+            counts[key] = counts.get(key, 0) + 1
+    shared = {key: f"S{number}_{key}" for key, count in counts.items() if count > 1}
+    bodies: list[tuple[int, list[str]]] = []
+    for position in positions:
+        flag = f"g{position}"
+        writer = _QuietWriter(checks[position], evaluator, tools, namespace=namespace, prefix=f"P{position}_",
+                              flag=flag, shared=shared, indent=" " * 24)
+        try:
+            writer.body()
+        except _Unsupported:
+            general.add(position)
+            continue
+        bodies.append((position, [
+            f"            if not {flag}:",
+            "                while True:",
+            "                    try:",
+            *writer.lines,
+            "                    except Exception:",
+            f"                        {flag} = True",
+            "                    break",
+        ]))
+    if not bodies:
+        return []
+    nodes = f"X{number}"
+    namespace[nodes] = tools["NODES"](checks[positions[0]])  # type: ignore[operator]
+    flags = [f"g{position}" for position, _ in bodies]
+    lines = [f"    nodes = {nodes}(doc)",
+             "    if nodes:",
+             f"        {' = '.join(flags)} = False",
+             "        for node in nodes:",
+             "            element = type(node) is ELEMENT"]
+    if shared:
+        lines.append(f"            {' = '.join(shared.values())} = None")
+    for _, body in bodies:
+        lines.extend(body)
+    for position, _ in bodies:
+        lines.extend([f"        if g{position}:", f"            left.append({position})"])
+    return lines
