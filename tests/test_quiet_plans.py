@@ -1,0 +1,149 @@
+"""The function of a rule plan (:mod:`fel_rules.checks._plan_runner`) only leaves out rules that find nothing: the
+rules stage gives the same issues, in the same order, with the same status, with it and without it — on every
+rule case, example (and its numbers made unreadable, zero, negative, long), SAT sample and documents whose
+numbers are changed at random."""
+
+from __future__ import annotations
+
+import decimal
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fel_rules import engine
+from fel_rules.checks import CheckError, CheckInput, quiet_plan
+from fel_rules.checks.expression import ExpressionCheck
+from fel_rules.core.config import Config
+from fel_rules.core.money import MONEY_CONTEXT
+from fel_rules.document.facts import extract_facts
+from fel_rules.document.parse import parse_xml
+from fel_rules.document.schema import strip_adendas
+from fel_rules.engine import Validator, _tipo
+
+from .conftest import EXAMPLES, FEL_REFERENCE
+from .test_quick_checks import DOCUMENTS, _General
+
+SAMPLES = sorted((FEL_REFERENCE / "samples").glob("*/*.[xX][mM][lL]")) if FEL_REFERENCE.is_dir() else []
+ALL = DOCUMENTS + [(f"sample/{path.parent.name}/{path.name}", path.read_bytes()) for path in SAMPLES]
+
+
+@pytest.fixture(scope="module")
+def quick() -> Validator:
+    return Validator(Config())
+
+
+def _read(validator: Validator, data: bytes):
+    root = parse_xml(data, max_bytes=validator.config.max_bytes).root
+    if root is None:
+        return None
+    strip_adendas(root)
+    memo: dict = {}
+    return root, extract_facts(root, lines=False, memo=memo), memo
+
+
+def _plan(validator: Validator, facts):
+    return validator._plan(facts.kind, _tipo(facts), validator._as_of(facts))
+
+
+def _quiet(validator: Validator, plan):
+    """The plan's function (made the second time it is asked for)."""
+    made = quiet_plan(plan, validator._evaluator) or quiet_plan(plan, validator._evaluator)
+    assert made is not None
+    return made
+
+
+def _rules_stage(validator: Validator, data: bytes, *, quiet: bool, monkeypatch) -> tuple | None:
+    read = _read(validator, data)
+    if read is None:
+        return None
+    root, facts, memo = read
+    if quiet:
+        _quiet(validator, _plan(validator, facts))
+    with monkeypatch.context() as patched:
+        if not quiet:
+            patched.setattr(engine, "quiet_plan", lambda plan, evaluator: None)
+        issues, status = validator._run_rules(root, facts, data, memo)
+    return issues, status
+
+
+def _agree(validator: Validator, data: bytes, monkeypatch) -> None:
+    expected = _rules_stage(validator, data, quiet=False, monkeypatch=monkeypatch)
+    assert _rules_stage(validator, data, quiet=True, monkeypatch=monkeypatch) == expected
+
+
+@pytest.mark.parametrize(("name", "data"), ALL, ids=[name for name, _ in ALL])
+def test_the_plan_function_leaves_out_only_rules_that_find_nothing(quick, name, data, monkeypatch):
+    read = _read(quick, data)
+    if read is None:
+        pytest.skip("not XML (the rules never see it)")
+    root, facts, memo = read
+    plan = _plan(quick, facts)
+    doc = CheckInput(root=root, header=facts, config=quick.config, evaluator=quick._evaluator, source=data, memo=memo)
+    with decimal.localcontext(MONEY_CONTEXT):
+        kept = {id(entry) for entry in _quiet(quick, plan).to_run(doc)}
+    general = _General(tolerance=quick._evaluator.tolerance, rounding=quick.config.rounding_mode,
+                       catalogues=quick.catalog.catalogues)
+    for entry in plan:
+        if id(entry) in kept:
+            continue
+        rule, _severity, check = entry
+        assert type(check) is ExpressionCheck, rule.id  # other kinds always run the general way
+        fresh = CheckInput(root=root, header=facts, config=quick.config, evaluator=general, source=data)
+        with decimal.localcontext(MONEY_CONTEXT):
+            try:
+                found = list(check.check(fresh))
+            except CheckError as exc:
+                found = [exc]
+        assert found == [], rule.id
+    _agree(quick, data, monkeypatch)
+
+
+def test_the_documents_leave_rules_to_the_general_path(quick):
+    """What the comparison above covers: documents where the function settles everything, and documents where
+    it leaves expression rules to the general path (rules that do not hold, values that cannot be read)."""
+    left = settled = 0
+    for _name, data in ALL:
+        read = _read(quick, data)
+        if read is None:
+            continue
+        root, facts, memo = read
+        plan = _plan(quick, facts)
+        made = _quiet(quick, plan)
+        doc = CheckInput(root=root, header=facts, config=quick.config, evaluator=quick._evaluator, source=data,
+                         memo=memo)
+        with decimal.localcontext(MONEY_CONTEXT):
+            to_run = made.to_run(doc)
+        if any(type(check) is ExpressionCheck for _rule, _severity, check in to_run):
+            left += 1
+        else:
+            settled += 1
+    assert left > 100 and settled > 10, (left, settled)
+
+
+def test_a_one_off_plan_makes_no_function():
+    validator = Validator(Config())
+    read = _read(validator, (EXAMPLES / "factura-certificada.xml").read_bytes())
+    assert read is not None
+    plan = _plan(validator, read[1])
+    assert quiet_plan(plan, validator._evaluator) is None
+    assert quiet_plan(plan, validator._evaluator) is not None
+    assert quiet_plan(plan, validator._evaluator) is quiet_plan(plan, validator._evaluator)
+
+
+_NUMBER = re.compile(rb">(-?[0-9]+(?:\.[0-9]+)?)<")
+_BASES = sorted(EXAMPLES.glob("*.xml"))
+_VALUES = st.sampled_from([b"0", b"1", b"-1", b"0.005", b"12.34", b"100", b"9 9", b"", b"1e3", b"0.333333",
+                           b"99999999.99"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(base=st.sampled_from(_BASES), seed=st.randoms(use_true_random=False), values=st.lists(_VALUES, min_size=1,
+                                                                                           max_size=6))
+def test_random_numbers_give_the_same_rules_stage(quick, monkeypatch, base, seed, values):
+    data = base.read_bytes()
+    spots = list(_NUMBER.finditer(data))
+    for match in sorted(seed.sample(spots, min(len(values), len(spots))), key=lambda m: -m.start()):
+        data = data[:match.start(1)] + seed.choice(values) + data[match.end(1):]
+    _agree(quick, data, monkeypatch)
