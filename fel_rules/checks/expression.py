@@ -35,8 +35,8 @@ from ..expressions.language import (
     parse_date,
 )
 from ._expression_runner import Runner, make_runner
-from ._plan_runner import QuietPlan, write_quiet_plan
 from ._finders import anchored_finder, child_tag, context_chain, up_tag
+from ._plan_runner import QuietPlan, write_quiet_plan
 from ._xpath import (
     child_path_finder,
     compile_xpath,
