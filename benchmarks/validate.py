@@ -99,13 +99,10 @@ def _row(name: str, data: bytes, auto: Validator, reference: Validator, floor_sc
     max_bytes = auto.config.max_bytes
     root = parse_xml(data, max_bytes=max_bytes).root
     header = extract_facts(root, lines=False)  # what validation reads; the lines' facts are lazy
-    plan = auto._plan(header.kind, "FACT", auto._as_of(header))  # every document here is a FACT
     schema_set = auto.schema_set
 
-    def run_rules():
-        doc = CheckInput(root=root, header=header, config=auto.config, evaluator=auto._evaluator, source=data)
-        for _rule, _severity, check in plan:
-            list(check.check(doc))
+    def run_rules():  # the engine's rules stage (the plan's function, then the rules it leaves), with a new memo
+        auto._run_rules(root, header, data, {})
 
     def floor():
         floor_schema.validate(etree.fromstring(data))
