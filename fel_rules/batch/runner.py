@@ -33,7 +33,7 @@ from .phases import apply_cross_rules as _apply_cross_rules
 from .phases import reconcile_pdfs as _reconcile_pdfs
 from .plan import BatchRun, plan
 from .progress import Progress
-from .worker import process_and_record, warm_up_renderer
+from .worker import process_and_record, warm_up_renderer, warm_up_validator
 from .worker import render_and_record as _render_task
 
 __all__ = ["run_batch"]
@@ -57,8 +57,11 @@ def _run(batch: BatchRun) -> BatchResult:
     briefs = reusable_briefs(batch)
     reused = len(briefs)
     executor = open_executor(batch.options.executor, batch.options.scheduler, batch.options.workers)
-    if batch.options.render and getattr(executor, "forks", False):
-        warm_up_renderer(batch.rendering)  # (the pool forks its workers when the first task is sent)
+    if getattr(executor, "forks", False):  # (the pool forks its workers when the first task is sent)
+        if executor.workers > 1 and len(batch.files) - reused > executor.workers:
+            warm_up_validator(batch.config)  # once here rather than once per worker
+        if batch.options.render:
+            warm_up_renderer(batch.rendering)
     progress = Progress(len(batch.files), enabled=batch.options.progress)
     progress.advance(reused)
     try:
