@@ -5,8 +5,8 @@ alone (:mod:`.lock`) through the phases (:mod:`.phases`): per-file work in paral
 so a killed run can resume; cross-document rules; PDFs reconciled with the final verdicts. A last check
 (:mod:`.output_check`) makes sure every report and PDF still exists (an entry whose output vanished says
 so), then the manifest, sorted by path, is written atomically, its entries in the same pass over the journal
-as the page and ledger (:mod:`.overview`, written up by the workers). Reports and PDFs are written atomically but not flushed one by
-one: the output folder's file system is flushed once, just before the manifest takes its place, so a
+as the page and ledger (:mod:`.overview`; the workers write them up). Reports and PDFs are written atomically but
+not flushed one by one: the output folder's file system is flushed once, just before the manifest takes its place, so a
 manifest on disk only names outputs on disk; after a power cut before it, ``--resume`` trusts an output
 only if it still has the sha256 its journal entry recorded. An output folder that cannot be written (disk
 full, read-only) stops the run with :class:`BatchError`; no manifest is left that describes anything but a
@@ -77,7 +77,7 @@ def _run(batch: BatchRun) -> BatchResult:
         with manifest_writer(batch, summary, executor, reused) as manifest:  # in place once the block ends
             parts = overview_parts(batch, sorted(briefs), fixes, context, executor)  # made by the workers
             write_overview(batch, context, manifest, parts)
-            flush_to_disk(batch.out_dir, batch.roots)  # reports, PDFs, page and ledger were written without a flush each
+            flush_to_disk(batch.out_dir, batch.roots)  # reports, PDFs, page, ledger: written without a flush each
     except BaseException:  # cancelled, interrupted, terminated, output failed: the workers stop now
         executor.close(abort=True)
         _remove_temporaries_of_stopped_workers(batch)

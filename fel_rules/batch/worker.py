@@ -231,11 +231,12 @@ WARM_UP_SAMPLE = ("fel_rules.rules", "tests/bases/firmas-factura-compacta.xml")
 
 
 def warm_up_validator(config: dict) -> bool:
-    """Validate a packaged sample twice in this process, and write its report, before the workers are forked: what
-    the validator makes on its first documents (signature libraries imported, rule expressions compiled, some 90 ms
-    of CPU) is then made once and inherited by every worker instead of made again in each; so is what reading a
-    report back takes (the page and ledger read every report). The sample's report is thrown away. False when the sample could not be validated (a failure is met again, and reported, by the
-    batch's own files)."""
+    """Validate a packaged sample twice in this process, and write its report and read it back, before the workers
+    are forked: what the validator makes on its first documents (signature libraries imported, rule expressions
+    compiled, some 90 ms of CPU) and what reading a report back takes (the page and ledger read every report) are
+    then made once and inherited by every worker instead of made again in each. The sample's report is thrown
+    away. False when the sample could not be validated (a failure is met again, and reported, by the batch's own
+    files)."""
     from importlib.resources import files
 
     package, name = WARM_UP_SAMPLE
