@@ -126,3 +126,32 @@ def test_forked_workers_keep_what_they_inherited_frozen_and_the_batch_does_not()
         executor.close()
     assert all(count > 0 for count in counts)
     assert gc.get_freeze_count() == 0
+
+
+class _Counting(_Backwards):
+    """Counts the overview tasks its workers are given."""
+
+    def __init__(self, inner: LocalExecutor) -> None:
+        super().__init__(inner)
+        self.parts = 0
+
+    def run(self, function, items, crashed=None, stop=None):
+        items = list(items)
+        if function is overview._numbered:
+            self.parts += len(items)
+        return super().run(function, items, crashed, stop)
+
+
+@pytest.mark.parametrize(("files", "asked"), [(32, 0), (3, 4)])
+def test_a_batch_that_fits_in_one_part_is_written_up_without_the_workers(folder, tmp_path, monkeypatch, files,
+                                                                           asked):
+    monkeypatch.setattr(overview, "PART_FILES", files)
+    executors = []
+
+    def counting(kind, scheduler, workers):
+        executors.append(_Counting(LocalExecutor(1)))
+        return executors[-1]
+
+    monkeypatch.setattr(batch_runner, "open_executor", counting)
+    run_batch(BatchOptions(input_dir=folder, out_dir=tmp_path / "out", workers=1, render=False, progress=False))
+    assert executors[0].parts == asked  # (10 inputs)

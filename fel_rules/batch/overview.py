@@ -10,7 +10,7 @@ before any work."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -108,23 +108,27 @@ def overview_part(task: OverviewTask) -> OverviewPart:
 PART_FILES = 32
 _WINDOW_TASKS = 8
 
-def overview_parts(batch: BatchRun, rels: Iterable[str], fixes: dict[str, FileResult], context: PageContext,
+def overview_parts(batch: BatchRun, rels: Sequence[str], fixes: dict[str, FileResult], context: PageContext,
                    executor) -> Iterator[OverviewPart]:
     """The parts of ``rels`` (sorted) in order, made by the workers of ``executor`` a window of tasks at a time; a
-    task whose worker died twice is made here."""
-    rels = iter(rels)
+    task whose worker died twice is made here, and so is a batch small enough for one task (no worker is asked
+    to load what a part needs for so little)."""
+    left = iter(rels)
     first = 1
     window = _WINDOW_TASKS * max(1, getattr(executor, "workers", 1))
     while True:
         tasks = []
         for _ in range(window):
-            chunk = tuple(islice(rels, PART_FILES))
+            chunk = tuple(islice(left, PART_FILES))
             if not chunk:
                 break
             tasks.append(OverviewTask(chunk, first, {rel: fixes[rel] for rel in chunk if rel in fixes},
                                       batch.journal, batch.out_dir, batch.roots, batch.lang, context))
             first += len(chunk)
         if not tasks:
+            return
+        if len(tasks[0].rels) == len(rels):  # the whole batch in one task
+            yield overview_part(tasks[0])
             return
         order = {task.first: n for n, task in enumerate(tasks)}
         parts: list[OverviewPart | None] = [None] * len(tasks)
