@@ -1,12 +1,14 @@
 """The batch's two views over every document, written once at the end beside the manifest: ``reporte.html`` (the
 page to open and look at) and ``libro.csv`` (the purchase/sales ledger). Both come from one pass over the
 journal's results (the manifest's entries are written in the same pass) and the reports the batch wrote, before the
-file system is flushed and the manifest put in place. The pass runs in the batch's workers, on consecutive runs of
-inputs (:func:`overview_part`: each reads its inputs' journal entries and reports and writes up their entries, rows
-and ledger rows); the batch puts the parts in place in path order (:func:`write_overview`):
+file system is flushed and the manifest put in place:
 a manifest on disk names a run whose page and ledger are on disk too. Like the manifest, each describes a finished
 run only: an earlier run's are removed when a run starts, and another program's file of that name stops the run
-before any work."""
+before any work.
+
+The pass runs in the batch's workers, on consecutive runs of inputs (:func:`overview_part`: each reads its inputs'
+journal entries and reports and writes up their manifest entries, page rows and ledger rows); the batch puts the
+parts in place in path order (:func:`write_overview`)."""
 
 from __future__ import annotations
 
@@ -108,6 +110,7 @@ def overview_part(task: OverviewTask) -> OverviewPart:
 PART_FILES = 32
 _WINDOW_TASKS = 8
 
+
 def overview_parts(batch: BatchRun, rels: Sequence[str], fixes: dict[str, FileResult], context: PageContext,
                    executor) -> Iterator[OverviewPart]:
     """The parts of ``rels`` (sorted) in order, made by the workers of ``executor`` a window of tasks at a time; a
@@ -132,20 +135,14 @@ def overview_parts(batch: BatchRun, rels: Sequence[str], fixes: dict[str, FileRe
             return
         order = {task.first: n for n, task in enumerate(tasks)}
         parts: list[OverviewPart | None] = [None] * len(tasks)
-        done = executor.run(_numbered, tasks, _numbered_here)
+        done = executor.run(_numbered, tasks, _numbered)  # (a task whose worker died twice: made here)
         for number, part in done:
             parts[order[number]] = part
         yield from parts  # type: ignore[misc]
 
 
 def _numbered(task: OverviewTask) -> tuple[int, OverviewPart]:
-    """In a worker: the part of ``task`` with the number of its first document (the workers' order is not the
-    page's)."""
-    return task.first, overview_part(task)
-
-
-def _numbered_here(task: OverviewTask) -> tuple[int, OverviewPart]:
-    """The part of a task whose worker died twice, made in the batch's own process."""
+    """The part of ``task`` with the number of its first document (the workers' order is not the page's)."""
     return task.first, overview_part(task)
 
 
