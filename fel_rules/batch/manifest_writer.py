@@ -19,7 +19,7 @@ from .manifest import Manifest, RunStats, Summary
 from .plan import BatchRun
 from .worker import Brief, FileResult, PdfNote
 
-__all__ = ["ManifestEntries", "manifest_writer", "summarize"]
+__all__ = ["ManifestEntries", "entry_json", "manifest_writer", "summarize"]
 
 
 def summarize(briefs: Iterable[Brief]) -> Summary:
@@ -37,7 +37,7 @@ def summarize(briefs: Iterable[Brief]) -> Summary:
 @contextmanager
 def manifest_writer(batch: BatchRun, summary: Summary, executor, reused: int) -> Iterator[ManifestEntries]:
     """The manifest of ``batch``, written atomically (and flushed) as the block ends without error: the header
-    first, then each result passed through :meth:`ManifestEntries.written` (sorted by path), then the run's
+    first, then the entries given to :meth:`ManifestEntries.write` (sorted by path), then the run's
     figures, its duration measured as the block ends."""
     header = Manifest(render=batch.options.render, recursive=batch.options.recursive,
                       rulesets=[RulesetRef(**ruleset) for ruleset in batch.rulesets], schema=batch.schema,
@@ -61,13 +61,17 @@ class ManifestEntries:
     def __init__(self, stream: BinaryIO, lang: str) -> None:
         self._stream, self._lang, self._count = stream, lang, 0
 
-    def written(self, results: Iterable[FileResult]) -> Iterator[FileResult]:
-        """Each of ``results``, once its entry is written."""
-        for result in results:
-            indented = "    " + _entry_json(result, self._lang).replace("\n", "\n    ")
-            self._stream.write((("\n" if self._count == 0 else ",\n") + indented).encode())
+    def write(self, entries: Iterable[str]) -> None:
+        """Write ``entries``, each made by :func:`entry_json` (in any process), after those written so far."""
+        for entry in entries:
+            self._stream.write((("\n" if self._count == 0 else ",\n") + entry).encode())
             self._count += 1
-            yield result
+
+
+def entry_json(result: FileResult, lang: str) -> str:
+    """The entry of ``result`` as the manifest holds it: as :class:`Entry` writes it (``json.dumps(indent=2)``)
+    without building one, indented to its place in the list of entries."""
+    return "    " + _entry_json(result, lang).replace("\n", "\n    ")
 
 
 def _entry_json(result: FileResult, lang: str) -> str:

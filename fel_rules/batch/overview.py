@@ -4,11 +4,17 @@ journal's results (the manifest's entries are written in the same pass) and the 
 file system is flushed and the manifest put in place:
 a manifest on disk names a run whose page and ledger are on disk too. Like the manifest, each describes a finished
 run only: an earlier run's are removed when a run starts, and another program's file of that name stops the run
-before any work."""
+before any work.
+
+The pass runs in the batch's workers, on consecutive runs of inputs (:func:`overview_part`: each reads its inputs'
+journal entries and reports and writes up their manifest entries, page rows and ledger rows); the batch puts the
+parts in place in path order (:func:`write_overview`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 from ..core.atomic import atomic_writer, remove_own
@@ -19,17 +25,20 @@ from ..core.owned import own_html_page, own_ledger
 from ..core.report import Report, RulesetRef
 from ..core.text import Text
 from ..document.ledger import LedgerFacts
-from ..outputs.formats.html import HtmlPage, PageContext
+from ..outputs.formats.html import HtmlPage, PageContext, PageRows
 from ..outputs.formats.ledger import Ledger
 from ..outputs.formats.listing import Listed
 from .errors import BatchError
+from .journal import Journal
 from .manifest import Summary
+from .manifest_writer import ManifestEntries, entry_json
 from .options import HTML_NAME, LEDGER_NAME
 from .plan import BatchRun
 from .worker import Brief, FileResult, PdfNote
 from .written_report import read_report
 
-__all__ = ["annulled_numbers", "clear_overview", "write_overview"]
+__all__ = ["OverviewPart", "OverviewTask", "annulled_numbers", "clear_overview", "overview_part", "overview_parts",
+           "page_context", "write_overview"]
 
 _OWNED = ((HTML_NAME, own_html_page), (LEDGER_NAME, own_ledger))
 
@@ -51,26 +60,111 @@ def annulled_numbers(briefs: Iterable[Brief]) -> set[str]:
             and brief.cross.origin_uuid}
 
 
-def write_overview(batch: BatchRun, summary: Summary, results: Iterable[FileResult], annulled: set[str]) -> None:
-    """Write ``reporte.html`` and ``libro.csv`` of ``results`` (sorted by path) atomically; flushed to disk with
-    the rest of the outputs, before the manifest."""
+def page_context(batch: BatchRun, summary: Summary, annulled: set[str]) -> PageContext:
+    """What the batch's page says about the run."""
+    return PageContext(rulesets=[RulesetRef(**ruleset) for ruleset in batch.rulesets], schema=batch.schema,
+                       pdfs=summary.rendered, annulled=frozenset(annulled))
+
+
+@dataclass(frozen=True)
+class OverviewTask:
+    """Consecutive inputs of a batch (``rels``, in path order), the first of them document number ``first`` of the
+    page, to be written up for the manifest, page and ledger from their journal entries — or from ``fixes``, the
+    results that replace an entry (:func:`~.output_check.check_outputs`) — and the reports in ``out_dir``."""
+
+    rels: tuple[str, ...]
+    first: int
+    fixes: dict[str, FileResult]
+    journal: Journal
+    out_dir: Path
+    roots: tuple[Path, ...]
+    lang: str
+    context: PageContext
+
+
+@dataclass(frozen=True)
+class OverviewPart:
+    """What :func:`overview_part` made of a task: the inputs' manifest entries (:func:`entry_json`), page rows and
+    ledger rows, in order."""
+
+    entries: list[str]
+    page: PageRows
+    ledger: list
+
+
+def overview_part(task: OverviewTask) -> OverviewPart:
+    """In a worker (or the batch's own process): the manifest entries, page rows and ledger rows of the task's
+    inputs."""
+    page = HtmlPage(lang=task.lang, context=task.context)
+    ledger = Ledger(lang=task.lang, annulled=task.context.annulled)
+    entries, documents = [], []
+    for rel in task.rels:
+        result = task.fixes.get(rel) or task.journal.load(rel)
+        entries.append(entry_json(result, task.lang))
+        documents.append(_listed(result, task.out_dir, task.roots, task.lang))
+    return OverviewPart(entries, page.rows_of(documents, task.first), ledger.rows_of(documents))
+
+
+#: Inputs per :class:`OverviewTask`, and tasks per worker handed out at a time: the parts of a window are kept in
+#: memory until every part before them is written, so memory stays bounded whatever the number of files.
+PART_FILES = 32
+_WINDOW_TASKS = 8
+
+
+def overview_parts(batch: BatchRun, rels: Sequence[str], fixes: dict[str, FileResult], context: PageContext,
+                   executor) -> Iterator[OverviewPart]:
+    """The parts of ``rels`` (sorted) in order, made by the workers of ``executor`` a window of tasks at a time; a
+    task whose worker died twice is made here, and so is a batch small enough for one task (no worker is asked
+    to load what a part needs for so little)."""
+    left = iter(rels)
+    first = 1
+    window = _WINDOW_TASKS * max(1, getattr(executor, "workers", 1))
+    while True:
+        tasks = []
+        for _ in range(window):
+            chunk = tuple(islice(left, PART_FILES))
+            if not chunk:
+                break
+            tasks.append(OverviewTask(chunk, first, {rel: fixes[rel] for rel in chunk if rel in fixes},
+                                      batch.journal, batch.out_dir, batch.roots, batch.lang, context))
+            first += len(chunk)
+        if not tasks:
+            return
+        if len(tasks[0].rels) == len(rels):  # the whole batch in one task
+            yield overview_part(tasks[0])
+            return
+        order = {task.first: n for n, task in enumerate(tasks)}
+        parts: list[OverviewPart | None] = [None] * len(tasks)
+        done = executor.run(_numbered, tasks, _numbered)  # (a task whose worker died twice: made here)
+        for number, part in done:
+            parts[order[number]] = part
+        yield from parts  # type: ignore[misc]
+
+
+def _numbered(task: OverviewTask) -> tuple[int, OverviewPart]:
+    """The part of ``task`` with the number of its first document (the workers' order is not the page's)."""
+    return task.first, overview_part(task)
+
+
+def write_overview(batch: BatchRun, context: PageContext, manifest: ManifestEntries,
+                   parts: Iterable[OverviewPart]) -> None:
+    """Write the manifest entries of ``parts`` (in path order), and ``reporte.html`` and ``libro.csv`` atomically;
+    the page and ledger are flushed to disk with the rest of the outputs, before the manifest."""
     lang = batch.lang
-    context = PageContext(rulesets=[RulesetRef(**ruleset) for ruleset in batch.rulesets], schema=batch.schema,
-                          pdfs=summary.rendered, annulled=frozenset(annulled))
-    page, ledger = HtmlPage(lang=lang, context=context), Ledger(lang=lang, annulled=annulled)
-    for result in results:
-        document = _listed(result, batch, lang)
-        page.add(document)
-        ledger.add(document)
+    page, ledger = HtmlPage(lang=lang, context=context), Ledger(lang=lang, annulled=context.annulled)
+    for part in parts:
+        manifest.write(part.entries)
+        page.add_rows(part.page)
+        ledger.add_rows(part.ledger)
     with atomic_writer(batch.out_dir / HTML_NAME, durable=False, roots=batch.roots, owned=own_html_page) as stream:
         page.write(stream)
     with atomic_writer(batch.out_dir / LEDGER_NAME, durable=False, roots=batch.roots, owned=own_ledger) as stream:
         ledger.write(stream)
 
 
-def _listed(result: FileResult, batch: BatchRun, lang: str) -> Listed:
+def _listed(result: FileResult, out_dir: Path, roots: tuple[Path, ...], lang: str) -> Listed:
     """The document of ``result`` with the report the batch wrote for it."""
-    return Listed(path=readable_name(result.rel), report=_report(batch.out_dir, result.report, batch.roots),
+    return Listed(path=readable_name(result.rel), report=_report(out_dir, result.report, roots),
                   facts=LedgerFacts.from_dict(result.ledger), error=result.error, report_link=result.report,
                   pdf_link=result.pdf, pdf_note=PdfNote.say(result.pdf_note, lang),
                   pdf_warnings=tuple(result.pdf_warnings(lang)))
@@ -85,4 +179,3 @@ def _report(out_dir: Path, name: str | None, roots: tuple[Path, ...]) -> Report 
         return read_report(path)
     except (OSError, ValueError):
         return None
-

@@ -5,8 +5,8 @@ alone (:mod:`.lock`) through the phases (:mod:`.phases`): per-file work in paral
 so a killed run can resume; cross-document rules; PDFs reconciled with the final verdicts. A last check
 (:mod:`.output_check`) makes sure every report and PDF still exists (an entry whose output vanished says
 so), then the manifest, sorted by path, is written atomically, its entries in the same pass over the journal
-as the page and ledger (:mod:`.overview`). Reports and PDFs are written atomically but not flushed one by
-one: the output folder's file system is flushed once, just before the manifest takes its place, so a
+as the page and ledger (:mod:`.overview`; the workers write them up). Reports and PDFs are written atomically but
+not flushed one by one: the output folder's file system is flushed once, just before the manifest takes its place, so a
 manifest on disk only names outputs on disk; after a power cut before it, ``--resume`` trusts an output
 only if it still has the sha256 its journal entry recorded. An output folder that cannot be written (disk
 full, read-only) stops the run with :class:`BatchError`; no manifest is left that describes anything but a
@@ -27,13 +27,13 @@ from .manifest import Summary
 from .manifest_writer import manifest_writer, summarize
 from .options import BatchOptions, BatchResult
 from .output_check import check_outputs
-from .overview import annulled_numbers, clear_overview, write_overview
+from .overview import annulled_numbers, clear_overview, overview_parts, page_context, write_overview
 from .phases import RenderPdfs, process_files, reusable_briefs, unrendered
 from .phases import apply_cross_rules as _apply_cross_rules
 from .phases import reconcile_pdfs as _reconcile_pdfs
 from .plan import BatchRun, plan
 from .progress import Progress
-from .worker import process_and_record, warm_up_renderer
+from .worker import process_and_record, warm_up_renderer, warm_up_validator
 from .worker import render_and_record as _render_task
 
 __all__ = ["run_batch"]
@@ -57,8 +57,11 @@ def _run(batch: BatchRun) -> BatchResult:
     briefs = reusable_briefs(batch)
     reused = len(briefs)
     executor = open_executor(batch.options.executor, batch.options.scheduler, batch.options.workers)
-    if batch.options.render and getattr(executor, "forks", False):
-        warm_up_renderer(batch.rendering)  # (the pool forks its workers when the first task is sent)
+    if getattr(executor, "forks", False):  # (the pool forks its workers when the first task is sent)
+        if executor.workers > 1 and len(batch.files) - reused > executor.workers:
+            warm_up_validator(batch.config)  # once here rather than once per worker
+        if batch.options.render:
+            warm_up_renderer(batch.rendering)
     progress = Progress(len(batch.files), enabled=batch.options.progress)
     progress.advance(reused)
     try:
@@ -66,6 +69,15 @@ def _run(batch: BatchRun) -> BatchResult:
         _apply_cross_rules(briefs, batch.out_dir, batch.journal, batch.config, batch.options.max_cross_findings)
         if batch.options.render:
             _reconcile_pdfs(briefs, batch.out_dir, batch.journal, _renderer(batch, executor))
+        if getattr(executor, "crashes", 0):  # a killed worker could not remove its temporary file
+            remove_own_temporaries(batch.out_dir, batch.roots)  # (no task runs now)
+        fixes = check_outputs(briefs, batch.out_dir, batch.journal, batch.lang)
+        summary = summarize(briefs.values())
+        context = page_context(batch, summary, annulled_numbers(briefs.values()))
+        with manifest_writer(batch, summary, executor, reused) as manifest:  # in place once the block ends
+            parts = overview_parts(batch, sorted(briefs), fixes, context, executor)  # made by the workers
+            write_overview(batch, context, manifest, parts)
+            flush_to_disk(batch.out_dir, batch.roots)  # reports, PDFs, page, ledger: written without a flush each
     except BaseException:  # cancelled, interrupted, terminated, output failed: the workers stop now
         executor.close(abort=True)
         _remove_temporaries_of_stopped_workers(batch)
@@ -73,14 +85,6 @@ def _run(batch: BatchRun) -> BatchResult:
     finally:
         progress.close()
     executor.close()
-    if getattr(executor, "crashes", 0):
-        remove_own_temporaries(batch.out_dir, batch.roots)  # a killed worker could not remove its temporary file
-    fixes = check_outputs(briefs, batch.out_dir, batch.journal, batch.lang)
-    summary = summarize(briefs.values())
-    results = (fixes.get(rel) or batch.journal.load(rel) for rel in sorted(briefs))
-    with manifest_writer(batch, summary, executor, reused) as manifest:  # in place once the block ends
-        write_overview(batch, summary, manifest.written(results), annulled_numbers(briefs.values()))
-        flush_to_disk(batch.out_dir, batch.roots)  # reports, PDFs, page and ledger were written without a flush each
     return BatchResult(batch.manifest_path, summary, _exit_code(summary))
 
 

@@ -5,7 +5,9 @@ other source (the script by its hash). Every value read from a document, a file 
 HTML-escaped, its control characters written visibly. The same input gives the same bytes.
 
 The page is written in one pass over the documents (:class:`HtmlPage`): each document's rows are rendered as it
-comes and spooled, then the summary, which needs them all, is written before them.
+comes and spooled, then the summary, which needs them all, is written before them. Rows of consecutive documents
+can also be rendered elsewhere (another process: :meth:`HtmlPage.rows_of`) and put on the page in order
+(:meth:`HtmlPage.add_rows`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import io
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from functools import cache
 from importlib.resources import files
@@ -32,7 +34,7 @@ from ...core.report import Issue, Report, RulesetRef, SchemaInfo
 from ...core.text import Text
 from .listing import Listed, Verdict
 
-__all__ = ["TOP_RULES", "HtmlPage", "PageContext", "render_html"]
+__all__ = ["TOP_RULES", "HtmlPage", "PageContext", "PageRows", "render_html"]
 
 #: How many rules the summary names.
 TOP_RULES = 10
@@ -73,8 +75,22 @@ def render_html(documents: Iterable[Listed], *, lang: str = "es", context: PageC
     return stream.getvalue().decode("utf-8")
 
 
+@dataclass
+class PageRows:
+    """The rows of consecutive documents of a page, and what its summary counts of them (plain data: it can be made
+    in another process)."""
+
+    rows: str = ""
+    count: int = 0
+    verdicts: Counter[str] = field(default_factory=Counter)
+    severities: Counter[str] = field(default_factory=Counter)
+    rule_files: Counter[str] = field(default_factory=Counter)  # per rule: documents with an error or warning of it
+    rule_titles: dict[str, str] = field(default_factory=dict)  # per rule: the title it has in the first of them
+
+
 class HtmlPage:
-    """The page, built one document at a time: :meth:`add` each, then :meth:`write` once."""
+    """The page, built one document at a time: :meth:`add` each (or :meth:`add_rows` the rows of several), then
+    :meth:`write` once."""
 
     def __init__(self, *, lang: str = "es", context: PageContext = PageContext()) -> None:
         self.lang, self.context = lang, context
@@ -97,17 +113,38 @@ class HtmlPage:
 
     def add(self, document: Listed) -> None:
         """Render the rows of ``document`` and count it in the summary."""
-        self._count += 1
-        self._verdicts[document.verdict] += 1
-        report = document.report
-        if report is not None:
-            for severity in _SEVERITIES:
-                self._severities[severity] += getattr(report.counts, severity)
-            for issue in report.issues:
-                if issue.severity.rank >= 1:
-                    self._rule_titles.setdefault(issue.rule_id, issue.title)
-            self._rule_files.update({i.rule_id for i in report.issues if i.severity.rank >= 1})
-        self._rows.write(self._document(document, self._count).encode("utf-8"))
+        self.add_rows(self.rows_of([document], self._count + 1))
+
+    def rows_of(self, documents: Iterable[Listed], first: int) -> PageRows:
+        """The rows of ``documents`` (consecutive on the page, the first of them its document number ``first``,
+        from 1) and what the summary counts of them, not yet on this page: :meth:`add_rows` puts them there."""
+        part = PageRows()
+        rows = []
+        for index, document in enumerate(documents, first):
+            part.count += 1
+            part.verdicts[document.verdict] += 1
+            report = document.report
+            if report is not None:
+                for severity in _SEVERITIES:
+                    part.severities[severity] += getattr(report.counts, severity)
+                for issue in report.issues:
+                    if issue.severity.rank >= 1:
+                        part.rule_titles.setdefault(issue.rule_id, issue.title)
+                part.rule_files.update({i.rule_id for i in report.issues if i.severity.rank >= 1})
+            rows.append(self._document(document, index))
+        part.rows = "".join(rows)
+        return part
+
+    def add_rows(self, part: PageRows) -> None:
+        """Put on the page rows made by :meth:`rows_of` (of a page with the same language and context) for the
+        documents that come next."""
+        self._count += part.count
+        self._verdicts.update(part.verdicts)
+        self._severities.update(part.severities)
+        self._rule_files.update(part.rule_files)
+        for rule, title in part.rule_titles.items():
+            self._rule_titles.setdefault(rule, title)
+        self._rows.write(part.rows.encode("utf-8"))
 
     def write(self, stream: BinaryIO) -> None:
         """Write the whole page to ``stream`` (once)."""

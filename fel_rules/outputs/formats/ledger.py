@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from typing import BinaryIO
@@ -72,6 +72,15 @@ class Ledger:
     def add(self, document: Listed) -> None:
         """Add the row of ``document``."""
         self._rows.append(self._row(document))
+
+    def rows_of(self, documents: Iterable[Listed]) -> list[_Row]:
+        """The rows of ``documents``, not yet in this ledger (plain data: made in any process); :meth:`add_rows`
+        puts them there."""
+        return [self._row(document) for document in documents]
+
+    def add_rows(self, rows: Iterable[_Row]) -> None:
+        """Add rows made by :meth:`rows_of` (of a ledger with the same language and annulled numbers)."""
+        self._rows.extend(rows)
 
     def write(self, stream: BinaryIO) -> None:
         """The CSV, rows by date (then by file), to ``stream``."""

@@ -1,0 +1,157 @@
+"""What a batch hands its workers beside the per-file work: the manifest entries, page rows and ledger rows written up
+in parts (the same bytes however the inputs are split and in whatever order the parts come back), the validator
+warmed up before the workers are forked, and workers forked with the inherited objects frozen for the collector."""
+
+from __future__ import annotations
+
+import gc
+import io
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fel_rules import Config
+from fel_rules.batch import BatchOptions, overview, run_batch
+from fel_rules.batch import runner as batch_runner
+from fel_rules.batch.executors import LocalExecutor
+from fel_rules.batch.worker import warm_up_validator
+from fel_rules.batch.written_report import read_report
+from fel_rules.outputs.formats.html import HtmlPage, PageContext
+from fel_rules.outputs.formats.ledger import Ledger
+from fel_rules.outputs.formats.listing import Listed
+
+from .overview_folder import ANNULLED_UUID, fill
+
+OUTPUTS = ("reporte.html", "libro.csv")
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    return fill(tmp_path_factory.mktemp("partes") / "entrada")
+
+
+@pytest.fixture(scope="module")
+def whole(folder, tmp_path_factory) -> Path:
+    """The folder's batch with every input in one part."""
+    out = tmp_path_factory.mktemp("entera")
+    run_batch(BatchOptions(input_dir=folder, out_dir=out, workers=2, render=False, progress=False))
+    return out
+
+
+class _Backwards:
+    """An executor whose results come back in the reverse of the order their items were given."""
+
+    def __init__(self, inner: LocalExecutor) -> None:
+        self.inner, self.name, self.workers = inner, inner.name, inner.workers
+
+    def run(self, function, items, crashed=None, stop=None):
+        return reversed(list(self.inner.run(function, items, crashed, stop)))
+
+    def close(self, *, abort: bool = False) -> None:
+        self.inner.close(abort=abort)
+
+
+def _stable_manifest(out: Path) -> dict:
+    data = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    data.pop("run")
+    return data
+
+
+@pytest.mark.parametrize(("files", "tasks"), [(1, 8), (3, 1), (4, 2)])
+def test_parts_give_the_same_bytes_however_split_and_in_whatever_order_they_come(folder, whole, tmp_path,
+                                                                                monkeypatch, files, tasks):
+    monkeypatch.setattr(overview, "PART_FILES", files)
+    monkeypatch.setattr(overview, "_WINDOW_TASKS", tasks)
+    monkeypatch.setattr(batch_runner, "open_executor", lambda kind, scheduler, workers: _Backwards(LocalExecutor(1)))
+    out = tmp_path / "out"
+    run_batch(BatchOptions(input_dir=folder, out_dir=out, workers=2, render=False, progress=False))
+    for name in OUTPUTS:
+        assert (out / name).read_bytes() == (whole / name).read_bytes(), name
+    assert (out / "manifest.json").read_text(encoding="utf-8").count('"path"') == len(list(folder.iterdir()))
+    assert _stable_manifest(out) == _stable_manifest(whole)
+
+
+def _documents(out: Path) -> list[Listed]:
+    """The folder's documents as the batch's page lists them."""
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    return [Listed(path=entry["path"], report=read_report(out / entry["report"]) if entry["report"] else None,
+                   error=entry["error"], report_link=entry["report"], pdf_note=entry["pdf_note"])
+            for entry in manifest["entries"]]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cuts=st.lists(st.integers(min_value=0, max_value=10), max_size=6))
+def test_page_and_ledger_rows_made_in_parts_equal_those_added_one_by_one(whole, cuts):
+    documents = _documents(whole)
+    context = PageContext(pdfs=0, annulled=frozenset({ANNULLED_UUID}))
+    one, parts = HtmlPage(lang="es", context=context), HtmlPage(lang="es", context=context)
+    ledger_one, ledger_parts = Ledger(lang="es", annulled={ANNULLED_UUID}), Ledger(lang="es", annulled={ANNULLED_UUID})
+    for document in documents:
+        one.add(document)
+        ledger_one.add(document)
+    bounds = [0, *sorted(cut for cut in cuts if cut <= len(documents)), len(documents)]
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        maker = HtmlPage(lang="es", context=context)  # (as in another process: a page of its own)
+        parts.add_rows(maker.rows_of(documents[start:end], start + 1))
+        ledger_parts.add_rows(Ledger(lang="es", annulled={ANNULLED_UUID}).rows_of(documents[start:end]))
+    assert _written(parts) == _written(one)
+    assert _written(ledger_parts) == _written(ledger_one)
+
+
+def _written(page: HtmlPage | Ledger) -> bytes:
+    stream = io.BytesIO()
+    page.write(stream)
+    return stream.getvalue()
+
+
+def test_the_validator_warm_up_validates_its_packaged_sample():
+    assert warm_up_validator(Config().to_dict(exclude_none=True))
+
+
+def _frozen(_item) -> int:
+    return gc.get_freeze_count()
+
+
+def test_forked_workers_keep_what_they_inherited_frozen_and_the_batch_does_not():
+    executor = LocalExecutor(2)
+    if not executor.forks:
+        executor.close()
+        pytest.skip("workers are not forked here")
+    try:
+        counts = list(executor.run(_frozen, range(4)))
+    finally:
+        executor.close()
+    assert all(count > 0 for count in counts)
+    assert gc.get_freeze_count() == 0
+
+
+class _Counting(_Backwards):
+    """Counts the overview tasks its workers are given."""
+
+    def __init__(self, inner: LocalExecutor) -> None:
+        super().__init__(inner)
+        self.parts = 0
+
+    def run(self, function, items, crashed=None, stop=None):
+        items = list(items)
+        if function is overview._numbered:
+            self.parts += len(items)
+        return super().run(function, items, crashed, stop)
+
+
+@pytest.mark.parametrize(("files", "asked"), [(32, 0), (3, 4)])
+def test_a_batch_that_fits_in_one_part_is_written_up_without_the_workers(folder, tmp_path, monkeypatch, files,
+                                                                           asked):
+    monkeypatch.setattr(overview, "PART_FILES", files)
+    executors = []
+
+    def counting(kind, scheduler, workers):
+        executors.append(_Counting(LocalExecutor(1)))
+        return executors[-1]
+
+    monkeypatch.setattr(batch_runner, "open_executor", counting)
+    run_batch(BatchOptions(input_dir=folder, out_dir=tmp_path / "out", workers=1, render=False, progress=False))
+    assert executors[0].parts == asked  # (10 inputs)
