@@ -10,35 +10,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fel_rules.core.record import Record, build
+from fel_rules.core.record import build
 from fel_rules.document.facts import Amount, Text, extract_facts
 from fel_rules.document.parse import parse_xml
 from fel_rules.testing.builder import Invoice, Item
 
 from .conftest import EXAMPLES, FEL_REFERENCE
-
-
-def _records(value: object):
-    """Every record in ``value``, depth first (lists, tuples and dicts looked into)."""
-    if isinstance(value, Record):
-        yield value
-        for field_value in vars(value).values():
-            yield from _records(field_value)
-    elif isinstance(value, list | tuple):
-        for each in value:
-            yield from _records(each)
-    elif isinstance(value, dict):
-        for each in value.values():
-            yield from _records(each)
-
-
-def _assert_as_constructed(record: Record) -> None:
-    made = type(record)(**vars(record))
-    assert list(vars(record)) == list(vars(made)), type(record).__name__  # every field, in declaration order
-    assert record == made and made == record
-    assert repr(record) == repr(made)
-    if not any(isinstance(value, list | dict) for value in vars(record).values()):  # (lists are never hashable)
-        assert hash(record) == hash(made)
+from .record_checks import assert_as_constructed, records
 
 
 def _documents() -> list[tuple[str, bytes]]:
@@ -58,10 +36,10 @@ def test_facts_are_the_records_their_constructors_make(name, data, lines):
     if root is None:
         pytest.skip(f"{name}: not a readable FEL document")
     facts = extract_facts(root, lines=lines)
-    found = list(_records(facts))
+    found = list(records(facts))
     assert len(found) > 5
     for record in found:
-        _assert_as_constructed(record)
+        assert_as_constructed(record)
 
 
 _text = st.text(max_size=20)
@@ -70,13 +48,13 @@ _line = st.none() | st.integers(min_value=1, max_value=10**6)
 
 @given(value=_text, xpath=_text, line=_line)
 def test_build_makes_what_the_constructor_makes_text(value, xpath, line):
-    _assert_as_constructed(build(Text, {"xpath": xpath, "line": line, "value": value}))
+    assert_as_constructed(build(Text, {"xpath": xpath, "line": line, "value": value}))
     assert build(Text, {"xpath": xpath, "line": line, "value": value}) == Text(value=value, xpath=xpath, line=line)
 
 
 @given(raw=_text, value=st.none() | st.decimals(allow_nan=False, allow_infinity=False), xpath=_text, line=_line)
 def test_build_makes_what_the_constructor_makes_amount(raw, value, xpath, line):
     built = build(Amount, {"xpath": xpath, "line": line, "raw": raw, "value": value})
-    _assert_as_constructed(built)
+    assert_as_constructed(built)
     assert built == Amount(raw=raw, value=value, xpath=xpath, line=line)
     assert isinstance(built.value, Decimal | None)
