@@ -53,6 +53,7 @@ def document_summary(facts: Documento | Anulacion | None, *, path: str | None, s
     numero_autorizacion = _value(cert.numero_autorizacion) if cert else None
     serie = _value(cert.serie) if cert else None
     numero = _value(cert.numero) if cert else None
+    tipo: str | None
     if isinstance(facts, Anulacion):
         tipo, fecha, moneda, gran_total = "ANULACION", _value(facts.fecha_hora_anulacion), None, None
         nit_emisor, id_receptor = _value(facts.nit_emisor), _value(facts.id_receptor)
