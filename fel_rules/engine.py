@@ -27,7 +27,9 @@ from .core.foreign import evaluation
 from .core.inputs import InputTooLarge, describe_read_error, read_input, readable_name
 from .core.money import MONEY_CONTEXT
 from .core.namespaces import DTE, prefixed
+from .core.record import build
 from .core.report import (
+    REPORT_VERSION,
     Issue,
     Refs,
     Report,
@@ -83,6 +85,9 @@ _ASCII_EQUALS = frozenset({"UTF-8", "UTF8", "US-ASCII", "ASCII"})
 _STAGE_NAMES: tuple[StageName, ...] = ("xml", "schema", "rules")
 _STAGES = {(name, status): Stage(name=name, status=status) for name in _STAGE_NAMES
            for status in get_args(StageStatus)}
+
+#: The schema section of a report that never reached the schema stage (immutable: shared).
+_NO_SCHEMA = SchemaInfo()
 
 #: Rule plans (rules in force per document kind, DTE type and day) kept per validator.
 _MAX_PLANS = 512
@@ -334,25 +339,26 @@ class Validator:
         valid, complete = decide(stages, counts)
         with decimal.localcontext(MONEY_CONTEXT):
             totals = document_totals(root, memo)
-        report = Report(
-            valid=valid,
-            complete=complete,
-            document=document_summary(facts, path=None if path is None else readable_name(path), sha256=sha256),
-            schema=self.schema_set.info if len(statuses) > 1 else SchemaInfo(),
-            rulesets=self._rulesets if len(statuses) > 2 else [],
-            stages=stages,
-            counts=counts,
-            totals=totals,
-            issues=issues,
-            run=RunInfo(
-                engine_version=__version__,
-                started_at=datetime.now(UTC).isoformat(timespec="seconds"),
-                duration_ms=round((time.perf_counter() - started) * 1000, 3),
-                lang=self.config.lang,
-                profile=self.catalog.profile,
-                as_of=as_of.isoformat() if as_of else None,
-            ),
-        )
+        report = build(Report, {  # every field, in order (tests/test_report_records.py checks it)
+            "report_version": REPORT_VERSION,
+            "valid": valid,
+            "complete": complete,
+            "document": document_summary(facts, path=None if path is None else readable_name(path), sha256=sha256),
+            "schema": self.schema_set.info if len(statuses) > 1 else _NO_SCHEMA,
+            "rulesets": self._rulesets if len(statuses) > 2 else [],
+            "stages": stages,
+            "counts": counts,
+            "totals": totals,
+            "issues": issues,
+            "run": build(RunInfo, {
+                "engine_version": __version__,
+                "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+                "lang": self.config.lang,
+                "profile": self.catalog.profile,
+                "as_of": as_of.isoformat() if as_of else None,
+            }),
+        })
         return Outcome(report, facts)
 
 

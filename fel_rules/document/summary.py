@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TypedDict
 
 from lxml import etree
 
 from ..core.money import decimal_str, parse_decimal
 from ..core.namespaces import DTE
+from ..core.record import build
 from ..core.report import DocumentSummary, Totals
 from ..core.xmlpath import children_by_tag
 from .facts import Anulacion, Documento
@@ -45,49 +45,31 @@ def is_certified(facts: Documento | Anulacion) -> bool:
     return facts.certificacion is not None and {issuer, "#DatosCertificados"} <= set(facts.signed_references)
 
 
-class _Common(TypedDict):
-    """The summary fields every kind of document has."""
-
-    path: str | None
-    sha256: str
-    numero_autorizacion: str | None
-    serie: str | None
-    numero: str | None
-    certified: bool
-
-
 def document_summary(facts: Documento | Anulacion | None, *, path: str | None, sha256: str) -> DocumentSummary:
     """Identity of the document for the report (whatever could be read)."""
     if facts is None:
         return DocumentSummary(path=path, sha256=sha256)
     cert = facts.certificacion
-    common = _Common(
-        path=path,
-        sha256=sha256,
-        numero_autorizacion=_value(cert.numero_autorizacion) if cert else None,
-        serie=_value(cert.serie) if cert else None,
-        numero=_value(cert.numero) if cert else None,
-        certified=is_certified(facts),
-    )
+    numero_autorizacion = _value(cert.numero_autorizacion) if cert else None
+    serie = _value(cert.serie) if cert else None
+    numero = _value(cert.numero) if cert else None
+    tipo: str | None
     if isinstance(facts, Anulacion):
-        return DocumentSummary(
-            tipo="ANULACION",
-            fecha_emision=_value(facts.fecha_hora_anulacion),
-            nit_emisor=_value(facts.nit_emisor),
-            id_receptor=_value(facts.id_receptor),
-            **common,
-        )
-    general = facts.datos_generales
-    gran_total = facts.totales.gran_total if facts.totales else None
-    return DocumentSummary(
-        tipo=_value(general.tipo) if general else None,
-        fecha_emision=_value(general.fecha_hora_emision) if general else None,
-        moneda=_value(general.codigo_moneda) if general else None,
-        nit_emisor=_value(facts.emisor.nit) if facts.emisor else None,
-        id_receptor=_value(facts.receptor.id) if facts.receptor else None,
-        gran_total=_canonical(gran_total),
-        **common,
-    )
+        tipo, fecha, moneda, gran_total = "ANULACION", _value(facts.fecha_hora_anulacion), None, None
+        nit_emisor, id_receptor = _value(facts.nit_emisor), _value(facts.id_receptor)
+    else:
+        general = facts.datos_generales
+        tipo = _value(general.tipo) if general else None
+        fecha = _value(general.fecha_hora_emision) if general else None
+        moneda = _value(general.codigo_moneda) if general else None
+        gran_total = _canonical(facts.totales.gran_total if facts.totales else None)
+        nit_emisor = _value(facts.emisor.nit) if facts.emisor else None
+        id_receptor = _value(facts.receptor.id) if facts.receptor else None
+    return build(DocumentSummary, {  # every field, in order (tests/test_report_records.py checks it)
+        "path": path, "sha256": sha256, "tipo": tipo, "numero_autorizacion": numero_autorizacion, "serie": serie,
+        "numero": numero, "fecha_emision": fecha, "nit_emisor": nit_emisor, "id_receptor": id_receptor,
+        "gran_total": gran_total, "moneda": moneda, "certified": is_certified(facts),
+    })
 
 
 def document_totals(root: etree._Element | None, memo: dict | None = None) -> Totals:
@@ -112,7 +94,7 @@ def document_totals(root: etree._Element | None, memo: dict | None = None) -> To
         subtotal, iva = _subtotal_and_iva(items, memo)
     except _Unknown:  # an amount that cannot be read leaves the sums unknown, never short of it
         subtotal = iva = None
-    return Totals(subtotal=decimal_str(subtotal), iva=decimal_str(iva), total=decimal_str(gran_total))
+    return build(Totals, {"subtotal": decimal_str(subtotal), "iva": decimal_str(iva), "total": decimal_str(gran_total)})
 
 
 class _Unknown(Exception):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
+from ..core.record import build
 from ..core.report import Counts, Issue, Report, Severity, Stage
 
 __all__ = ["Verdict", "decide", "tally", "with_issues"]
@@ -38,7 +39,8 @@ def tally(issues: Iterable[Issue]) -> Counts:
     counted = dict.fromkeys(Severity, 0)  # one pass over the issues
     for issue in issues:
         counted[issue.severity] += 1
-    return Counts(error=counted[Severity.ERROR], warning=counted[Severity.WARNING], info=counted[Severity.INFO])
+    return build(Counts, {"error": counted[Severity.ERROR], "warning": counted[Severity.WARNING],
+                          "info": counted[Severity.INFO]})
 
 
 def decide(stages: Iterable[Stage], counts: Counts) -> Verdict:

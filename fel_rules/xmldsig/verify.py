@@ -52,8 +52,9 @@ _SIGNATURE_METHODS: dict[str, type[hashes.HashAlgorithm]] = {
 }
 
 _SIGNED_PROPERTIES_TYPES = {"http://uri.etsi.org/01903#SignedProperties", f"{XADES}SignedProperties"}
-#: Every ``ID``, ``Id`` and ``id`` attribute, in document order (an element's own in the order written).
-_ID_NODES = etree.XPath("//@ID | //@Id | //@id")
+#: Every ``ID``, ``Id`` and ``id`` attribute, in document order (an element's own in the order written), called on
+#: the root element (what ``//@ID | //@Id | //@id`` finds: only elements have attributes; a quarter faster).
+_ID_NODES = etree.XPath("descendant-or-self::*/@ID | descendant-or-self::*/@Id | descendant-or-self::*/@id")
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 

@@ -10,6 +10,7 @@ from lxml import etree
 
 from ...core.money import XML_SPACE, parse_decimal, parse_small_int
 from ...core.namespaces import DS, DTE, DTE_ANULACION, prefixed
+from ...core.record import build
 from ...core.xmlpath import children_by_tag
 from .model import (
     Address,
@@ -80,20 +81,20 @@ class _Reader:
         value = element.get(name)
         if value is None:
             return None
-        return Text(value=value, xpath=f"{path}/@{name}", line=element.sourceline)
+        return build(Text, {"xpath": f"{path}/@{name}", "line": element.sourceline, "value": value})
 
     def text(self, parent: etree._Element | None, path: str, local: str) -> Text | None:
         element, xpath = self.child(parent, path, local)
         if element is None:
             return None
-        return Text(value=(element.text or "").strip(XML_SPACE), xpath=xpath, line=element.sourceline)
+        return build(Text, {"xpath": xpath, "line": element.sourceline, "value": (element.text or "").strip(XML_SPACE)})
 
     def amount(self, parent: etree._Element | None, path: str, local: str) -> Amount | None:
         element, xpath = self.child(parent, path, local)
         if element is None:
             return None
         raw = (element.text or "").strip(XML_SPACE)
-        return Amount(raw=raw, value=parse_decimal(raw), xpath=xpath, line=element.sourceline)
+        return build(Amount, {"xpath": xpath, "line": element.sourceline, "raw": raw, "value": parse_decimal(raw)})
 
 
 def extract_facts(root: etree._Element, *, lines: bool = True, memo: dict | None = None) -> Documento | Anulacion:
@@ -119,21 +120,24 @@ def _documento(root: etree._Element, lines: bool = True, memo: dict | None = Non
     frases_el, frases_path = r.child(emision, em_path, "Frases")
     items_el, items_path = r.child(emision, em_path, "Items")
     complementos_el, comp_path = r.child(emision, em_path, "Complementos")
-    return Documento(
-        xpath=path,
-        line=root.sourceline,
-        datos_generales=_datos_generales(r, generales, gen_path),
-        emisor=_emisor(r, *r.child(emision, em_path, "Emisor")),
-        receptor=_receptor(r, *r.child(emision, em_path, "Receptor")),
-        frases=[_frase(r, el, p) for el, p in r.children(frases_el, frases_path, "Frase")],
-        items=[_item(r, el, p) for el, p in r.children(items_el, items_path, "Item")] if lines else [],
-        totales=_totales(r, *r.child(emision, em_path, "Totales")),
-        complementos=([_complemento(r, el, p) for el, p in r.children(complementos_el, comp_path, "Complemento")]
+    return build(Documento, {
+        "xpath": path,
+        "line": root.sourceline,
+        "kind": "documento",
+        "datos_generales": _datos_generales(r, generales, gen_path),
+        "emisor": _emisor(r, *r.child(emision, em_path, "Emisor")),
+        "receptor": _receptor(r, *r.child(emision, em_path, "Receptor")),
+        "frases": [_frase(r, el, p) for el, p in r.children(frases_el, frases_path, "Frase")],
+        "items": [_item(r, el, p) for el, p in r.children(items_el, items_path, "Item")] if lines else [],
+        "totales": _totales(r, *r.child(emision, em_path, "Totales")),
+        "complementos": ([_complemento(r, el, p) for el, p in r.children(complementos_el, comp_path, "Complemento")]
                       if lines else []),
-        certificacion=_certificacion(r, *r.child(dte, dte_path, "Certificacion")),
-        signatures=len(root.findall(_SIGNATURE)),
-        signed_references=_signed_references(root),
-    )
+        "certificacion": _certificacion(r, *r.child(dte, dte_path, "Certificacion")),
+        "signatures": len(root.findall(_SIGNATURE)),
+        "signed_references": _signed_references(root),
+        "adenda": [],
+        "adenda_omitted": 0,
+    })
 
 
 def _signed_references(root: etree._Element) -> list[str]:
@@ -145,131 +149,132 @@ def _signed_references(root: etree._Element) -> list[str]:
 def _datos_generales(r: _Reader, el: etree._Element | None, path: str) -> DatosGenerales | None:
     if el is None:
         return None
-    return DatosGenerales(
-        xpath=path,
-        line=el.sourceline,
-        tipo=r.attr(el, path, "Tipo"),
-        fecha_hora_emision=r.attr(el, path, "FechaHoraEmision"),
-        codigo_moneda=r.attr(el, path, "CodigoMoneda"),
-        exp=r.attr(el, path, "Exp"),
-        numero_acceso=r.attr(el, path, "NumeroAcceso"),
-        tipo_personeria=r.attr(el, path, "TipoPersoneria"),
-    )
+    return build(DatosGenerales, {
+        "xpath": path,
+        "line": el.sourceline,
+        "tipo": r.attr(el, path, "Tipo"),
+        "fecha_hora_emision": r.attr(el, path, "FechaHoraEmision"),
+        "codigo_moneda": r.attr(el, path, "CodigoMoneda"),
+        "exp": r.attr(el, path, "Exp"),
+        "numero_acceso": r.attr(el, path, "NumeroAcceso"),
+        "tipo_personeria": r.attr(el, path, "TipoPersoneria"),
+    })
 
 
 def _address(r: _Reader, el: etree._Element | None, path: str) -> Address | None:
     if el is None:
         return None
-    return Address(
-        xpath=path,
-        line=el.sourceline,
-        direccion=r.text(el, path, "Direccion"),
-        codigo_postal=r.text(el, path, "CodigoPostal"),
-        municipio=r.text(el, path, "Municipio"),
-        departamento=r.text(el, path, "Departamento"),
-        pais=r.text(el, path, "Pais"),
-    )
+    return build(Address, {
+        "xpath": path,
+        "line": el.sourceline,
+        "direccion": r.text(el, path, "Direccion"),
+        "codigo_postal": r.text(el, path, "CodigoPostal"),
+        "municipio": r.text(el, path, "Municipio"),
+        "departamento": r.text(el, path, "Departamento"),
+        "pais": r.text(el, path, "Pais"),
+    })
 
 
 def _emisor(r: _Reader, el: etree._Element | None, path: str) -> Emisor | None:
     if el is None:
         return None
-    return Emisor(
-        xpath=path,
-        line=el.sourceline,
-        nit=r.attr(el, path, "NITEmisor"),
-        nombre=r.attr(el, path, "NombreEmisor"),
-        codigo_establecimiento=r.attr(el, path, "CodigoEstablecimiento"),
-        nombre_comercial=r.attr(el, path, "NombreComercial"),
-        afiliacion_iva=r.attr(el, path, "AfiliacionIVA"),
-        correo=r.attr(el, path, "CorreoEmisor"),
-        direccion=_address(r, *r.child(el, path, "DireccionEmisor")),
-    )
+    return build(Emisor, {
+        "xpath": path,
+        "line": el.sourceline,
+        "nit": r.attr(el, path, "NITEmisor"),
+        "nombre": r.attr(el, path, "NombreEmisor"),
+        "codigo_establecimiento": r.attr(el, path, "CodigoEstablecimiento"),
+        "nombre_comercial": r.attr(el, path, "NombreComercial"),
+        "afiliacion_iva": r.attr(el, path, "AfiliacionIVA"),
+        "correo": r.attr(el, path, "CorreoEmisor"),
+        "direccion": _address(r, *r.child(el, path, "DireccionEmisor")),
+    })
 
 
 def _receptor(r: _Reader, el: etree._Element | None, path: str) -> Receptor | None:
     if el is None:
         return None
-    return Receptor(
-        xpath=path,
-        line=el.sourceline,
-        id=r.attr(el, path, "IDReceptor"),
-        nombre=r.attr(el, path, "NombreReceptor"),
-        tipo_especial=r.attr(el, path, "TipoEspecial"),
-        correo=r.attr(el, path, "CorreoReceptor"),
-        direccion=_address(r, *r.child(el, path, "DireccionReceptor")),
-    )
+    return build(Receptor, {
+        "xpath": path,
+        "line": el.sourceline,
+        "id": r.attr(el, path, "IDReceptor"),
+        "nombre": r.attr(el, path, "NombreReceptor"),
+        "tipo_especial": r.attr(el, path, "TipoEspecial"),
+        "correo": r.attr(el, path, "CorreoReceptor"),
+        "direccion": _address(r, *r.child(el, path, "DireccionReceptor")),
+    })
 
 
 def _frase(r: _Reader, el: etree._Element, path: str) -> Frase:
-    return Frase(
-        xpath=path,
-        line=el.sourceline,
-        tipo_frase=r.attr(el, path, "TipoFrase"),
-        codigo_escenario=r.attr(el, path, "CodigoEscenario"),
-        numero_resolucion=r.attr(el, path, "NumeroResolucion"),
-        fecha_resolucion=r.attr(el, path, "FechaResolucion"),
-    )
+    return build(Frase, {
+        "xpath": path,
+        "line": el.sourceline,
+        "tipo_frase": r.attr(el, path, "TipoFrase"),
+        "codigo_escenario": r.attr(el, path, "CodigoEscenario"),
+        "numero_resolucion": r.attr(el, path, "NumeroResolucion"),
+        "fecha_resolucion": r.attr(el, path, "FechaResolucion"),
+    })
 
 
 def _tax(r: _Reader, el: etree._Element, path: str) -> Tax:
-    return Tax(
-        xpath=path,
-        line=el.sourceline,
-        nombre_corto=r.text(el, path, "NombreCorto"),
-        codigo_unidad_gravable=r.text(el, path, "CodigoUnidadGravable"),
-        monto_gravable=r.amount(el, path, "MontoGravable"),
-        cantidad_unidades_gravables=r.amount(el, path, "CantidadUnidadesGravables"),
-        monto_impuesto=r.amount(el, path, "MontoImpuesto"),
-    )
+    return build(Tax, {
+        "xpath": path,
+        "line": el.sourceline,
+        "nombre_corto": r.text(el, path, "NombreCorto"),
+        "codigo_unidad_gravable": r.text(el, path, "CodigoUnidadGravable"),
+        "monto_gravable": r.amount(el, path, "MontoGravable"),
+        "cantidad_unidades_gravables": r.amount(el, path, "CantidadUnidadesGravables"),
+        "monto_impuesto": r.amount(el, path, "MontoImpuesto"),
+    })
 
 
 def _item(r: _Reader, el: etree._Element, path: str) -> Item:
     number = el.get("NumeroLinea", "")
     impuestos_el, impuestos_path = r.child(el, path, "Impuestos")
-    return Item(
-        xpath=path,
-        line=el.sourceline,
-        numero_linea=parse_small_int(number),
-        bien_o_servicio=r.attr(el, path, "BienOServicio"),
-        codigo_producto=r.text(el, path, "CodigoProducto"),
-        cantidad=r.amount(el, path, "Cantidad"),
-        unidad_medida=r.text(el, path, "UnidadMedida"),
-        descripcion=r.text(el, path, "Descripcion"),
-        precio_unitario=r.amount(el, path, "PrecioUnitario"),
-        precio=r.amount(el, path, "Precio"),
-        descuento=r.amount(el, path, "Descuento"),
-        otros_descuento=r.amount(el, path, "OtrosDescuento"),
-        impuestos=[_tax(r, tax, p) for tax, p in r.children(impuestos_el, impuestos_path, "Impuesto")],
-        total=r.amount(el, path, "Total"),
-    )
+    return build(Item, {
+        "xpath": path,
+        "line": el.sourceline,
+        "numero_linea": parse_small_int(number),
+        "bien_o_servicio": r.attr(el, path, "BienOServicio"),
+        "codigo_producto": r.text(el, path, "CodigoProducto"),
+        "cantidad": r.amount(el, path, "Cantidad"),
+        "unidad_medida": r.text(el, path, "UnidadMedida"),
+        "descripcion": r.text(el, path, "Descripcion"),
+        "precio_unitario": r.amount(el, path, "PrecioUnitario"),
+        "precio": r.amount(el, path, "Precio"),
+        "descuento": r.amount(el, path, "Descuento"),
+        "otros_descuento": r.amount(el, path, "OtrosDescuento"),
+        "impuestos": [_tax(r, tax, p) for tax, p in r.children(impuestos_el, impuestos_path, "Impuesto")],
+        "total": r.amount(el, path, "Total"),
+    })
 
 
 def _totales(r: _Reader, el: etree._Element | None, path: str) -> Totales | None:
     if el is None:
         return None
     impuestos_el, impuestos_path = r.child(el, path, "TotalImpuestos")
-    return Totales(
-        xpath=path,
-        line=el.sourceline,
-        total_impuestos=[
-            TotalImpuesto(
-                xpath=p,
-                line=t.sourceline,
-                nombre_corto=r.attr(t, p, "NombreCorto"),
-                total_monto_impuesto=_attr_amount(t, p, "TotalMontoImpuesto"),
-            )
+    return build(Totales, {
+        "xpath": path,
+        "line": el.sourceline,
+        "total_impuestos": [
+            build(TotalImpuesto, {
+                "xpath": p,
+                "line": t.sourceline,
+                "nombre_corto": r.attr(t, p, "NombreCorto"),
+                "total_monto_impuesto": _attr_amount(t, p, "TotalMontoImpuesto"),
+            })
             for t, p in r.children(impuestos_el, impuestos_path, "TotalImpuesto")
         ],
-        gran_total=r.amount(el, path, "GranTotal"),
-    )
+        "gran_total": r.amount(el, path, "GranTotal"),
+    })
 
 
 def _attr_amount(el: etree._Element, path: str, name: str) -> Amount | None:
     raw = el.get(name)
     if raw is None:
         return None
-    return Amount(raw=raw.strip(XML_SPACE), value=parse_decimal(raw), xpath=f"{path}/@{name}", line=el.sourceline)
+    return build(Amount, {"xpath": f"{path}/@{name}", "line": el.sourceline, "raw": raw.strip(XML_SPACE),
+                          "value": parse_decimal(raw)})
 
 
 def _complemento(r: _Reader, el: etree._Element, path: str) -> Complemento:
@@ -286,31 +291,31 @@ def _complemento(r: _Reader, el: etree._Element, path: str) -> Complemento:
                 rows.append({etree.QName(leaf).localname: (leaf.text or "").strip(XML_SPACE) for leaf in leaves})
             else:
                 fields.setdefault(etree.QName(child).localname, (child.text or "").strip(XML_SPACE))
-    return Complemento(
-        xpath=path,
-        line=el.sourceline,
-        nombre=r.attr(el, path, "NombreComplemento"),
-        uri=r.attr(el, path, "URIComplemento"),
-        content_tag=content.tag if content is not None else None,
-        fields=fields,
-        rows=rows,
-    )
+    return build(Complemento, {
+        "xpath": path,
+        "line": el.sourceline,
+        "nombre": r.attr(el, path, "NombreComplemento"),
+        "uri": r.attr(el, path, "URIComplemento"),
+        "content_tag": content.tag if content is not None else None,
+        "fields": fields,
+        "rows": rows,
+    })
 
 
 def _certificacion(r: _Reader, el: etree._Element | None, path: str) -> Certificacion | None:
     if el is None:
         return None
     numero_el, numero_path = r.child(el, path, "NumeroAutorizacion")
-    return Certificacion(
-        xpath=path,
-        line=el.sourceline,
-        nit_certificador=r.text(el, path, "NITCertificador"),
-        nombre_certificador=r.text(el, path, "NombreCertificador"),
-        numero_autorizacion=r.text(el, path, "NumeroAutorizacion"),
-        serie=r.attr(numero_el, numero_path, "Serie"),
-        numero=r.attr(numero_el, numero_path, "Numero"),
-        fecha_hora_certificacion=r.text(el, path, "FechaHoraCertificacion"),
-    )
+    return build(Certificacion, {
+        "xpath": path,
+        "line": el.sourceline,
+        "nit_certificador": r.text(el, path, "NITCertificador"),
+        "nombre_certificador": r.text(el, path, "NombreCertificador"),
+        "numero_autorizacion": r.text(el, path, "NumeroAutorizacion"),
+        "serie": r.attr(numero_el, numero_path, "Serie"),
+        "numero": r.attr(numero_el, numero_path, "Numero"),
+        "fecha_hora_certificacion": r.text(el, path, "FechaHoraCertificacion"),
+    })
 
 
 def _anulacion(root: etree._Element, memo: dict | None = None) -> Anulacion:
@@ -319,16 +324,17 @@ def _anulacion(root: etree._Element, memo: dict | None = None) -> Anulacion:
     sat, sat_path = r.child(root, path, "SAT")
     anulacion, an_path = r.child(sat, sat_path, "AnulacionDTE")
     generales, gen_path = r.child(anulacion, an_path, "DatosGenerales")
-    return Anulacion(
-        xpath=path,
-        line=root.sourceline,
-        numero_documento_a_anular=r.attr(generales, gen_path, "NumeroDocumentoAAnular"),
-        nit_emisor=r.attr(generales, gen_path, "NITEmisor"),
-        id_receptor=r.attr(generales, gen_path, "IDReceptor"),
-        fecha_emision_documento_anular=r.attr(generales, gen_path, "FechaEmisionDocumentoAnular"),
-        fecha_hora_anulacion=r.attr(generales, gen_path, "FechaHoraAnulacion"),
-        motivo_anulacion=r.attr(generales, gen_path, "MotivoAnulacion"),
-        certificacion=_certificacion(r, *r.child(anulacion, an_path, "Certificacion")),
-        signatures=len(root.findall(_SIGNATURE)),
-        signed_references=_signed_references(root),
-    )
+    return build(Anulacion, {
+        "xpath": path,
+        "line": root.sourceline,
+        "kind": "anulacion",
+        "numero_documento_a_anular": r.attr(generales, gen_path, "NumeroDocumentoAAnular"),
+        "nit_emisor": r.attr(generales, gen_path, "NITEmisor"),
+        "id_receptor": r.attr(generales, gen_path, "IDReceptor"),
+        "fecha_emision_documento_anular": r.attr(generales, gen_path, "FechaEmisionDocumentoAnular"),
+        "fecha_hora_anulacion": r.attr(generales, gen_path, "FechaHoraAnulacion"),
+        "motivo_anulacion": r.attr(generales, gen_path, "MotivoAnulacion"),
+        "certificacion": _certificacion(r, *r.child(anulacion, an_path, "Certificacion")),
+        "signatures": len(root.findall(_SIGNATURE)),
+        "signed_references": _signed_references(root),
+    })
