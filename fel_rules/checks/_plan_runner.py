@@ -98,13 +98,32 @@ def write_quiet_plan(checks: Sequence[Any], evaluator: Any, tools: Mapping[str, 
             groups.setdefault(check.context_key, []).append(position)
         else:
             general.add(position)
-    lines = ["def quiet(doc, memo, tolerance, limit):", "    get = memo.get", "    left = []"]
-    for number, positions in enumerate(groups.values()):
-        lines.extend(_group(number, positions, checks, evaluator, tools, namespace, general))
+    made = [(_guard_of(checks[positions[0]], tools), _group(number, positions, checks, evaluator, tools, namespace,
+                                                            general))
+            for number, positions in enumerate(groups.values())]
+    lines = ["def quiet(doc, memo, tolerance, limit):", "    get = memo.get", "    left = []", "    root = doc.root",
+             "    rooted = type(root) is ELEMENT"]
+    guarded: dict[object, list[list[str]]] = {}  # a guard → the lines of its contexts' checks
+    for guard, group in made:
+        if group:
+            guarded.setdefault(guard, []).append(group)
+    for number, (guard, groups_of) in enumerate(guarded.items()):
+        if guard is None or len(groups_of) == 1:  # (a guard of one context: its own selection says as much)
+            lines.extend(line for group in groups_of for line in group)
+            continue
+        namespace[f"U{number}"] = guard
+        lines.append(f"    if not rooted or U{number}(root, memo):")
+        lines.extend("    " + line for group in groups_of for line in group)
     lines.append("    return left")
     source = "\n".join(lines) + "\n"
     exec(compile(source, "<rule plan>", "exec"), namespace)  # noqa: S102 - text written here
     return namespace["quiet"], frozenset(general)  # type: ignore[return-value]
+
+
+def _guard_of(check: Any, tools: Mapping[str, object]) -> object | None:
+    """The finder of the leading child steps of ``check``'s context (``GUARD``), or ``None``: when they select
+    nothing, nor does the context, and the checks of every context that begins with them are skipped together."""
+    return tools["GUARD"](check)  # type: ignore[operator]
 
 
 def _group(number: int, positions: list[int], checks: Sequence[Any], evaluator: Any, tools: Mapping[str, object],
@@ -136,11 +155,16 @@ def _group(number: int, positions: list[int], checks: Sequence[Any], evaluator: 
         ]))
     if not bodies:
         return []
-    nodes = f"X{number}"
-    namespace[nodes] = tools["NODES"](checks[positions[0]])  # type: ignore[operator]
+    check = checks[positions[0]]
+    namespace[f"X{number}"] = tools["NODES"](check)  # type: ignore[operator]
+    namespace[f"K{number}"] = check.context_key
+    find = namespace[f"Y{number}"] = check.context_find
     flags = [f"g{position}" for position, _ in bodies]
-    lines = [f"    nodes = {nodes}(doc)",
-             "    if nodes:",
+    lines = [f"    nodes = X{number}(doc)"] if find is None else [  # (what the check's context_nodes does, written in)
+        f"    nodes = get(K{number})",
+        "    if nodes is None:",
+        f"        nodes = memo[K{number}] = Y{number}(root, memo) if rooted else X{number}(doc)"]
+    lines += ["    if nodes:",
              f"        {' = '.join(flags)} = False",
              "        for node in nodes:",
              "            element = type(node) is ELEMENT"]

@@ -18,7 +18,7 @@ from ._finders import Finder, finds_nodes, path_finder
 # item_number is re-exported from core.xmlpath
 __all__ = [
     "XPathProblem", "XPathQuery", "child_path_finder", "compile_xpath", "finds_nodes", "guarded", "item_number",
-    "located", "referenced_variables", "valued_finder", "with_values",
+    "located", "referenced_variables", "union_branches", "valued_finder", "with_values",
 ]
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -115,7 +115,7 @@ _STRUCTURE = re.compile(r"""'[^']*'|"[^"]*"|[\[\]()|]""")
 _LEADING_STEPS = re.compile(r"\s*((?:/\s*[A-Za-z_][\w.-]*:[A-Za-z_][\w.-]*\s*)+)(?=[/\[])")
 
 
-def _union_branches(path: str) -> list[str] | None:
+def union_branches(path: str) -> list[str] | None:
     """The location paths of ``path`` split at its top-level ``|`` (``None``: unbalanced brackets)."""
     branches, depth, start = [], 0, 0
     for match in _STRUCTURE.finditer(path):
@@ -175,7 +175,7 @@ def guarded(xpath: XPathQuery) -> Finder | None:
     else calls ``xpath``: a location path applied to no node selects no node, whatever its other steps. The leading
     steps are found by their own finders, shared with every rule that writes them. ``None`` when the XPath is no
     such path."""
-    branches = _union_branches(xpath.path)
+    branches = union_branches(xpath.path)
     if branches is None:
         return None
     leading = []

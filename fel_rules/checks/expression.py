@@ -35,7 +35,7 @@ from ..expressions.language import (
     parse_date,
 )
 from ._expression_runner import Runner, make_runner
-from ._finders import anchored_finder, child_tag, context_chain, up_tag
+from ._finders import anchored_finder, child_tag, context_chain, path_finder, up_tag
 from ._plan_runner import QuietPlan, write_quiet_plan
 from ._xpath import (
     child_path_finder,
@@ -44,6 +44,7 @@ from ._xpath import (
     item_number,
     located,
     referenced_variables,
+    union_branches,
     valued_finder,
     with_values,
 )
@@ -60,6 +61,9 @@ _NO_VARIABLES: dict[str, object] = {}
 _LATER = object()  # (made on first use)
 _ELEMENT = etree._Element
 _SHARED_KEYS: dict[tuple, int] = {}
+#: How many leading child steps of a context guard the plan's checks of every context that begins with them
+#: (``/dte:GTDocumento/dte:SAT/dte:DTE/dte:DatosEmision/dte:Complementos/dte:Complemento``: see :func:`_guard`).
+_GUARD_DEPTH = 6
 
 
 def _shared_key(description: tuple) -> int:
@@ -611,7 +615,23 @@ _RUNNER_TOOLS = {
     "CHILD_TAG": child_tag, "UP_TAG": up_tag, "INDEX": children_by_tag, "NOTHING": _NOTHING, "SPACE": XML_SPACE,
     "UNREAD": lambda text, kind, node: (unread := _Unread(text, kind, node), node, unread),
     "NODES": lambda check: check.context_nodes,
+    "GUARD": lambda check: _guard(check.context.path, check.namespaces),
 }
+
+#: The first child steps of an absolute location path (``/p:A/p:B/…``, as many as its plan guards by), followed by more.
+_GUARD_STEPS = re.compile(r"\s*((?:/\s*[A-Za-z_][\w.-]*:[A-Za-z_][\w.-]*\s*){%d})(?=[/\[])" % _GUARD_DEPTH)
+
+
+def _guard(path: str, namespaces: dict[str, str]) -> Callable | None:
+    """The finder of the first :data:`_GUARD_DEPTH` child steps of ``path`` when it is one absolute location path
+    that goes on past them (``/…/dte:Complementos/dte:Complemento/cdp:DetalleProductos``), else ``None``: where those
+    steps select nothing, so does the path."""
+    match = _GUARD_STEPS.match(path)
+    branches = union_branches(path)
+    if match is None or branches is None or len(branches) != 1:
+        return None
+    return path_finder(match.group(1).strip(), namespaces, elements_only=True)
+
 
 #: Where an evaluator keeps the quiet functions of plans (see :func:`quiet_plan`), and how many plans it keeps.
 _PLANS_KEY = ("quiet plans",)
