@@ -89,7 +89,9 @@ def write_quiet_plan(checks: Sequence[Any], evaluator: Any, tools: Mapping[str, 
     """The function of a plan whose checks are ``checks`` (in the plan's order) for ``evaluator``, and the
     positions of the checks it does not take (``takes(check)`` false, or an expression it cannot run as a
     function): those always run the general way. ``tools``: what the quick functions of checks reach
-    (:func:`~._expression_runner.make_runner`), plus ``NODES`` (a check's context nodes in a document)."""
+    (:func:`~._expression_runner.make_runner`), plus ``NODES`` (a check's context nodes in a document), ``GUARD``
+    (the finder of the first child steps of a check's context, or ``None``) and ``RELAXED`` (a finder whose nodes
+    include the context's, cheaper than the context's own, or ``None``: :func:`~._xpath.relaxed_finder`)."""
     namespace: dict[str, object] = {**tools, "Decimal": Decimal}
     general: set[int] = set()
     groups: dict[int, list[int]] = {}  # context key → positions of the checks with that context
@@ -160,10 +162,12 @@ def _group(number: int, positions: list[int], checks: Sequence[Any], evaluator: 
     namespace[f"K{number}"] = check.context_key
     find = namespace[f"Y{number}"] = check.context_find
     flags = [f"g{position}" for position, _ in bodies]
+    relaxed = namespace[f"Q{number}"] = tools["RELAXED"](check)  # type: ignore[operator]
+    selected = f"Y{number}(root, memo)" if relaxed is None else f"(Y{number}(root, memo) if Q{number}(root, memo) else [])"
     lines = [f"    nodes = X{number}(doc)"] if find is None else [  # (what the check's context_nodes does, written in)
         f"    nodes = get(K{number})",
         "    if nodes is None:",
-        f"        nodes = memo[K{number}] = Y{number}(root, memo) if rooted else X{number}(doc)"]
+        f"        nodes = memo[K{number}] = {selected} if rooted else X{number}(doc)"]
     lines += ["    if nodes:",
              f"        {' = '.join(flags)} = False",
              "        for node in nodes:",

@@ -18,7 +18,7 @@ from ._finders import Finder, finds_nodes, path_finder
 # item_number is re-exported from core.xmlpath
 __all__ = [
     "XPathProblem", "XPathQuery", "child_path_finder", "compile_xpath", "finds_nodes", "guarded", "item_number",
-    "located", "referenced_variables", "union_branches", "valued_finder", "with_values",
+    "located", "referenced_variables", "relaxed_finder", "union_branches", "valued_finder", "with_values",
 ]
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -113,6 +113,43 @@ def child_path_finder(path: str, namespaces: Mapping[str, str], *, elements_only
 _STRUCTURE = re.compile(r"""'[^']*'|"[^"]*"|[\[\]()|]""")
 #: The leading child steps of an absolute location path (``/p:A/p:B``), followed by more of the path.
 _LEADING_STEPS = re.compile(r"\s*((?:/\s*[A-Za-z_][\w.-]*:[A-Za-z_][\w.-]*\s*)+)(?=[/\[])")
+
+
+def relaxed_finder(path: str, namespaces: Mapping[str, str]) -> Finder | None:
+    """The finder of ``path`` without the predicates of its steps that hold predicates of their own
+    (``…/dte:DatosEmision[dte:Items/dte:Item[…]]/dte:Frases/dte:Frase[@TipoFrase = '4']`` → ``…/dte:DatosEmision/
+    dte:Frases/dte:Frase[@TipoFrase = '4']``), when ``path`` is one absolute location path that has such predicates
+    and the rest is in the finders' subset; else ``None``. A predicate only drops nodes, so when that finder selects
+    nothing, neither does ``path``: it tells cheaply that a costly path is empty."""
+    branches = union_branches(path)
+    if branches is None or len(branches) != 1 or not path.lstrip().startswith("/"):
+        return None
+    relaxed = _without_nested_predicates(path)
+    if relaxed == path:
+        return None
+    finder = path_finder(relaxed, namespaces, light=True)
+    return finder if finder is not None and finds_nodes(finder) else None
+
+
+def _without_nested_predicates(path: str) -> str:
+    """``path`` without the predicates of its steps that hold predicates of their own (the nodes it selects are
+    among those the result selects when the result's predicates do not count positions, as a finder's never do)."""
+    kept, depth, start, nested, cut = [], 0, 0, False, 0
+    for match in _STRUCTURE.finditer(path):
+        mark = match.group()
+        if mark in "[(":
+            if depth == 0 and mark == "[":
+                start, nested = match.start(), False
+            elif mark == "[":
+                nested = True
+            depth += 1
+        elif mark in "])":
+            depth -= 1
+            if depth == 0 and mark == "]" and nested:
+                kept.append(path[cut:start])
+                cut = match.end()
+    kept.append(path[cut:])
+    return "".join(kept)
 
 
 def union_branches(path: str) -> list[str] | None:

@@ -44,6 +44,7 @@ from ._xpath import (
     item_number,
     located,
     referenced_variables,
+    relaxed_finder,
     union_branches,
     valued_finder,
     with_values,
@@ -616,6 +617,7 @@ _RUNNER_TOOLS = {
     "UNREAD": lambda text, kind, node: (unread := _Unread(text, kind, node), node, unread),
     "NODES": lambda check: check.context_nodes,
     "GUARD": lambda check: _guard(check.context.path, check.namespaces),
+    "RELAXED": lambda check: relaxed_finder(check.context.path, check.namespaces),
 }
 
 #: The first child steps of an absolute location path (``/p:A/p:B/…``, as many as its plan guards by), followed by more.
