@@ -52,6 +52,7 @@ from ._xpath import (
 from .base import CheckError, CheckInput, Finding, RuleEnv, Unreadable
 from .plain import ParamsOf, PlainParams, plain
 from .registry import check_kind
+from .required import RequiredCheck
 
 if TYPE_CHECKING:
     from .expression_params import ExpressionParams, LetSpec
@@ -663,12 +664,18 @@ def quiet_plan(plan: Sequence[tuple], evaluator: Evaluator) -> QuietPlan | None:
         functions[checks] = _LATER
         return None
     if function is _LATER:
-        function = functions[checks] = write_quiet_plan(checks, evaluator, _RUNNER_TOOLS, _quick)
+        function = functions[checks] = write_quiet_plan(checks, evaluator, _RUNNER_TOOLS, _quick, _settler)
     if len(plans) >= _MAX_PLANS:  # bounded: a caller's plans come and go
         plans.clear()
     quiet = QuietPlan(plan, *function)
     plans[id(plan)] = (plan, quiet)
     return quiet
+
+
+def _settler(check: object) -> Callable | None:
+    """How the plan's function settles ``check`` of another kind: a required check tells whether it finds nothing
+    (:meth:`~.required.RequiredCheck.finds_nothing`); other kinds run the general way."""
+    return check.finds_nothing if type(check) is RequiredCheck else None
 
 
 def _quick(check: object) -> bool:
