@@ -90,12 +90,13 @@ def write_quiet_plan(checks: Sequence[Any], evaluator: Any, tools: Mapping[str, 
                      settler: Callable[[Any], Callable[[Any, dict], bool] | None] = lambda check: None,
                      ) -> tuple[Quiet, frozenset[int]]:
     """The function of a plan whose checks are ``checks`` (in the plan's order) for ``evaluator``, and the
-    positions of the checks it does not take (``takes(check)`` false, or an expression it cannot run as a
-    function): those always run the general way. ``settler(check)``: for a check of another kind, its function of
-    (root, memo) telling whether it certainly finds nothing (or ``None``: it runs the general way). ``tools``: what the quick functions of checks reach
-    (:func:`~._expression_runner.make_runner`), plus ``NODES`` (a check's context nodes in a document), ``GUARD``
-    (the finder of the first child steps of a check's context, or ``None``) and ``RELAXED`` (a finder whose nodes
-    include the context's, cheaper than the context's own, or ``None``: :func:`~._xpath.relaxed_finder`)."""
+    positions of the checks it does not take (``takes(check)`` false and no ``settler``, or an expression it cannot
+    run as a function): those always run the general way. ``settler(check)``: for a check of another kind, its
+    function of (root, memo) telling whether it certainly finds nothing (or ``None``: it runs the general way).
+    ``tools``: what the quick functions of checks reach (:func:`~._expression_runner.make_runner`), plus ``NODES``
+    (a check's context nodes in a document), ``GUARD`` (the finder of the first child steps of a check's context,
+    or ``None``) and ``RELAXED`` (a finder whose nodes include the context's, cheaper than the context's own, or
+    ``None``: :func:`~._xpath.relaxed_finder`)."""
     namespace: dict[str, object] = {**tools, "Decimal": Decimal}
     general: set[int] = set()
     groups: dict[int, list[int]] = {}  # context key → positions of the checks with that context
@@ -177,7 +178,9 @@ def _group(number: int, positions: list[int], checks: Sequence[Any], evaluator: 
     find = namespace[f"Y{number}"] = check.context_find
     flags = [f"g{position}" for position, _ in bodies]
     relaxed = namespace[f"Q{number}"] = tools["RELAXED"](check)  # type: ignore[operator]
-    selected = f"Y{number}(root, memo)" if relaxed is None else f"(Y{number}(root, memo) if Q{number}(root, memo) else [])"
+    selected = f"Y{number}(root, memo)"
+    if relaxed is not None:  # (nothing there without the nested predicates: nothing with them)
+        selected = f"({selected} if Q{number}(root, memo) else [])"
     lines = [f"    nodes = X{number}(doc)"] if find is None else [  # (what the check's context_nodes does, written in)
         f"    nodes = get(K{number})",
         "    if nodes is None:",

@@ -622,7 +622,7 @@ _RUNNER_TOOLS = {
 }
 
 #: The first child steps of an absolute location path (``/p:A/p:B/…``, as many as its plan guards by), followed by more.
-_GUARD_STEPS = re.compile(r"\s*((?:/\s*[A-Za-z_][\w.-]*:[A-Za-z_][\w.-]*\s*){%d})(?=[/\[])" % _GUARD_DEPTH)
+_GUARD_STEPS = re.compile(r"\s*((?:/\s*[A-Za-z_][\w.-]*:[A-Za-z_][\w.-]*\s*){" + str(_GUARD_DEPTH) + r"})(?=[/\[])")
 
 
 def _guard(path: str, namespaces: dict[str, str]) -> Callable | None:

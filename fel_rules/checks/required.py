@@ -133,10 +133,14 @@ def _parent_xpath(path: str, env: RuleEnv):
 
 
 #: A field written ``p:Child``, ``p:Child/@name`` or ``@name`` (the name of an attribute without a prefix).
-_SIMPLE_FIELD = re.compile(r"\s*(?:([A-Za-z_][\w.-]*):([A-Za-z_][\w.-]*)\s*(?:/\s*@([A-Za-z_][\w.-]*))?|@([A-Za-z_][\w.-]*))\s*")
+_SIMPLE_FIELD = re.compile(
+    r"\s*(?:([A-Za-z_][\w.-]*):([A-Za-z_][\w.-]*)\s*(?:/\s*@([A-Za-z_][\w.-]*))?|@([A-Za-z_][\w.-]*))\s*")
+
+#: Whether a field is there at a node, given the document's memo.
+_Test = Callable[[Any, dict], bool]
 
 
-def _field_test(path: str, found: _Found, namespaces: dict[str, str], non_blank: bool) -> Callable[[Any, dict], bool]:
+def _field_test(path: str, found: _Found, namespaces: dict[str, str], non_blank: bool) -> _Test:
     """Whether the field ``path`` is there (and not blank when ``non_blank``) at a node, as :meth:`RequiredCheck.check`
     decides it: a field of one child, an attribute of one, or an attribute of the node is read from the document's
     children index at an element; any other field, or at another node, through ``found``."""
@@ -144,41 +148,56 @@ def _field_test(path: str, found: _Found, namespaces: dict[str, str], non_blank:
     if match is None or (match.group(1) is not None and match.group(1) not in namespaces):
         return lambda node, memo: _present(found(node, memo), non_blank)
     prefix, local, attribute, own = match.groups()
-    if own is not None:  # @name
-
-        def own_attribute(node: Any, memo: dict) -> bool:
-            if type(node) is not _ELEMENT:
-                return _present(found(node, memo), non_blank)
-            value = node.get(own)
-            return value is not None and (not non_blank or bool(value.strip()))
-
-        return own_attribute
+    if own is not None:
+        return _own_attribute(own, found, non_blank)
     tag = f"{{{namespaces[prefix]}}}{local}"
-    if attribute is None:  # p:Child
+    if attribute is None:
+        return _child(tag, found, non_blank)
+    return _child_attribute(tag, attribute, found, non_blank)
 
-        def child(node: Any, memo: dict) -> bool:
-            if type(node) is not _ELEMENT:
-                return _present(found(node, memo), non_blank)
-            children = memo.get(node)
-            if children is None:
-                children = children_by_tag(node, memo)
-            return _present(children.get(tag) or [], non_blank)
 
-        return child
+def _own_attribute(name: str, found: _Found, non_blank: bool) -> _Test:
+    """``@name``."""
 
-    def child_attribute(node: Any, memo: dict) -> bool:  # p:Child/@name
+    def test(node: Any, memo: dict) -> bool:
+        if type(node) is not _ELEMENT:
+            return _present(found(node, memo), non_blank)
+        value = node.get(name)
+        return value is not None and (not non_blank or bool(value.strip()))
+
+    return test
+
+
+def _child(tag: str, found: _Found, non_blank: bool) -> _Test:
+    """``p:Child``: its children of that tag, as the general test reads them."""
+
+    def test(node: Any, memo: dict) -> bool:
+        if type(node) is not _ELEMENT:
+            return _present(found(node, memo), non_blank)
+        children = memo.get(node)
+        if children is None:
+            children = children_by_tag(node, memo)
+        return _present(children.get(tag) or [], non_blank)
+
+    return test
+
+
+def _child_attribute(tag: str, name: str, found: _Found, non_blank: bool) -> _Test:
+    """``p:Child/@name``: the attribute of any of its children of that tag."""
+
+    def test(node: Any, memo: dict) -> bool:
         if type(node) is not _ELEMENT:
             return _present(found(node, memo), non_blank)
         children = memo.get(node)
         if children is None:
             children = children_by_tag(node, memo)
         for each in children.get(tag) or ():
-            value = each.get(attribute)
+            value = each.get(name)
             if value is not None and (not non_blank or value.strip()):
                 return True
         return False
 
-    return child_attribute
+    return test
 
 
 def _first_element(found: object) -> etree._Element | None:
