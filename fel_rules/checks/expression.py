@@ -52,7 +52,6 @@ from ._xpath import (
 from .base import CheckError, CheckInput, Finding, RuleEnv, Unreadable
 from .plain import ParamsOf, PlainParams, plain
 from .registry import check_kind
-from .required import RequiredCheck
 
 if TYPE_CHECKING:
     from .expression_params import ExpressionParams, LetSpec
@@ -673,9 +672,11 @@ def quiet_plan(plan: Sequence[tuple], evaluator: Evaluator) -> QuietPlan | None:
 
 
 def _settler(check: object) -> Callable | None:
-    """How the plan's function settles ``check`` of another kind: a required check tells whether it finds nothing
-    (:meth:`~.required.RequiredCheck.finds_nothing`); other kinds run the general way."""
-    return check.finds_nothing if type(check) is RequiredCheck else None
+    """How the plan's function settles ``check`` of another kind: a kind that can tell cheaply that it finds nothing
+    in a document has a method ``finds_nothing(root, memo)`` saying so (a required check: its fields are there, a
+    signature check: the document is unsigned; ``False`` when it may find something, an error as ``check`` meets
+    it); other kinds run the general way."""
+    return getattr(check, "finds_nothing", None)
 
 
 def _quick(check: object) -> bool:

@@ -1,7 +1,7 @@
-"""A required check's fast word (:meth:`~fel_rules.checks.required.RequiredCheck.finds_nothing`, what a rule plan's
-function asks) agrees with the check itself: true exactly when the check finds nothing — on every rule case, example
-and SAT sample, every required rule of the catalogue, and on documents whose elements and attributes are blanked or
-removed at random."""
+"""The fast word of a check kind that has one (``finds_nothing(root, memo)``, what a rule plan's function asks) is
+true only when the check finds nothing — for a required check exactly then, for a signature check on an unsigned
+document — on every rule case, example and SAT sample, every such rule of the catalogue, and on documents whose
+elements and attributes are blanked or removed at random."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from fel_rules.checks import CheckError, CheckInput
+from fel_rules.checks.expression import ExpressionCheck
 from fel_rules.checks.required import RequiredCheck
+from fel_rules.checks.signature import ReformattedSignaturesCheck, SignatureCheck, SignaturesVerifiedCheck
 from fel_rules.core.config import Config
 from fel_rules.document.facts import extract_facts
 from fel_rules.document.parse import parse_xml
@@ -24,38 +26,39 @@ from .conftest import EXAMPLES
 from .test_quiet_plans import ALL
 
 VALIDATOR = Validator(Config())
-REQUIRED = [(rule.id, rule.check) for rule in VALIDATOR.catalog.rules if type(rule.check) is RequiredCheck]
+SETTLED = [(rule.id, rule.check) for rule in VALIDATOR.catalog.rules
+           if type(rule.check) is not ExpressionCheck and hasattr(rule.check, "finds_nothing")]
 
 
-def _verdicts(root: etree._Element) -> dict[str, tuple[object, object]]:
-    """For each required rule: (its fast word, whether the check finds nothing) on ``root``, each with a memo of its
-    own, an error said as its type."""
+def _verdicts(root: etree._Element, source: bytes | None) -> dict[str, tuple[object, object, object]]:
+    """For each rule: (its check, its fast word, whether the check finds nothing) on ``root`` (read from
+    ``source``), each with a memo of its own, an error said as its type."""
     facts = extract_facts(root, lines=False)
     said = {}
-    for rule_id, check in REQUIRED:
+    for rule_id, check in SETTLED:
         try:
             fast: object = check.finds_nothing(root, {})
         except Exception as exc:  # noqa: BLE001 - compared below
             fast = type(exc)
         try:
             general: object = list(check.check(CheckInput(root=root, header=facts, config=VALIDATOR.config,
-                                                          evaluator=VALIDATOR._evaluator))) == []
+                                                          evaluator=VALIDATOR._evaluator, source=source))) == []
         except CheckError as exc:
             general = type(exc)
-        said[rule_id] = (fast, general)
+        said[rule_id] = (check, fast, general)
     return said
 
 
-def _agree(root: etree._Element, where: str) -> tuple[int, int]:
-    """Asserts the fast word agrees (an error of the check: the fast word is an error or ``False``); the number of
-    (rules that find nothing, rules that find something) seen."""
+def _agree(root: etree._Element, where: str, source: bytes | None = None) -> tuple[int, int]:
+    """Asserts the fast word agrees (true only when the check finds nothing; for a required check, exactly then; an
+    error of the check: the fast word is an error or ``False``); the number of (fast words true, false) seen."""
     quiet = loud = 0
-    for rule_id, (fast, general) in _verdicts(root).items():
-        if general is True:
-            assert fast is True, (where, rule_id)
+    for rule_id, (check, fast, general) in _verdicts(root, source).items():
+        if fast is True:
+            assert general is True, (where, rule_id)
             quiet += 1
         else:
-            assert fast is not True, (where, rule_id, fast, general)
+            assert type(check) is not RequiredCheck or general is not True, (where, rule_id, fast, general)
             loud += 1
     return quiet, loud
 
@@ -67,8 +70,9 @@ def _root(data: bytes) -> etree._Element | None:
     return root
 
 
-def test_required_rules_exist() -> None:
-    assert len(REQUIRED) >= 5
+def test_settled_kinds() -> None:
+    kinds = {type(check) for _, check in SETTLED}
+    assert kinds == {RequiredCheck, SignatureCheck, ReformattedSignaturesCheck, SignaturesVerifiedCheck}, kinds
 
 
 def test_the_fast_word_agrees_on_every_document() -> None:
@@ -77,9 +81,18 @@ def test_the_fast_word_agrees_on_every_document() -> None:
         root = _root(data)
         if root is None:
             continue
-        found = _agree(root, name)
+        found = _agree(root, name, data)
         quiet, loud = quiet + found[0], loud + found[1]
     assert quiet > 100 and loud > 5, (quiet, loud)  # both outcomes are compared
+
+
+def test_a_signed_document_is_left_to_the_checks() -> None:
+    data = (EXAMPLES / "factura-certificada.xml").read_bytes()
+    root = _root(data)
+    assert root is not None
+    for rule_id, (check, fast, _general) in _verdicts(root, data).items():
+        if type(check) is not RequiredCheck:
+            assert fast is False, rule_id
 
 
 _BASES = sorted(EXAMPLES.glob("*.xml"))
