@@ -202,8 +202,33 @@ def with_values(path: str, variables: Mapping[str, object]) -> str | None:
 @lru_cache(maxsize=512)
 def valued_finder(path: str, namespaces: tuple[tuple[str, str], ...]) -> Finder | None:
     """The finder of ``path`` (made by :func:`with_values`), made once for each path so written; ``None`` when it
-    is outside the finders' subset or has nested predicates (see :func:`child_path_finder`)."""
-    return path_finder(path, dict(namespaces), light=True)
+    is outside the finders' subset or has nested predicates (see :func:`child_path_finder`). Besides the subset:
+    ``count(preceding-sibling::p:Name[@name = 'text'])`` (the earlier siblings with the same value of an attribute)."""
+    spaces = dict(namespaces)
+    return path_finder(path, spaces, light=True) or _preceding_count(path, spaces)
+
+
+#: ``count(preceding-sibling::p:Name[@name = 'text'])``: the prefix, the local name, the attribute, the text (in
+#: single or in double quotes).
+_PRECEDING_COUNT = re.compile(
+    r"""\s*count\(\s*preceding-sibling::([A-Za-z_][\w.-]*):([A-Za-z_][\w.-]*)\s*"""
+    r"""\[\s*@([A-Za-z_][\w.-]*)\s*=\s*(?:'([^']*)'|"([^"]*)")\s*\]\s*\)\s*""")
+
+
+def _preceding_count(path: str, namespaces: Mapping[str, str]) -> Finder | None:
+    """The finder of ``count(preceding-sibling::p:Name[@name = 'text'])`` at an element: its earlier siblings of
+    that tag whose attribute is that text, counted as XPath counts them (a float); ``None`` for any other path."""
+    match = _PRECEDING_COUNT.fullmatch(path)
+    if match is None or match.group(1) not in namespaces:
+        return None
+    prefix, local, name, single, double = match.groups()
+    tag = f"{{{namespaces[prefix]}}}{local}"
+    text = single if single is not None else double
+
+    def count(node: etree._Element, memo: dict) -> float:
+        return float(sum(1 for sibling in node.itersiblings(tag, preceding=True) if sibling.get(name) == text))
+
+    return count
 
 
 def guarded(xpath: XPathQuery) -> Finder | None:

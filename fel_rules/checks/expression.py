@@ -76,7 +76,7 @@ def _shared_key(description: tuple) -> int:
 
 class _Binding:
     __slots__ = ("name", "spec", "path", "xpath", "_finders", "needs", "key", "described", "value", "single",
-                 "fallback", "kind", "read", "money", "namespaces", "context")
+                 "fallback", "kind", "read", "money", "namespaces", "context", "valued")
     key: int | None
     described: tuple | None  # what the memo key names (None for a computed value)
 
@@ -85,6 +85,7 @@ class _Binding:
         spec: PlainParams = plain(ExpressionCheck.Let(path=raw) if isinstance(raw, str) else raw)
         self.name = name
         self.context = context  # the XPath of the nodes the binding is read from (its check's context)
+        self.valued: dict[tuple, Callable | None] = {}  # $names' values → the finder of the path so written (_valued)
         self.spec = spec
         self.value = None
         self.single = not spec.many  # a value, not a list: absent means "not applicable" or the default
@@ -119,11 +120,12 @@ class _Binding:
 
     def __getstate__(self) -> dict:
         """What a pickle keeps (the rule cache): everything but this process's memo key and finders."""
-        return {name: getattr(self, name) for name in self.__slots__ if name not in ("key", "_finders")}
+        return {name: getattr(self, name) for name in self.__slots__ if name not in ("key", "_finders", "valued")}
 
     def __setstate__(self, state: dict) -> None:
         for name, value in state.items():
             setattr(self, name, value)
+        self.valued = {}
         self.key = None if self.described is None else _shared_key(self.described)
         self._finders = (None, None) if self.path is None else None
 
@@ -470,8 +472,7 @@ def _lookup(binding: _Binding, node: object, variables: dict[str, object],
     try:
         find = binding.find
         if find is None and variables and type(node) is _ELEMENT:  # $names holding texts: the path so written
-            written = with_values(binding.path, variables)  # type: ignore[arg-type]
-            find = valued_finder(written, binding.described[3]) if written is not None else None  # type: ignore[index]
+            find = _valued(binding, variables)
         if find is not None and type(node) is _ELEMENT:
             result = find(node, memo)
         else:
@@ -491,6 +492,29 @@ def _lookup(binding: _Binding, node: object, variables: dict[str, object],
         return value, node, None
     value, first = _convert(result, binding.spec, binding.name)
     return value, first, _first_unread(value)
+
+
+def _valued(binding: _Binding, variables: dict[str, object]) -> Callable | None:
+    """The finder of ``binding``'s path with its ``$names`` written as the literals of ``variables`` (see
+    :func:`~._xpath.with_values`), or ``None``: XPath reads it. Kept per binding by the values (a few a document)."""
+    key = tuple(variables.items())
+    known = binding.valued
+    try:
+        find = known.get(key, _LATER)
+    except TypeError:  # (a value that is no key: written each time)
+        key, find = None, _LATER
+    if find is _LATER:
+        written = with_values(binding.path, variables)  # type: ignore[arg-type]
+        find = valued_finder(written, binding.described[3]) if written is not None else None  # type: ignore[index]
+        if key is not None:
+            if len(known) >= _MAX_VALUED:
+                known.clear()
+            known[key] = find
+    return find  # type: ignore[return-value]
+
+
+#: How many values of a binding's ``$names`` :func:`_valued` keeps.
+_MAX_VALUED = 64
 
 
 def _computed(doc: CheckInput, name: str, expression: CompiledExpression, values: dict) -> object:
