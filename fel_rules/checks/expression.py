@@ -497,7 +497,7 @@ def _lookup(binding: _Binding, node: object, variables: dict[str, object],
 def _valued(binding: _Binding, variables: dict[str, object]) -> Callable | None:
     """The finder of ``binding``'s path with its ``$names`` written as the literals of ``variables`` (see
     :func:`~._xpath.with_values`), or ``None``: XPath reads it. Kept per binding by the values (a few a document)."""
-    key = tuple(variables.items())
+    key: tuple | None = tuple(variables.items())
     known = binding.valued
     try:
         find = known.get(key, _LATER)
