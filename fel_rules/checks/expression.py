@@ -497,16 +497,17 @@ def _lookup(binding: _Binding, node: object, variables: dict[str, object],
 def _valued(binding: _Binding, variables: dict[str, object]) -> Callable | None:
     """The finder of ``binding``'s path with its ``$names`` written as the literals of ``variables`` (see
     :func:`~._xpath.with_values`), or ``None``: XPath reads it. Kept per binding by the values (a few a document)."""
-    key: tuple | None = tuple(variables.items())
+    key = tuple(variables.items())
     known = binding.valued
+    keep = True
     try:
         find = known.get(key, _LATER)
     except TypeError:  # (a value that is no key: written each time)
-        key, find = None, _LATER
+        keep, find = False, _LATER
     if find is _LATER:
         written = with_values(binding.path, variables)  # type: ignore[arg-type]
         find = valued_finder(written, binding.described[3]) if written is not None else None  # type: ignore[index]
-        if key is not None:
+        if keep:
             if len(known) >= _MAX_VALUED:
                 known.clear()
             known[key] = find
