@@ -87,12 +87,13 @@ class _QuietWriter(_Writer):
 
 def write_quiet_plan(checks: Sequence[Any], evaluator: Any, tools: Mapping[str, object],
                      takes: Callable[[Any], bool],
-                     settler: Callable[[Any], Callable[[Any, dict], bool] | None] = lambda check: None,
+                     settler: Callable[[Any], Callable[[Any], bool] | None] = lambda check: None,
                      ) -> tuple[Quiet, frozenset[int]]:
     """The function of a plan whose checks are ``checks`` (in the plan's order) for ``evaluator``, and the
     positions of the checks it does not take (``takes(check)`` false and no ``settler``, or an expression it cannot
     run as a function): those always run the general way. ``settler(check)``: for a check of another kind, its
-    function of (root, memo) telling whether it certainly finds nothing (or ``None``: it runs the general way).
+    function of the document (a :class:`~fel_rules.checks.base.CheckInput`) telling whether it certainly finds
+    nothing (or ``None``: it runs the general way).
     ``tools``: what the quick functions of checks reach (:func:`~._expression_runner.make_runner`), plus ``NODES``
     (a check's context nodes in a document), ``GUARD`` (the finder of the first child steps of a check's context,
     or ``None``) and ``RELAXED`` (a finder whose nodes include the context's, cheaper than the context's own, or
@@ -108,7 +109,7 @@ def write_quiet_plan(checks: Sequence[Any], evaluator: Any, tools: Mapping[str, 
         elif settle is not None:
             namespace[f"R{position}"] = settle
             settled.extend(["    try:",
-                            f"        if not R{position}(root, memo):",
+                            f"        if not R{position}(doc):",
                             f"            left.append({position})",
                             "    except Exception:",
                             f"        left.append({position})"])

@@ -698,9 +698,9 @@ def quiet_plan(plan: Sequence[tuple], evaluator: Evaluator) -> QuietPlan | None:
 
 def _settler(check: object) -> Callable | None:
     """How the plan's function settles ``check`` of another kind: a kind that can tell cheaply that it finds nothing
-    in a document has a method ``finds_nothing(root, memo)`` saying so (a required check: its fields are there, a
-    signature check: the document is unsigned; ``False`` when it may find something, an error as ``check`` meets
-    it); other kinds run the general way."""
+    in a document has a method ``finds_nothing(doc)`` saying so (a required check: its fields are there, a signature
+    check: the document is unsigned, an identifier check: the identifier is valid, or not there; ``False`` when it
+    may find something, an error as ``check`` meets it); other kinds run the general way."""
     return getattr(check, "finds_nothing", None)
 
 

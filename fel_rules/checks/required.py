@@ -47,10 +47,10 @@ class RequiredCheck:
         self.__dict__.update(state)
         self._present = None
 
-    def finds_nothing(self, root: object, memo: dict) -> bool:
-        """Whether :meth:`check` certainly finds nothing in the document of ``root`` (the fast way of a rule plan:
-        no finding is made). An error is raised as :meth:`check` meets it, or sooner: the caller runs :meth:`check`
-        then."""
+    def finds_nothing(self, doc: CheckInput) -> bool:
+        """Whether :meth:`check` certainly finds nothing in ``doc`` (the fast way of a rule plan: no finding is
+        made). An error is raised as :meth:`check` meets it, or sooner: the caller runs :meth:`check` then."""
+        root, memo = doc.root, doc.memo
         tests = self._present
         if tests is None:
             tests = self._present = tuple(_field_test(path, found, self.namespaces, self.params.non_blank)

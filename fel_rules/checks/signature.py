@@ -118,9 +118,9 @@ class SignatureCheck:
         report's language); ``{referencia}``: the reference URI."""
         return {"causa", "accion", "detalle", "referencia"}
 
-    def finds_nothing(self, root: etree._Element, memo: dict) -> bool:
+    def finds_nothing(self, doc: CheckInput) -> bool:
         """Whether :meth:`check` certainly finds nothing: the document is unsigned (``False``: it may find some)."""
-        return _unsigned(root, memo)
+        return _unsigned(doc.root, doc.memo)
 
     def check(self, doc: CheckInput) -> Iterator[Finding]:
         uri = self.params.reference
@@ -146,9 +146,9 @@ class ReformattedSignaturesCheck:
         """``{referencias}``: the URIs of the re-indented signatures' roles."""
         return {"referencias"}
 
-    def finds_nothing(self, root: etree._Element, memo: dict) -> bool:
+    def finds_nothing(self, doc: CheckInput) -> bool:
         """Whether :meth:`check` certainly finds nothing: the document is unsigned (``False``: it may find some)."""
-        return _unsigned(root, memo)
+        return _unsigned(doc.root, doc.memo)
 
     def check(self, doc: CheckInput) -> Iterator[Finding]:
         reformatted = [(uri, verdict) for uri in self.params.references for verdict in _verdicts(doc, uri)
@@ -174,9 +174,9 @@ class SignaturesVerifiedCheck:
         """``{firmas}``: how many signatures verified."""
         return {"firmas"}
 
-    def finds_nothing(self, root: etree._Element, memo: dict) -> bool:
+    def finds_nothing(self, doc: CheckInput) -> bool:
         """Whether :meth:`check` certainly finds nothing: the document is unsigned (``False``: it may find some)."""
-        return _unsigned(root, memo)
+        return _unsigned(doc.root, doc.memo)
 
     def check(self, doc: CheckInput) -> Iterator[Finding]:
         verdicts = [verdict for uri in self.params.references for verdict in _verdicts(doc, uri)]
