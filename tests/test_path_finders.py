@@ -316,6 +316,14 @@ def test_paths_not_grouped(path: str) -> None:
     ("/dte:R/dte:I[dte:N = $n or dte:N = '$n']/@C", {"n": "a/b"}),
     ("dte:I[dte:N = $n][@C = $c]/dte:M", {"n": "IVA", "c": "1"}),
     ("dte:I[dte:N = $n]/dte:M", {"n": ""}),
+    # the earlier siblings with an attribute of that text (compared as texts: " 1 " is not "1")
+    ("count(preceding-sibling::dte:I[@C = $c])", {"c": "1"}), ("count(preceding-sibling::dte:I[@C = $c])", {"c": ""}),
+    ("count(preceding-sibling::dte:I[@C = $c])", {"c": " 1 "}),
+    ("count(preceding-sibling::dte:I[@C = $c])", {"c": "01"}),
+    ("count(preceding-sibling::dte:M[@C=$c])", {"c": "it's"}),
+    ("count(preceding-sibling::dte:N[ @C = $c ])", {"c": "x"}),
+    ("count(preceding-sibling::dte:Frase[@TipoFrase = $t])", {"t": "1"}),
+    ("count(preceding-sibling::dte:Frase[@TipoFrase = $t])", {"t": "2"}),
 ])
 def test_texts_written_for_variables_give_what_xpath_gives(path: str, variables: dict) -> None:
     written = with_values(path, variables)

@@ -11,8 +11,9 @@ context's rules read it, and runs each rule's expressions as functions of the bo
 It only says which rules certainly find nothing: a rule that does not apply to a node, or holds there. A rule
 with anything else on some node — a value that cannot be read, an expression that fails, a rule that does not
 hold — is left to the general path, which runs the rule as it always does, with the same findings, order and
-errors (expressions and reads are pure: evaluating them twice gives the same value, or the same error). Every
-other kind of check always runs the general path.
+errors (expressions and reads are pure: evaluating them twice gives the same value, or the same error). A check
+of another kind is in the function when it can tell itself that it finds nothing (a required check: every field
+there); otherwise, or when it cannot tell, it runs the general path.
 
 The generated source holds no text of a rule: values, expressions and contexts are reached through names made up
 here, bound in the function's own namespace.
@@ -85,26 +86,62 @@ class _QuietWriter(_Writer):
 
 
 def write_quiet_plan(checks: Sequence[Any], evaluator: Any, tools: Mapping[str, object],
-                     takes: Callable[[Any], bool]) -> tuple[Quiet, frozenset[int]]:
+                     takes: Callable[[Any], bool],
+                     settler: Callable[[Any], Callable[[Any], bool] | None] = lambda check: None,
+                     ) -> tuple[Quiet, frozenset[int]]:
     """The function of a plan whose checks are ``checks`` (in the plan's order) for ``evaluator``, and the
-    positions of the checks it does not take (``takes(check)`` false, or an expression it cannot run as a
-    function): those always run the general way. ``tools``: what the quick functions of checks reach
-    (:func:`~._expression_runner.make_runner`), plus ``NODES`` (a check's context nodes in a document)."""
+    positions of the checks it does not take (``takes(check)`` false and no ``settler``, or an expression it cannot
+    run as a function): those always run the general way. ``settler(check)``: for a check of another kind, its
+    function of the document (a :class:`~fel_rules.checks.base.CheckInput`) telling whether it certainly finds
+    nothing (or ``None``: it runs the general way).
+    ``tools``: what the quick functions of checks reach (:func:`~._expression_runner.make_runner`), plus ``NODES``
+    (a check's context nodes in a document), ``GUARD`` (the finder of the first child steps of a check's context,
+    or ``None``) and ``RELAXED`` (a finder whose nodes include the context's, cheaper than the context's own, or
+    ``None``: :func:`~._xpath.relaxed_finder`)."""
     namespace: dict[str, object] = {**tools, "Decimal": Decimal}
     general: set[int] = set()
     groups: dict[int, list[int]] = {}  # context key → positions of the checks with that context
+    settled: list[str] = []  # the lines of the checks of other kinds that tell themselves they find nothing
     for position, check in enumerate(checks):
+        settle = None if takes(check) else settler(check)
         if takes(check):
             groups.setdefault(check.context_key, []).append(position)
+        elif settle is not None:
+            namespace[f"R{position}"] = settle
+            settled.extend(["    try:",
+                            f"        if not R{position}(doc):",
+                            f"            left.append({position})",
+                            "    except Exception:",
+                            f"        left.append({position})"])
         else:
             general.add(position)
-    lines = ["def quiet(doc, memo, tolerance, limit):", "    get = memo.get", "    left = []"]
-    for number, positions in enumerate(groups.values()):
-        lines.extend(_group(number, positions, checks, evaluator, tools, namespace, general))
+    made = [(_guard_of(checks[positions[0]], tools), _group(number, positions, checks, evaluator, tools, namespace,
+                                                            general))
+            for number, positions in enumerate(groups.values())]
+    lines = ["def quiet(doc, memo, tolerance, limit):", "    get = memo.get", "    left = []", "    root = doc.root",
+             "    rooted = type(root) is ELEMENT"]
+    guarded: dict[object, list[list[str]]] = {}  # a guard → the lines of its contexts' checks
+    for guard, group in made:
+        if group:
+            guarded.setdefault(guard, []).append(group)
+    for number, (guard, groups_of) in enumerate(guarded.items()):
+        if guard is None or len(groups_of) == 1:  # (a guard of one context: its own selection says as much)
+            lines.extend(line for group in groups_of for line in group)
+            continue
+        namespace[f"U{number}"] = guard
+        lines.append(f"    if not rooted or U{number}(root, memo):")
+        lines.extend("    " + line for group in groups_of for line in group)
+    lines.extend(settled)
     lines.append("    return left")
     source = "\n".join(lines) + "\n"
     exec(compile(source, "<rule plan>", "exec"), namespace)  # noqa: S102 - text written here
     return namespace["quiet"], frozenset(general)  # type: ignore[return-value]
+
+
+def _guard_of(check: Any, tools: Mapping[str, object]) -> object | None:
+    """The finder of the leading child steps of ``check``'s context (``GUARD``), or ``None``: when they select
+    nothing, nor does the context, and the checks of every context that begins with them are skipped together."""
+    return tools["GUARD"](check)  # type: ignore[operator]
 
 
 def _group(number: int, positions: list[int], checks: Sequence[Any], evaluator: Any, tools: Mapping[str, object],
@@ -136,11 +173,20 @@ def _group(number: int, positions: list[int], checks: Sequence[Any], evaluator: 
         ]))
     if not bodies:
         return []
-    nodes = f"X{number}"
-    namespace[nodes] = tools["NODES"](checks[positions[0]])  # type: ignore[operator]
+    check = checks[positions[0]]
+    namespace[f"X{number}"] = tools["NODES"](check)  # type: ignore[operator]
+    namespace[f"K{number}"] = check.context_key
+    find = namespace[f"Y{number}"] = check.context_find
     flags = [f"g{position}" for position, _ in bodies]
-    lines = [f"    nodes = {nodes}(doc)",
-             "    if nodes:",
+    relaxed = namespace[f"Q{number}"] = tools["RELAXED"](check)  # type: ignore[operator]
+    selected = f"Y{number}(root, memo)"
+    if relaxed is not None:  # (nothing there without the nested predicates: nothing with them)
+        selected = f"({selected} if Q{number}(root, memo) else [])"
+    lines = [f"    nodes = X{number}(doc)"] if find is None else [  # (what the check's context_nodes does, written in)
+        f"    nodes = get(K{number})",
+        "    if nodes is None:",
+        f"        nodes = memo[K{number}] = {selected} if rooted else X{number}(doc)"]
+    lines += ["    if nodes:",
              f"        {' = '.join(flags)} = False",
              "        for node in nodes:",
              "            element = type(node) is ELEMENT"]

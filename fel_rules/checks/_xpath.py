@@ -18,7 +18,7 @@ from ._finders import Finder, finds_nodes, path_finder
 # item_number is re-exported from core.xmlpath
 __all__ = [
     "XPathProblem", "XPathQuery", "child_path_finder", "compile_xpath", "finds_nodes", "guarded", "item_number",
-    "located", "referenced_variables", "valued_finder", "with_values",
+    "located", "referenced_variables", "relaxed_finder", "union_branches", "valued_finder", "with_values",
 ]
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -115,7 +115,44 @@ _STRUCTURE = re.compile(r"""'[^']*'|"[^"]*"|[\[\]()|]""")
 _LEADING_STEPS = re.compile(r"\s*((?:/\s*[A-Za-z_][\w.-]*:[A-Za-z_][\w.-]*\s*)+)(?=[/\[])")
 
 
-def _union_branches(path: str) -> list[str] | None:
+def relaxed_finder(path: str, namespaces: Mapping[str, str]) -> Finder | None:
+    """The finder of ``path`` without the predicates of its steps that hold predicates of their own
+    (``…/dte:DatosEmision[dte:Items/dte:Item[…]]/dte:Frases/dte:Frase[@TipoFrase = '4']`` → ``…/dte:DatosEmision/
+    dte:Frases/dte:Frase[@TipoFrase = '4']``), when ``path`` is one absolute location path that has such predicates
+    and the rest is in the finders' subset; else ``None``. A predicate only drops nodes, so when that finder selects
+    nothing, neither does ``path``: it tells cheaply that a costly path is empty."""
+    branches = union_branches(path)
+    if branches is None or len(branches) != 1 or not path.lstrip().startswith("/"):
+        return None
+    relaxed = _without_nested_predicates(path)
+    if relaxed == path:
+        return None
+    finder = path_finder(relaxed, namespaces, light=True)
+    return finder if finder is not None and finds_nodes(finder) else None
+
+
+def _without_nested_predicates(path: str) -> str:
+    """``path`` without the predicates of its steps that hold predicates of their own (the nodes it selects are
+    among those the result selects when the result's predicates do not count positions, as a finder's never do)."""
+    kept, depth, start, nested, cut = [], 0, 0, False, 0
+    for match in _STRUCTURE.finditer(path):
+        mark = match.group()
+        if mark in "[(":
+            if depth == 0 and mark == "[":
+                start, nested = match.start(), False
+            elif mark == "[":
+                nested = True
+            depth += 1
+        elif mark in "])":
+            depth -= 1
+            if depth == 0 and mark == "]" and nested:
+                kept.append(path[cut:start])
+                cut = match.end()
+    kept.append(path[cut:])
+    return "".join(kept)
+
+
+def union_branches(path: str) -> list[str] | None:
     """The location paths of ``path`` split at its top-level ``|`` (``None``: unbalanced brackets)."""
     branches, depth, start = [], 0, 0
     for match in _STRUCTURE.finditer(path):
@@ -165,8 +202,33 @@ def with_values(path: str, variables: Mapping[str, object]) -> str | None:
 @lru_cache(maxsize=512)
 def valued_finder(path: str, namespaces: tuple[tuple[str, str], ...]) -> Finder | None:
     """The finder of ``path`` (made by :func:`with_values`), made once for each path so written; ``None`` when it
-    is outside the finders' subset or has nested predicates (see :func:`child_path_finder`)."""
-    return path_finder(path, dict(namespaces), light=True)
+    is outside the finders' subset or has nested predicates (see :func:`child_path_finder`). Besides the subset:
+    ``count(preceding-sibling::p:Name[@name = 'text'])`` (the earlier siblings with the same value of an attribute)."""
+    spaces = dict(namespaces)
+    return path_finder(path, spaces, light=True) or _preceding_count(path, spaces)
+
+
+#: ``count(preceding-sibling::p:Name[@name = 'text'])``: the prefix, the local name, the attribute, the text (in
+#: single or in double quotes).
+_PRECEDING_COUNT = re.compile(
+    r"""\s*count\(\s*preceding-sibling::([A-Za-z_][\w.-]*):([A-Za-z_][\w.-]*)\s*"""
+    r"""\[\s*@([A-Za-z_][\w.-]*)\s*=\s*(?:'([^']*)'|"([^"]*)")\s*\]\s*\)\s*""")
+
+
+def _preceding_count(path: str, namespaces: Mapping[str, str]) -> Finder | None:
+    """The finder of ``count(preceding-sibling::p:Name[@name = 'text'])`` at an element: its earlier siblings of
+    that tag whose attribute is that text, counted as XPath counts them (a float); ``None`` for any other path."""
+    match = _PRECEDING_COUNT.fullmatch(path)
+    if match is None or match.group(1) not in namespaces:
+        return None
+    prefix, local, name, single, double = match.groups()
+    tag = f"{{{namespaces[prefix]}}}{local}"
+    text = single if single is not None else double
+
+    def count(node: etree._Element, memo: dict) -> float:
+        return float(sum(1 for sibling in node.itersiblings(tag, preceding=True) if sibling.get(name) == text))
+
+    return count
 
 
 def guarded(xpath: XPathQuery) -> Finder | None:
@@ -175,7 +237,7 @@ def guarded(xpath: XPathQuery) -> Finder | None:
     else calls ``xpath``: a location path applied to no node selects no node, whatever its other steps. The leading
     steps are found by their own finders, shared with every rule that writes them. ``None`` when the XPath is no
     such path."""
-    branches = _union_branches(xpath.path)
+    branches = union_branches(xpath.path)
     if branches is None:
         return None
     leading = []

@@ -35,7 +35,7 @@ from ..expressions.language import (
     parse_date,
 )
 from ._expression_runner import Runner, make_runner
-from ._finders import anchored_finder, child_tag, context_chain, up_tag
+from ._finders import anchored_finder, child_tag, context_chain, path_finder, up_tag
 from ._plan_runner import QuietPlan, write_quiet_plan
 from ._xpath import (
     child_path_finder,
@@ -44,6 +44,8 @@ from ._xpath import (
     item_number,
     located,
     referenced_variables,
+    relaxed_finder,
+    union_branches,
     valued_finder,
     with_values,
 )
@@ -60,6 +62,9 @@ _NO_VARIABLES: dict[str, object] = {}
 _LATER = object()  # (made on first use)
 _ELEMENT = etree._Element
 _SHARED_KEYS: dict[tuple, int] = {}
+#: How many leading child steps of a context guard the plan's checks of every context that begins with them
+#: (``/dte:GTDocumento/dte:SAT/dte:DTE/dte:DatosEmision/dte:Complementos/dte:Complemento``: see :func:`_guard`).
+_GUARD_DEPTH = 6
 
 
 def _shared_key(description: tuple) -> int:
@@ -71,7 +76,7 @@ def _shared_key(description: tuple) -> int:
 
 class _Binding:
     __slots__ = ("name", "spec", "path", "xpath", "_finders", "needs", "key", "described", "value", "single",
-                 "fallback", "kind", "read", "money", "namespaces", "context")
+                 "fallback", "kind", "read", "money", "namespaces", "context", "valued")
     key: int | None
     described: tuple | None  # what the memo key names (None for a computed value)
 
@@ -80,6 +85,7 @@ class _Binding:
         spec: PlainParams = plain(ExpressionCheck.Let(path=raw) if isinstance(raw, str) else raw)
         self.name = name
         self.context = context  # the XPath of the nodes the binding is read from (its check's context)
+        self.valued: dict[tuple, Callable | None] = {}  # $names' values → the finder of the path so written (_valued)
         self.spec = spec
         self.value = None
         self.single = not spec.many  # a value, not a list: absent means "not applicable" or the default
@@ -114,11 +120,12 @@ class _Binding:
 
     def __getstate__(self) -> dict:
         """What a pickle keeps (the rule cache): everything but this process's memo key and finders."""
-        return {name: getattr(self, name) for name in self.__slots__ if name not in ("key", "_finders")}
+        return {name: getattr(self, name) for name in self.__slots__ if name not in ("key", "_finders", "valued")}
 
     def __setstate__(self, state: dict) -> None:
         for name, value in state.items():
             setattr(self, name, value)
+        self.valued = {}
         self.key = None if self.described is None else _shared_key(self.described)
         self._finders = (None, None) if self.path is None else None
 
@@ -465,8 +472,7 @@ def _lookup(binding: _Binding, node: object, variables: dict[str, object],
     try:
         find = binding.find
         if find is None and variables and type(node) is _ELEMENT:  # $names holding texts: the path so written
-            written = with_values(binding.path, variables)  # type: ignore[arg-type]
-            find = valued_finder(written, binding.described[3]) if written is not None else None  # type: ignore[index]
+            find = _valued(binding, variables)
         if find is not None and type(node) is _ELEMENT:
             result = find(node, memo)
         else:
@@ -486,6 +492,30 @@ def _lookup(binding: _Binding, node: object, variables: dict[str, object],
         return value, node, None
     value, first = _convert(result, binding.spec, binding.name)
     return value, first, _first_unread(value)
+
+
+def _valued(binding: _Binding, variables: dict[str, object]) -> Callable | None:
+    """The finder of ``binding``'s path with its ``$names`` written as the literals of ``variables`` (see
+    :func:`~._xpath.with_values`), or ``None``: XPath reads it. Kept per binding by the values (a few a document)."""
+    key = tuple(variables.items())
+    known = binding.valued
+    keep = True
+    try:
+        find = known.get(key, _LATER)
+    except TypeError:  # (a value that is no key: written each time)
+        keep, find = False, _LATER
+    if find is _LATER:
+        written = with_values(binding.path, variables)  # type: ignore[arg-type]
+        find = valued_finder(written, binding.described[3]) if written is not None else None  # type: ignore[index]
+        if keep:
+            if len(known) >= _MAX_VALUED:
+                known.clear()
+            known[key] = find
+    return find  # type: ignore[return-value]
+
+
+#: How many values of a binding's ``$names`` :func:`_valued` keeps.
+_MAX_VALUED = 64
 
 
 def _computed(doc: CheckInput, name: str, expression: CompiledExpression, values: dict) -> object:
@@ -611,7 +641,24 @@ _RUNNER_TOOLS = {
     "CHILD_TAG": child_tag, "UP_TAG": up_tag, "INDEX": children_by_tag, "NOTHING": _NOTHING, "SPACE": XML_SPACE,
     "UNREAD": lambda text, kind, node: (unread := _Unread(text, kind, node), node, unread),
     "NODES": lambda check: check.context_nodes,
+    "GUARD": lambda check: _guard(check.context.path, check.namespaces),
+    "RELAXED": lambda check: relaxed_finder(check.context.path, check.namespaces),
 }
+
+#: The first child steps of an absolute location path (``/p:A/p:B/…``, as many as its plan guards by), followed by more.
+_GUARD_STEPS = re.compile(r"\s*((?:/\s*[A-Za-z_][\w.-]*:[A-Za-z_][\w.-]*\s*){" + str(_GUARD_DEPTH) + r"})(?=[/\[])")
+
+
+def _guard(path: str, namespaces: dict[str, str]) -> Callable | None:
+    """The finder of the first :data:`_GUARD_DEPTH` child steps of ``path`` when it is one absolute location path
+    that goes on past them (``/…/dte:Complementos/dte:Complemento/cdp:DetalleProductos``), else ``None``: where those
+    steps select nothing, so does the path."""
+    match = _GUARD_STEPS.match(path)
+    branches = union_branches(path)
+    if match is None or branches is None or len(branches) != 1:
+        return None
+    return path_finder(match.group(1).strip(), namespaces, elements_only=True)
+
 
 #: Where an evaluator keeps the quiet functions of plans (see :func:`quiet_plan`), and how many plans it keeps.
 _PLANS_KEY = ("quiet plans",)
@@ -641,12 +688,20 @@ def quiet_plan(plan: Sequence[tuple], evaluator: Evaluator) -> QuietPlan | None:
         functions[checks] = _LATER
         return None
     if function is _LATER:
-        function = functions[checks] = write_quiet_plan(checks, evaluator, _RUNNER_TOOLS, _quick)
+        function = functions[checks] = write_quiet_plan(checks, evaluator, _RUNNER_TOOLS, _quick, _settler)
     if len(plans) >= _MAX_PLANS:  # bounded: a caller's plans come and go
         plans.clear()
     quiet = QuietPlan(plan, *function)
     plans[id(plan)] = (plan, quiet)
     return quiet
+
+
+def _settler(check: object) -> Callable | None:
+    """How the plan's function settles ``check`` of another kind: a kind that can tell cheaply that it finds nothing
+    in a document has a method ``finds_nothing(doc)`` saying so (a required check: its fields are there, a signature
+    check: the document is unsigned, an identifier check: the identifier is valid, or not there; ``False`` when it
+    may find something, an error as ``check`` meets it); other kinds run the general way."""
+    return getattr(check, "finds_nothing", None)
 
 
 def _quick(check: object) -> bool:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
 from ..core.foreign import xpath_error
 from ..core.text import Text
-from ..core.xmlpath import element_xpath
+from ..core.xmlpath import children_by_tag, element_xpath
 from ._xpath import child_path_finder, compile_xpath, item_number
 from .base import CheckError, CheckInput, Finding, RuleEnv
 from .plain import ParamsOf, plain
@@ -35,6 +36,34 @@ class RequiredCheck:
         self.when = _Found(compile_xpath(when, env.namespaces), env.namespaces) if when is not None else None
         self.fields = [(path, _Found(compile_xpath(path, env.namespaces), env.namespaces), _parent_xpath(path, env))
                        for path in params.fields]
+        self.namespaces = dict(env.namespaces)
+        self._present: tuple | None = None  # each field's quick test, made on first use (see finds_nothing)
+
+    def __getstate__(self) -> dict:
+        """What a pickle keeps (the rule cache): everything but the fields' quick tests (made again on first use)."""
+        return {name: value for name, value in self.__dict__.items() if name != "_present"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._present = None
+
+    def finds_nothing(self, doc: CheckInput) -> bool:
+        """Whether :meth:`check` certainly finds nothing in ``doc`` (the fast way of a rule plan: no finding is
+        made). An error is raised as :meth:`check` meets it, or sooner: the caller runs :meth:`check` then."""
+        root, memo = doc.root, doc.memo
+        tests = self._present
+        if tests is None:
+            tests = self._present = tuple(_field_test(path, found, self.namespaces, self.params.non_blank)
+                                          for path, found, _ in self.fields)
+        when = self.when
+        nodes: Any = self.context(root, memo)
+        for node in nodes:
+            if when is not None and not _truthy(when(node, memo)):
+                continue
+            for present in tests:
+                if not present(node, memo):
+                    return False
+        return True
 
     def placeholders(self) -> set[str]:
         """``{field}``: the missing field's name."""
@@ -101,6 +130,74 @@ def _parent_xpath(path: str, env: RuleEnv):
     """XPath of the element that would hold ``path`` (for the line of a missing field)."""
     head, sep, _ = path.rpartition("/")
     return compile_xpath(head, env.namespaces) if sep and head else None
+
+
+#: A field written ``p:Child``, ``p:Child/@name`` or ``@name`` (the name of an attribute without a prefix).
+_SIMPLE_FIELD = re.compile(
+    r"\s*(?:([A-Za-z_][\w.-]*):([A-Za-z_][\w.-]*)\s*(?:/\s*@([A-Za-z_][\w.-]*))?|@([A-Za-z_][\w.-]*))\s*")
+
+#: Whether a field is there at a node, given the document's memo.
+_Test = Callable[[Any, dict], bool]
+
+
+def _field_test(path: str, found: _Found, namespaces: dict[str, str], non_blank: bool) -> _Test:
+    """Whether the field ``path`` is there (and not blank when ``non_blank``) at a node, as :meth:`RequiredCheck.check`
+    decides it: a field of one child, an attribute of one, or an attribute of the node is read from the document's
+    children index at an element; any other field, or at another node, through ``found``."""
+    match = _SIMPLE_FIELD.fullmatch(path)
+    if match is None or (match.group(1) is not None and match.group(1) not in namespaces):
+        return lambda node, memo: _present(found(node, memo), non_blank)
+    prefix, local, attribute, own = match.groups()
+    if own is not None:
+        return _own_attribute(own, found, non_blank)
+    tag = f"{{{namespaces[prefix]}}}{local}"
+    if attribute is None:
+        return _child(tag, found, non_blank)
+    return _child_attribute(tag, attribute, found, non_blank)
+
+
+def _own_attribute(name: str, found: _Found, non_blank: bool) -> _Test:
+    """``@name``."""
+
+    def test(node: Any, memo: dict) -> bool:
+        if type(node) is not _ELEMENT:
+            return _present(found(node, memo), non_blank)
+        value = node.get(name)
+        return value is not None and (not non_blank or bool(value.strip()))
+
+    return test
+
+
+def _child(tag: str, found: _Found, non_blank: bool) -> _Test:
+    """``p:Child``: its children of that tag, as the general test reads them."""
+
+    def test(node: Any, memo: dict) -> bool:
+        if type(node) is not _ELEMENT:
+            return _present(found(node, memo), non_blank)
+        children = memo.get(node)
+        if children is None:
+            children = children_by_tag(node, memo)
+        return _present(children.get(tag) or [], non_blank)
+
+    return test
+
+
+def _child_attribute(tag: str, name: str, found: _Found, non_blank: bool) -> _Test:
+    """``p:Child/@name``: the attribute of any of its children of that tag."""
+
+    def test(node: Any, memo: dict) -> bool:
+        if type(node) is not _ELEMENT:
+            return _present(found(node, memo), non_blank)
+        children = memo.get(node)
+        if children is None:
+            children = children_by_tag(node, memo)
+        for each in children.get(tag) or ():
+            value = each.get(name)
+            if value is not None and (not non_blank or value.strip()):
+                return True
+        return False
+
+    return test
 
 
 def _first_element(found: object) -> etree._Element | None:

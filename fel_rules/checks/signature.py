@@ -86,6 +86,12 @@ def _verdicts(doc: CheckInput, uri: str) -> list[SignatureVerdict]:
     return document.verdicts(uri)
 
 
+def _unsigned(root: etree._Element, memo: dict) -> bool:
+    """Whether the document of ``root`` (its memo: ``memo``) has no signature to verify, as :func:`_verdicts` decides
+    it: then every signature check finds nothing (what a rule plan's function asks, see ``finds_nothing``)."""
+    return memo.get(_MEMO_KEY) is None and not any(child.tag == _SIGNATURE for child in root)
+
+
 def _signed(doc: CheckInput) -> SignedDocument:
     document = doc.memo.get(_MEMO_KEY)
     if document is None:
@@ -112,6 +118,10 @@ class SignatureCheck:
         report's language); ``{referencia}``: the reference URI."""
         return {"causa", "accion", "detalle", "referencia"}
 
+    def finds_nothing(self, doc: CheckInput) -> bool:
+        """Whether :meth:`check` certainly finds nothing: the document is unsigned (``False``: it may find some)."""
+        return _unsigned(doc.root, doc.memo)
+
     def check(self, doc: CheckInput) -> Iterator[Finding]:
         uri = self.params.reference
         for verdict in _verdicts(doc, uri):
@@ -136,6 +146,10 @@ class ReformattedSignaturesCheck:
         """``{referencias}``: the URIs of the re-indented signatures' roles."""
         return {"referencias"}
 
+    def finds_nothing(self, doc: CheckInput) -> bool:
+        """Whether :meth:`check` certainly finds nothing: the document is unsigned (``False``: it may find some)."""
+        return _unsigned(doc.root, doc.memo)
+
     def check(self, doc: CheckInput) -> Iterator[Finding]:
         reformatted = [(uri, verdict) for uri in self.params.references for verdict in _verdicts(doc, uri)
                        if verdict.reformatted_only]
@@ -159,6 +173,10 @@ class SignaturesVerifiedCheck:
     def placeholders(self) -> set[str]:
         """``{firmas}``: how many signatures verified."""
         return {"firmas"}
+
+    def finds_nothing(self, doc: CheckInput) -> bool:
+        """Whether :meth:`check` certainly finds nothing: the document is unsigned (``False``: it may find some)."""
+        return _unsigned(doc.root, doc.memo)
 
     def check(self, doc: CheckInput) -> Iterator[Finding]:
         verdicts = [verdict for uri in self.params.references for verdict in _verdicts(doc, uri)]
