@@ -157,17 +157,13 @@ def test_guatemala_is_six_hours_behind():
 
 
 def test_child_steps_find_what_elementpath_finds():
-    """The compiled child paths and the child lookup the verifier uses agree with lxml's find/findall: document
-    order, several parents, comments and processing instructions skipped, namespaces and local names exact."""
-    from fel_rules.xmldsig.tree import child, child_path
+    """The child lookup agrees with lxml's find: comments and processing instructions skipped, namespaces and local
+    names exact."""
+    from fel_rules.xmldsig.tree import child
 
     root = etree.fromstring(
         '<r xmlns="urn:a" xmlns:b="urn:b"><!-- c --><x><?p q?><y n="1"/><b:y n="2"/><y n="3"/></x>'
         '<b:x><y n="4"/></b:x><x><y n="5"/><z><y n="6"/></z></x><x/></r>')
-    cases = [("{urn:a}x", "{urn:a}y"), ("{urn:b}x", "{urn:a}y"), ("{urn:a}x", "{urn:b}y"), ("{urn:a}x",),
-             ("{urn:a}x", "{urn:a}z", "{urn:a}y"), ("x", "y"), ("{urn:a}y",)]
-    for tags in cases:
-        assert child_path(*tags)(root) == root.findall("/".join(tags)), tags
-        assert child(root, tags[0]) == root.find(tags[0]), tags
-    assert [y.get("n") for y in child_path("{urn:a}x", "{urn:a}y")(root)] == ["1", "3", "5"]
+    for tag in ("{urn:a}x", "{urn:b}x", "x", "{urn:a}y"):
+        assert child(root, tag) == root.find(tag), tag
     assert child(root, "{urn:a}y") is None

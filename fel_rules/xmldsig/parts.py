@@ -18,7 +18,8 @@ def _ds(name: str) -> str:
 
 _SIGNED_INFO, _REFERENCE, _SIGNATURE_VALUE = _ds("SignedInfo"), _ds("Reference"), _ds("SignatureValue")
 _C14N_METHOD, _SIGNATURE_METHOD = _ds("CanonicalizationMethod"), _ds("SignatureMethod")
-_KEY_INFO, _X509_DATA, _X509_CERTIFICATE, _OBJECT = _ds("KeyInfo"), _ds("X509Data"), _ds("X509Certificate"), _ds("Object")
+_KEY_INFO, _X509_DATA, _X509_CERTIFICATE = _ds("KeyInfo"), _ds("X509Data"), _ds("X509Certificate")
+_OBJECT = _ds("Object")
 _QUALIFYING, _SIGNED_PROPERTIES = f"{{{XADES}}}QualifyingProperties", f"{{{XADES}}}SignedProperties"
 
 #: ``ds:Reference/@Type`` of a reference to the XAdES properties (not a role of the signature).
@@ -54,30 +55,17 @@ class SignatureParts:
         self.signature_value = value
         self.key_info = key_infos[0] if key_infos else None
         self._key_infos, self._objects = key_infos, objects
-        references: list[etree._Element] = []
-        uris: list[str | None] = []
-        roles: set[str] = set()
-        c14n_method = signature_method = None
-        for index, signed_info in enumerate(signed_infos):
-            for node in signed_info:
-                tag = node.tag
-                if tag == _REFERENCE:
-                    uri = node.get("URI")
-                    uris.append(uri)
-                    if node.get("Type") not in SIGNED_PROPERTIES_TYPES:
-                        roles.add("" if uri is None else uri)
-                    if index == 0:
-                        references.append(node)
-                elif index:
-                    continue
-                elif tag == _C14N_METHOD:
-                    if c14n_method is None:
-                        c14n_method = node
-                elif tag == _SIGNATURE_METHOD and signature_method is None:
-                    signature_method = node
         self.signed_info = signed_infos[0] if signed_infos else None
-        self.references, self.uris, self.roles = references, uris, roles
-        self.c14n_method, self.signature_method = c14n_method, signature_method
+        self.references, self.c14n_method, self.signature_method = _read_signed_info(self.signed_info)
+        self.uris: list[str | None] = []
+        self.roles: set[str] = set()
+        every = self.references if len(signed_infos) < 2 else [  # (a second ds:SignedInfo is never FEL's)
+            node for signed_info in signed_infos for node in signed_info if node.tag == _REFERENCE]
+        for node in every:
+            uri = node.get("URI")
+            self.uris.append(uri)
+            if node.get("Type") not in SIGNED_PROPERTIES_TYPES:
+                self.roles.add("" if uri is None else uri)
 
     def certificates(self) -> list[etree._Element]:
         """Every ``ds:KeyInfo/ds:X509Data/ds:X509Certificate``, in document order."""
@@ -93,3 +81,21 @@ class SignatureParts:
                         if properties.tag == _SIGNED_PROPERTIES:
                             return properties
         return None
+
+
+def _read_signed_info(
+    signed_info: etree._Element | None,
+) -> tuple[list[etree._Element], etree._Element | None, etree._Element | None]:
+    """``signed_info``'s references, and its first ``ds:CanonicalizationMethod`` and ``ds:SignatureMethod``."""
+    references: list[etree._Element] = []
+    c14n_method = signature_method = None
+    for node in signed_info if signed_info is not None else ():
+        tag = node.tag
+        if tag == _REFERENCE:
+            references.append(node)
+        elif tag == _C14N_METHOD:
+            if c14n_method is None:
+                c14n_method = node
+        elif tag == _SIGNATURE_METHOD and signature_method is None:
+            signature_method = node
+    return references, c14n_method, signature_method

@@ -200,17 +200,7 @@ def _check_reference(
     target = _reference_target(reference, uri, document, role_uri)
     if isinstance(target, Problem):
         return target
-    transforms = method = value_element = None
-    for node in reference:
-        tag = node.tag
-        if tag == _TRANSFORMS:
-            if transforms is None:
-                transforms = node
-        elif tag == _DIGEST_METHOD:
-            if method is None:
-                method = node
-        elif tag == _DIGEST_VALUE and value_element is None:
-            value_element = node
+    transforms, method, value_element = _reference_children(reference)
     transformed = _transforms(transforms, uri)
     if isinstance(transformed, Problem):
         return transformed
@@ -240,6 +230,24 @@ def _check_reference(
     code = ProblemCode.DIGEST_MISMATCH_REINDENTED if reindented else ProblemCode.DIGEST_MISMATCH
     return Problem(code, value_element, "DigestValue", {"uri": uri},
                    expected=base64.b64encode(stated).decode(), actual=base64.b64encode(computed).decode())
+
+
+def _reference_children(
+    reference: etree._Element,
+) -> tuple[etree._Element | None, etree._Element | None, etree._Element | None]:
+    """A reference's first ``ds:Transforms``, ``ds:DigestMethod`` and ``ds:DigestValue``."""
+    transforms = method = value = None
+    for node in reference:
+        tag = node.tag
+        if tag == _TRANSFORMS:
+            if transforms is None:
+                transforms = node
+        elif tag == _DIGEST_METHOD:
+            if method is None:
+                method = node
+        elif tag == _DIGEST_VALUE and value is None:
+            value = node
+    return transforms, method, value
 
 
 def _reference_target(

@@ -64,15 +64,8 @@ def read_signed_properties(properties: etree._Element) -> SignedProperties:
                 holders[1].append(node)
             elif tag == _SIGNING_TIME and signing_time is None:
                 signing_time = node
-    named: list[NamedCertificate] = []
-    for found in holders:
-        for holder in found:
-            for cert in holder:
-                if cert.tag != _CERT:
-                    continue
-                for digest in cert:
-                    if digest.tag == _CERT_DIGEST:
-                        named.append(_named(digest))
+    named = [_named(digest) for found in holders for holder in found for cert in holder if cert.tag == _CERT
+             for digest in cert if digest.tag == _CERT_DIGEST]
     return SignedProperties(named, signing_time)
 
 
