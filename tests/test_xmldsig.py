@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import base64
+import binascii
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
 from fel_rules.core.namespaces import DS
@@ -167,3 +170,23 @@ def test_child_steps_find_what_elementpath_finds():
     for tag in ("{urn:a}x", "{urn:b}x", "x", "{urn:a}y"):
         assert child(root, tag) == root.find(tag), tag
     assert child(root, "{urn:a}y") is None
+
+
+def _compact_base64(text: str | None) -> bytes | None:
+    """The definition: whitespace dropped, then strict base64; ``None`` when absent, empty or invalid."""
+    if text is None:
+        return None
+    compact = "".join(text.split())
+    if not compact:
+        return None
+    try:
+        return binascii.a2b_base64(compact, strict_mode=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+@settings(max_examples=500)
+@given(st.one_of(st.none(), st.text(alphabet="QUJDREVGab+/=0 \n\t\r\x0b\x1c\xa0\u2003é!", max_size=24),
+                 st.binary(max_size=18).map(lambda raw: base64.b64encode(raw).decode())))
+def test_base64_decodes_as_its_compact_form(text):
+    assert decode_base64(text) == _compact_base64(text)

@@ -42,7 +42,7 @@ class SignatureParts:
         key_infos: list[etree._Element] = []
         objects: list[etree._Element] = []
         value = None
-        for node in signature:
+        for node in signature[:]:  # (a slice makes the children's proxies in one call)
             tag = node.tag
             if tag == _SIGNED_INFO:
                 signed_infos.append(node)
@@ -89,7 +89,7 @@ def _read_signed_info(
     """``signed_info``'s references, and its first ``ds:CanonicalizationMethod`` and ``ds:SignatureMethod``."""
     references: list[etree._Element] = []
     c14n_method = signature_method = None
-    for node in signed_info if signed_info is not None else ():
+    for node in signed_info[:] if signed_info is not None else ():
         tag = node.tag
         if tag == _REFERENCE:
             references.append(node)

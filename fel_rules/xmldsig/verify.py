@@ -35,13 +35,13 @@ __all__ = ["SignedDocument", "role_uris", "verify_signature"]
 _SIGNATURE = f"{{{DS}}}Signature"
 _ADENDAS = {f"{{{DTE}}}Adenda", f"{{{DTE_ANULACION}}}Adenda"}
 
-#: Signature algorithms (RSA PKCS#1 v1.5): URI → hash.
-_SIGNATURE_METHODS: dict[str, type[hashes.HashAlgorithm]] = {
-    "http://www.w3.org/2000/09/xmldsig#rsa-sha1": hashes.SHA1,
-    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha224": hashes.SHA224,
-    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256": hashes.SHA256,
-    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha384": hashes.SHA384,
-    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha512": hashes.SHA512,
+#: Signature algorithms (RSA PKCS#1 v1.5): URI → hash (stateless descriptions, made once).
+_SIGNATURE_METHODS: dict[str, hashes.HashAlgorithm] = {
+    "http://www.w3.org/2000/09/xmldsig#rsa-sha1": hashes.SHA1(),
+    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha224": hashes.SHA224(),
+    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256": hashes.SHA256(),
+    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha384": hashes.SHA384(),
+    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha512": hashes.SHA512(),
 }
 
 #: Every ``ID``, ``Id`` and ``id`` attribute, in document order (an element's own in the order written), called on
@@ -237,7 +237,7 @@ def _reference_children(
 ) -> tuple[etree._Element | None, etree._Element | None, etree._Element | None]:
     """A reference's first ``ds:Transforms``, ``ds:DigestMethod`` and ``ds:DigestValue``."""
     transforms = method = value = None
-    for node in reference:
+    for node in reference[:]:
         tag = node.tag
         if tag == _TRANSFORMS:
             if transforms is None:
@@ -364,7 +364,7 @@ def _check_signature_value(parts: SignatureParts, certificate: Certificate | Non
 
 def _verifies(key: rsa.RSAPublicKey, value: bytes, octets: bytes, algorithm: str) -> bool:
     try:
-        key.verify(value, octets, _PKCS1, _SIGNATURE_METHODS[algorithm]())
+        key.verify(value, octets, _PKCS1, _SIGNATURE_METHODS[algorithm])
     except InvalidSignature:
         return False
     return True

@@ -53,10 +53,10 @@ def read_signed_properties(properties: etree._Element) -> SignedProperties:
     """The certificates ``properties`` name and their signing time element, read in one walk."""
     holders: tuple[list[etree._Element], list[etree._Element]] = ([], [])
     signing_time = None
-    for signature_properties in properties:
+    for signature_properties in properties[:]:
         if signature_properties.tag != _SIGNED_SIGNATURE_PROPERTIES:
             continue
-        for node in signature_properties:
+        for node in signature_properties[:]:
             tag = node.tag
             if tag == _SIGNING_CERTIFICATE:
                 holders[0].append(node)
