@@ -39,8 +39,12 @@ DIGESTS = {
 
 def decode_base64(text: str | None) -> bytes | None:
     """Strict base64 (whitespace allowed between characters); ``None`` when absent or invalid."""
-    if text is None:
+    if not text:
         return None
+    try:  # text without whitespace (strict mode refuses any): what its compact form decodes to
+        return binascii.a2b_base64(text, strict_mode=True)
+    except (binascii.Error, ValueError):
+        pass
     compact = "".join(text.split())
     if not compact:
         return None

@@ -26,54 +26,33 @@ from .canonical import (
     signed_info_in_other_layouts,
 )
 from .certificates import Certificate, read_certificate
+from .parts import SignatureParts
 from .results import MAX_REFERENCES, MAX_SIGNATURES, Problem, ProblemCode, SignatureVerdict
-from .tree import child, child_path
-from .xades import (
-    XADES,
-    NamedCertificate,
-    named_by,
-    parse_signing_time,
-    signed_properties,
-    signing_certificate_digests,
-)
+from .xades import SignedProperties, named_by, parse_signing_time, read_signed_properties
 
 __all__ = ["SignedDocument", "role_uris", "verify_signature"]
 
 _SIGNATURE = f"{{{DS}}}Signature"
 _ADENDAS = {f"{{{DTE}}}Adenda", f"{{{DTE_ANULACION}}}Adenda"}
 
-#: Signature algorithms (RSA PKCS#1 v1.5): URI → hash.
-_SIGNATURE_METHODS: dict[str, type[hashes.HashAlgorithm]] = {
-    "http://www.w3.org/2000/09/xmldsig#rsa-sha1": hashes.SHA1,
-    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha224": hashes.SHA224,
-    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256": hashes.SHA256,
-    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha384": hashes.SHA384,
-    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha512": hashes.SHA512,
+#: Signature algorithms (RSA PKCS#1 v1.5): URI → hash (stateless descriptions, made once).
+_SIGNATURE_METHODS: dict[str, hashes.HashAlgorithm] = {
+    "http://www.w3.org/2000/09/xmldsig#rsa-sha1": hashes.SHA1(),
+    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha224": hashes.SHA224(),
+    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256": hashes.SHA256(),
+    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha384": hashes.SHA384(),
+    "http://www.w3.org/2001/04/xmldsig-more#rsa-sha512": hashes.SHA512(),
 }
 
-_SIGNED_PROPERTIES_TYPES = {"http://uri.etsi.org/01903#SignedProperties", f"{XADES}SignedProperties"}
 #: Every ``ID``, ``Id`` and ``id`` attribute, in document order (an element's own in the order written), called on
 #: the root element (what ``//@ID | //@Id | //@id`` finds: only elements have attributes; a quarter faster).
 _ID_NODES = etree.XPath("descendant-or-self::*/@ID | descendant-or-self::*/@Id | descendant-or-self::*/@id")
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
-
-
-def _ds(name: str) -> str:
-    return f"{{{DS}}}{name}"
-
-
-_SIGNED_INFO, _REFERENCE, _TRANSFORMS = _ds("SignedInfo"), _ds("Reference"), _ds("Transforms")
-_DIGEST_METHOD, _DIGEST_VALUE = _ds("DigestMethod"), _ds("DigestValue")
-_KEY_INFO, _X509_DATA, _X509_CERTIFICATE = _ds("KeyInfo"), _ds("X509Data"), _ds("X509Certificate")
-_C14N_METHOD, _SIGNATURE_METHOD, _SIGNATURE_VALUE = (
-    _ds("CanonicalizationMethod"), _ds("SignatureMethod"), _ds("SignatureValue"))
-_SIGNED_SIGNATURE_PROPERTIES, _SIGNING_TIME = f"{{{XADES}}}SignedSignatureProperties", f"{{{XADES}}}SigningTime"
+_TRANSFORMS, _DIGEST_METHOD, _DIGEST_VALUE = f"{{{DS}}}Transforms", f"{{{DS}}}DigestMethod", f"{{{DS}}}DigestValue"
 _PKCS1 = padding.PKCS1v15()
 #: Digest algorithm URI → hashlib constructor (hashlib.new looks the name up on every call).
 _HASHES = {uri: getattr(hashlib, name) for uri, name in DIGESTS.items()}
-_REFERENCES_PATH = child_path(_SIGNED_INFO, _REFERENCE)
-_CERTIFICATES_PATH = child_path(_KEY_INFO, _X509_DATA, _X509_CERTIFICATE)
-_SIGNING_TIME_PATH = child_path(_SIGNED_SIGNATURE_PROPERTIES, _SIGNING_TIME)
+_NO_PROPERTIES = SignedProperties([], None)
 
 
 def _nothing_stripped(source: bytes) -> bool:
@@ -116,10 +95,8 @@ class SignedDocument:
     root: etree._Element
     signatures: list[etree._Element]
     _ids: dict[str, list[etree._Element]] | None = None
-    _roles: dict[etree._Element, set[str]] = field(default_factory=dict)
+    _parts: dict[etree._Element, SignatureParts] = field(default_factory=dict)
     _verdicts: dict[str, list[SignatureVerdict]] = field(default_factory=dict)
-    _properties: dict[etree._Element, etree._Element | None] = field(default_factory=dict)
-    _named: dict[etree._Element, list[NamedCertificate]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, source: bytes | None, fallback: etree._Element, *, stripped: bool = False) -> SignedDocument:
@@ -144,25 +121,16 @@ class SignedDocument:
             self._ids = {str(key): elements for key, elements in ids.items()}
         return self._ids.get(value, [])
 
-    def signed_properties(self, signature: etree._Element) -> etree._Element | None:
-        """The signature's ``xades:SignedProperties`` (see :func:`~.xades.signed_properties`), found once."""
-        if signature not in self._properties:
-            self._properties[signature] = signed_properties(signature)
-        return self._properties[signature]
-
-    def signing_certificate_digests(self, signature: etree._Element) -> list[NamedCertificate]:
-        """What :func:`~.xades.signing_certificate_digests` gives for ``signature``, read once."""
-        named = self._named.get(signature)
-        if named is None:
-            named = self._named[signature] = signing_certificate_digests(signature, self.signed_properties(signature))
-        return named
+    def parts(self, signature: etree._Element) -> SignatureParts:
+        """What verification reads of ``signature``, read once."""
+        parts = self._parts.get(signature)
+        if parts is None:
+            parts = self._parts[signature] = SignatureParts(signature)
+        return parts
 
     def role_uris(self, signature: etree._Element) -> set[str]:
         """What :func:`role_uris` gives for ``signature``, read once."""
-        roles = self._roles.get(signature)
-        if roles is None:
-            roles = self._roles[signature] = role_uris(signature)
-        return roles
+        return self.parts(signature).roles
 
     def verify_role(self, uri: str) -> Iterator[Problem]:
         """Problems of every signature whose references point at ``uri`` (at most :data:`MAX_SIGNATURES`)."""
@@ -180,7 +148,7 @@ class SignedDocument:
     def _verify(self, uri: str) -> Iterator[SignatureVerdict]:
         judged = 0
         for signature in self.signatures:
-            if uri not in self.role_uris(signature):
+            if uri not in self.parts(signature).roles:
                 continue
             judged += 1
             if judged > MAX_SIGNATURES:
@@ -192,31 +160,34 @@ class SignedDocument:
 
 def role_uris(signature: etree._Element) -> set[str]:
     """URIs of the signature's references other than its XAdES properties."""
-    return {
-        ref.get("URI", "")
-        for ref in _REFERENCES_PATH(signature)
-        if ref.get("Type") not in _SIGNED_PROPERTIES_TYPES
-    }
+    return SignatureParts(signature).roles
 
 
 def verify_signature(signature: etree._Element, document: SignedDocument, role_uri: str) -> Iterator[Problem]:
     """Every problem of one ``ds:Signature`` whose role is the reference ``role_uri``."""
-    signed_info = child(signature, _SIGNED_INFO)
+    parts = document.parts(signature)
+    signed_info = parts.signed_info
     if signed_info is None:
         yield Problem(ProblemCode.NO_SIGNED_INFO, signature, "SignedInfo")
         return
-    references = list(signed_info.iterchildren(_REFERENCE))
+    references = parts.references
     if len(references) > MAX_REFERENCES:
         yield Problem(ProblemCode.TOO_MANY_REFERENCES, signed_info, "Reference",
                       {"count": len(references), "limit": MAX_REFERENCES})
         return
     covered: set[etree._Element] = set()  # elements whose digest matched
     for reference in references:
-        yield from _check_reference(reference, signature, document, role_uri, covered)
-    certificate, problems = _signer_certificate(signature, document)
+        problem = _check_reference(reference, signature, document, role_uri, covered)
+        if problem is not None:
+            yield problem
+    properties = parts.signed_properties()
+    said = read_signed_properties(properties) if properties is not None else _NO_PROPERTIES
+    certificate, named, problems = _signer_certificate(parts, said)
     yield from problems
-    yield from _check_signature_value(signature, signed_info, certificate)
-    yield from _check_xades(signature, certificate, covered, document)
+    problem = _check_signature_value(parts, certificate)
+    if problem is not None:
+        yield problem
+    yield from _check_xades(parts, properties, said, certificate, named, covered)
 
 
 # ---- references -----------------------------------------------------------------------------
@@ -224,73 +195,82 @@ def verify_signature(signature: etree._Element, document: SignedDocument, role_u
 
 def _check_reference(
     reference: etree._Element, signature: etree._Element, document: SignedDocument, role_uri: str, covered: set
-) -> Iterator[Problem]:
+) -> Problem | None:
     uri = reference.get("URI")
-    named = {"uri": uri}
-    target = _reference_target(reference, document, role_uri)
+    target = _reference_target(reference, uri, document, role_uri)
     if isinstance(target, Problem):
-        yield target
-        return
-    transforms = _transforms(reference, uri)
-    if isinstance(transforms, Problem):
-        yield transforms
-        return
-    enveloped, exclusive, prefixes = transforms
+        return target
+    transforms, method, value_element = _reference_children(reference)
+    transformed = _transforms(transforms, uri)
+    if isinstance(transformed, Problem):
+        return transformed
+    enveloped, exclusive, prefixes = transformed
 
-    method = child(reference, _DIGEST_METHOD)
     algorithm = method.get("Algorithm", "") if method is not None else ""
-    if algorithm not in DIGESTS:
-        yield _unsupported(ProblemCode.UNSUPPORTED_DIGEST, method if method is not None else reference,
-                           "DigestMethod", algorithm, uri=uri)
-        return
-    value_element = child(reference, _DIGEST_VALUE)
+    hashing = _HASHES.get(algorithm)
+    if hashing is None:
+        return _unsupported(ProblemCode.UNSUPPORTED_DIGEST, method if method is not None else reference,
+                            "DigestMethod", algorithm, uri=uri)
     stated = decode_base64(value_element.text if value_element is not None else None)
     if stated is None:
-        yield Problem(ProblemCode.DIGEST_VALUE_INVALID, value_element if value_element is not None else reference,
-                      "DigestValue", named)
-        return
+        return Problem(ProblemCode.DIGEST_VALUE_INVALID, value_element if value_element is not None else reference,
+                       "DigestValue", {"uri": uri})
     enveloping = signature if enveloped else None
     try:
         octets = canonical_reference(target, enveloping, exclusive, prefixes)
     except etree.C14NError as exc:
-        yield Problem(ProblemCode.REFERENCE_C14N_FAILED, reference, "Reference", {**named, "error": str(exc)})
-        return
-    computed = _HASHES[algorithm](octets).digest()
+        return Problem(ProblemCode.REFERENCE_C14N_FAILED, reference, "Reference", {"uri": uri, "error": str(exc)})
+    computed = hashing(octets).digest()
     if computed == stated:
         if isinstance(target, etree._Element):
             covered.add(target)
-        return
+        return None
     reindented = isinstance(target, etree._Element) and matches_in_another_layout(
         target, enveloping, exclusive, prefixes, algorithm, stated)
     code = ProblemCode.DIGEST_MISMATCH_REINDENTED if reindented else ProblemCode.DIGEST_MISMATCH
-    yield Problem(code, value_element, "DigestValue", named,
-                  expected=base64.b64encode(stated).decode(), actual=base64.b64encode(computed).decode())
+    return Problem(code, value_element, "DigestValue", {"uri": uri},
+                   expected=base64.b64encode(stated).decode(), actual=base64.b64encode(computed).decode())
+
+
+def _reference_children(
+    reference: etree._Element,
+) -> tuple[etree._Element | None, etree._Element | None, etree._Element | None]:
+    """A reference's first ``ds:Transforms``, ``ds:DigestMethod`` and ``ds:DigestValue``."""
+    transforms = method = value = None
+    for node in reference[:]:
+        tag = node.tag
+        if tag == _TRANSFORMS:
+            if transforms is None:
+                transforms = node
+        elif tag == _DIGEST_METHOD:
+            if method is None:
+                method = node
+        elif tag == _DIGEST_VALUE and value is None:
+            value = node
+    return transforms, method, value
 
 
 def _reference_target(
-    reference: etree._Element, document: SignedDocument, role_uri: str
+    reference: etree._Element, uri: str | None, document: SignedDocument, role_uri: str
 ) -> etree._Element | etree._ElementTree | Problem:
     """What a reference's URI points to: the whole document (``""``) or the one element of that Id."""
-    uri = reference.get("URI")
-    named = {"uri": uri}
     if uri == "":
         return document.root.getroottree()
     if uri is None or not uri.startswith("#") or "(" in uri or len(uri) == 1:
-        return Problem(ProblemCode.REFERENCE_URI_UNSUPPORTED, reference, "Reference", named)
+        return Problem(ProblemCode.REFERENCE_URI_UNSUPPORTED, reference, "Reference", {"uri": uri})
     found = document.by_id(uri[1:])
-    if not found:
-        return Problem(ProblemCode.REFERENCE_NOT_FOUND, reference, "Reference", named)
-    if len(found) > 1:
-        return Problem(ProblemCode.REFERENCE_AMBIGUOUS, reference, "Reference", {**named, "count": len(found)})
+    if len(found) != 1:
+        if not found:
+            return Problem(ProblemCode.REFERENCE_NOT_FOUND, reference, "Reference", {"uri": uri})
+        return Problem(ProblemCode.REFERENCE_AMBIGUOUS, reference, "Reference", {"uri": uri, "count": len(found)})
     if uri == role_uri and _outside_content(found[0]):
-        return Problem(ProblemCode.REFERENCE_OUTSIDE_CONTENT, reference, "Reference", named)
+        return Problem(ProblemCode.REFERENCE_OUTSIDE_CONTENT, reference, "Reference", {"uri": uri})
     return found[0]
 
 
-def _transforms(reference: etree._Element, uri: str | None) -> tuple[bool, bool, list[str] | None] | Problem:
-    """``(enveloped, exclusive, inclusive prefixes)`` from a reference's transforms."""
+def _transforms(transforms: etree._Element | None, uri: str | None) -> tuple[bool, bool, list[str] | None] | Problem:
+    """``(enveloped, exclusive, inclusive prefixes)`` from a reference's ``ds:Transforms``."""
     enveloped, exclusive, prefixes = False, False, None
-    transforms = child(reference, _TRANSFORMS)
     for transform in transforms if transforms is not None else ():
         if not isinstance(transform.tag, str):
             continue
@@ -318,13 +298,14 @@ def _outside_content(element: etree._Element) -> bool:
 
 
 def _signer_certificate(
-    signature: etree._Element, document: SignedDocument
-) -> tuple[Certificate | None, list[Problem]]:
-    elements = _CERTIFICATES_PATH(signature)
+    parts: SignatureParts, said: SignedProperties
+) -> tuple[Certificate | None, bool, list[Problem]]:
+    """The signer's certificate, whether the XAdES properties name it, and the problems of reading it."""
+    elements = parts.certificates()
     if not elements:
-        key_info = child(signature, _KEY_INFO)
-        return None, [Problem(ProblemCode.NO_CERTIFICATE, key_info if key_info is not None else signature,
-                              "X509Certificate")]
+        key_info = parts.key_info
+        return None, False, [Problem(ProblemCode.NO_CERTIFICATE, key_info if key_info is not None else parts.signature,
+                                     "X509Certificate")]
     certificates: list[Certificate] = []
     problems: list[Problem] = []
     for element in elements:
@@ -334,63 +315,56 @@ def _signer_certificate(
         else:
             certificates.append(certificate)
     if not certificates:
-        return None, problems
-    named = document.signing_certificate_digests(signature)
-    for certificate in certificates:  # with a chain embedded, the signer is the one XAdES names
-        if named and named_by(certificate, named):
-            return certificate, problems
-    return certificates[0], problems
+        return None, False, problems
+    named = said.named
+    if named:
+        for certificate in certificates:  # with a chain embedded, the signer is the one XAdES names
+            if named_by(certificate, named):
+                return certificate, True, problems
+    return certificates[0], False, problems
 
 
-def _check_signature_value(
-    signature: etree._Element, signed_info: etree._Element, certificate: Certificate | None
-) -> Iterator[Problem]:
-    c14n_method = child(signed_info, _C14N_METHOD)
+def _check_signature_value(parts: SignatureParts, certificate: Certificate | None) -> Problem | None:
+    signed_info, c14n_method = parts.signed_info, parts.c14n_method
     c14n = c14n_method.get("Algorithm", "") if c14n_method is not None else ""
     if c14n not in C14N_METHODS:
-        yield _unsupported(ProblemCode.UNSUPPORTED_C14N, c14n_method if c14n_method is not None else signed_info,
-                           "CanonicalizationMethod", c14n)
-        return
-    method = child(signed_info, _SIGNATURE_METHOD)
+        return _unsupported(ProblemCode.UNSUPPORTED_C14N, c14n_method if c14n_method is not None else signed_info,
+                            "CanonicalizationMethod", c14n)
+    method = parts.signature_method
     algorithm = method.get("Algorithm", "") if method is not None else ""
     if algorithm not in _SIGNATURE_METHODS:
-        yield _unsupported(ProblemCode.UNSUPPORTED_SIGNATURE_METHOD, method if method is not None else signed_info,
-                           "SignatureMethod", algorithm)
-        return
-    value_element = child(signature, _SIGNATURE_VALUE)
+        return _unsupported(ProblemCode.UNSUPPORTED_SIGNATURE_METHOD, method if method is not None else signed_info,
+                            "SignatureMethod", algorithm)
+    value_element = parts.signature_value
     if value_element is None:
-        yield Problem(ProblemCode.NO_SIGNATURE_VALUE, signature, "SignatureValue")
-        return
+        return Problem(ProblemCode.NO_SIGNATURE_VALUE, parts.signature, "SignatureValue")
     value = decode_base64(value_element.text)
     if value is None:
-        yield Problem(ProblemCode.SIGNATURE_VALUE_INVALID, value_element, "SignatureValue")
-        return
+        return Problem(ProblemCode.SIGNATURE_VALUE_INVALID, value_element, "SignatureValue")
     if certificate is None:
-        return  # already reported: nothing to verify with
+        return None  # already reported: nothing to verify with
     key = certificate.public_key()
     if not isinstance(key, rsa.RSAPublicKey):
-        yield Problem(ProblemCode.KEY_NOT_RSA, value_element, "SignatureValue",
-                      {"key_type": type(key).__name__.removeprefix("_")})
-        return
+        return Problem(ProblemCode.KEY_NOT_RSA, value_element, "SignatureValue",
+                       {"key_type": type(key).__name__.removeprefix("_")})
     try:
         octets = canonical_signed_info(signed_info, c14n_method, c14n)
     except etree.C14NError as exc:
-        yield Problem(ProblemCode.SIGNED_INFO_C14N_FAILED, signed_info, "SignedInfo", {"error": str(exc)})
-        return
+        return Problem(ProblemCode.SIGNED_INFO_C14N_FAILED, signed_info, "SignedInfo", {"error": str(exc)})
     if _verifies(key, value, octets, algorithm):
-        return
+        return None
     try:
         reindented = any(_verifies(key, value, octets, algorithm)
                          for octets in signed_info_in_other_layouts(signed_info, c14n_method, c14n))
     except etree.C14NError:
         reindented = False
     code = ProblemCode.SIGNATURE_MISMATCH_REINDENTED if reindented else ProblemCode.SIGNATURE_MISMATCH
-    yield Problem(code, value_element, "SignatureValue")
+    return Problem(code, value_element, "SignatureValue")
 
 
 def _verifies(key: rsa.RSAPublicKey, value: bytes, octets: bytes, algorithm: str) -> bool:
     try:
-        key.verify(value, octets, _PKCS1, _SIGNATURE_METHODS[algorithm]())
+        key.verify(value, octets, _PKCS1, _SIGNATURE_METHODS[algorithm])
     except InvalidSignature:
         return False
     return True
@@ -399,23 +373,21 @@ def _verifies(key: rsa.RSAPublicKey, value: bytes, octets: bytes, algorithm: str
 # ---- XAdES: signing certificate and signing time ------------------------------------------------
 
 
-def _check_xades(signature: etree._Element, certificate: Certificate | None, covered: set,
-                 document: SignedDocument) -> Iterator[Problem]:
-    properties = document.signed_properties(signature)
+def _check_xades(parts: SignatureParts, properties: etree._Element | None, said: SignedProperties,
+                 certificate: Certificate | None, named_signer: bool, covered: set) -> Iterator[Problem]:
+    """``named_signer``: ``certificate`` is one the properties name."""
     if properties is None:
-        yield Problem(ProblemCode.NO_XADES_PROPERTIES, signature, "SigningTime")
+        yield Problem(ProblemCode.NO_XADES_PROPERTIES, parts.signature, "SigningTime")
         return
-    if properties not in covered and not _referenced(signature, properties):
+    if properties not in covered and not _referenced(parts, properties):
         yield Problem(ProblemCode.SIGNED_PROPERTIES_UNREFERENCED, properties, "SignedProperties")
-    named = document.signing_certificate_digests(signature)
-    if certificate is not None and named:
-        unknown = [element for element, name, _ in named if not name]
-        if len(unknown) == len(named):
-            yield Problem(ProblemCode.SIGNING_CERTIFICATE_UNSUPPORTED_DIGEST, unknown[0], "DigestMethod")
-        elif not named_by(certificate, named):
+    named = said.named
+    if certificate is not None and named and not named_signer:
+        if all(not name for _, name, _ in named):
+            yield Problem(ProblemCode.SIGNING_CERTIFICATE_UNSUPPORTED_DIGEST, named[0][0], "DigestMethod")
+        else:
             yield Problem(ProblemCode.SIGNING_CERTIFICATE_MISMATCH, named[0][0], "SigningCertificate")
-    times = _SIGNING_TIME_PATH(properties)
-    time_element = times[0] if times else None
+    time_element = said.signing_time
     if time_element is None:
         yield Problem(ProblemCode.NO_SIGNING_TIME, properties, "SigningTime")
         return
@@ -435,13 +407,12 @@ def _check_xades(signature: etree._Element, certificate: Certificate | None, cov
                   expected=f"{window['not_before']} – {window['not_after']}", actual=text)
 
 
-def _referenced(signature: etree._Element, properties: etree._Element) -> bool:
+def _referenced(parts: SignatureParts, properties: etree._Element) -> bool:
     """Whether a reference of the signature names the properties (its digest is judged separately)."""
     identifier = properties.get("Id") or properties.get("ID") or properties.get("id")
     if not identifier:
         return False
-    return any(ref.get("URI") == f"#{identifier}"
-               for ref in _REFERENCES_PATH(signature))
+    return f"#{identifier}" in parts.uris
 
 
 def _unsupported(code: ProblemCode, element: etree._Element, field_name: str, algorithm: str, **values) -> Problem:

@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta, timezone
+from typing import NamedTuple
 
 from lxml import etree
 
 from ..core.namespaces import DS
 from .canonical import DIGESTS, decode_base64
 from .certificates import Certificate
-from .tree import child, child_path
 
 __all__ = [
-    "XADES", "NamedCertificate", "named_by", "parse_signing_time", "signed_properties",
-    "signing_certificate_digests",
+    "XADES", "NamedCertificate", "SignedProperties", "named_by", "parse_signing_time", "read_signed_properties",
 ]
 
 XADES = "http://uri.etsi.org/01903/v1.3.2#"
@@ -27,9 +26,6 @@ _DATETIME = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\
 NamedCertificate = tuple[etree._Element, str, bytes | None]
 
 
-_FIND: etree._Element = etree.Element("find")  # (a marker: "look the signed properties up")
-
-
 def _ds(name: str) -> str:
     return f"{{{DS}}}{name}"
 
@@ -38,38 +34,53 @@ def _xades(name: str) -> str:
     return f"{{{XADES}}}{name}"
 
 
-_OBJECT, _DIGEST_METHOD, _DIGEST_VALUE = _ds("Object"), _ds("DigestMethod"), _ds("DigestValue")
-_QUALIFYING, _SIGNED_PROPERTIES = _xades("QualifyingProperties"), _xades("SignedProperties")
-_SIGNED_SIGNATURE_PROPERTIES = _xades("SignedSignatureProperties")
+_DIGEST_METHOD, _DIGEST_VALUE = _ds("DigestMethod"), _ds("DigestValue")
+_SIGNED_SIGNATURE_PROPERTIES, _SIGNING_TIME = _xades("SignedSignatureProperties"), _xades("SigningTime")
 _CERT, _CERT_DIGEST = _xades("Cert"), _xades("CertDigest")
-_HOLDERS = (_xades("SigningCertificate"), _xades("SigningCertificateV2"))
-_PROPERTIES_PATH = child_path(_OBJECT, _QUALIFYING, _SIGNED_PROPERTIES)
-_CERT_DIGEST_PATHS = tuple(child_path(_SIGNED_SIGNATURE_PROPERTIES, holder, _CERT, _CERT_DIGEST) for holder in _HOLDERS)
+_SIGNING_CERTIFICATE, _SIGNING_CERTIFICATE_V2 = _xades("SigningCertificate"), _xades("SigningCertificateV2")
 
 
-def signed_properties(signature: etree._Element) -> etree._Element | None:
-    """The signature's ``xades:SignedProperties``, if it has them."""
-    found = _PROPERTIES_PATH(signature)
-    return found[0] if found else None
+class SignedProperties(NamedTuple):
+    """What ``xades:SignedProperties`` say: ``named``, each ``xades:Cert`` they name (those under
+    ``SignedSignatureProperties/SigningCertificate/Cert/CertDigest`` in document order, then those under
+    ``SigningCertificateV2``), and ``signing_time``, the first ``SignedSignatureProperties/SigningTime``."""
+
+    named: list[NamedCertificate]
+    signing_time: etree._Element | None
 
 
-def signing_certificate_digests(signature: etree._Element,
-                                properties: etree._Element | None = _FIND) -> list[NamedCertificate]:
-    """Each ``xades:Cert`` the signed properties name (``SigningCertificate`` and ``SigningCertificateV2``);
-    ``properties``: the signature's signed properties when they were already found."""
-    if properties is _FIND:
-        properties = signed_properties(signature)
-    if properties is None:
-        return []
-    named = []
-    for path in _CERT_DIGEST_PATHS:
-        for digest in path(properties):
-            method = child(digest, _DIGEST_METHOD)
-            value = child(digest, _DIGEST_VALUE)
-            algorithm = method.get("Algorithm", "") if method is not None else ""
-            named.append((value if value is not None else digest, DIGESTS.get(algorithm, ""),
-                          decode_base64(value.text if value is not None else None)))
-    return named
+def read_signed_properties(properties: etree._Element) -> SignedProperties:
+    """The certificates ``properties`` name and their signing time element, read in one walk."""
+    holders: tuple[list[etree._Element], list[etree._Element]] = ([], [])
+    signing_time = None
+    for signature_properties in properties[:]:
+        if signature_properties.tag != _SIGNED_SIGNATURE_PROPERTIES:
+            continue
+        for node in signature_properties[:]:
+            tag = node.tag
+            if tag == _SIGNING_CERTIFICATE:
+                holders[0].append(node)
+            elif tag == _SIGNING_CERTIFICATE_V2:
+                holders[1].append(node)
+            elif tag == _SIGNING_TIME and signing_time is None:
+                signing_time = node
+    named = [_named(digest) for found in holders for holder in found for cert in holder if cert.tag == _CERT
+             for digest in cert if digest.tag == _CERT_DIGEST]
+    return SignedProperties(named, signing_time)
+
+
+def _named(digest: etree._Element) -> NamedCertificate:
+    method = value = None
+    for node in digest:
+        tag = node.tag
+        if tag == _DIGEST_METHOD:
+            if method is None:
+                method = node
+        elif tag == _DIGEST_VALUE and value is None:
+            value = node
+    algorithm = method.get("Algorithm", "") if method is not None else ""
+    return (value if value is not None else digest, DIGESTS.get(algorithm, ""),
+            decode_base64(value.text if value is not None else None))
 
 
 def named_by(certificate: Certificate, named: list[NamedCertificate]) -> bool:
