@@ -25,7 +25,13 @@ from lxml import etree
 
 from ..core.foreign import evaluation, xpath_error
 from ..core.money import (
-    MONEY_FIELDS, XML_SPACE, Amount, decimal_str, parse_decimal, parse_small_int, remembered_decimals,
+    MONEY_FIELDS,
+    XML_SPACE,
+    Amount,
+    decimal_str,
+    parse_decimal,
+    parse_small_int,
+    remembered_decimals,
 )
 from ..core.text import Text
 from ..core.xmlpath import children_by_tag
