@@ -17,7 +17,7 @@ from fel_rules.checks import CheckError, CheckInput, quiet_plan
 from fel_rules.checks.expression import ExpressionCheck
 from fel_rules.checks.required import RequiredCheck
 from fel_rules.core.config import Config
-from fel_rules.core.money import MONEY_CONTEXT
+from fel_rules.core.money import MONEY_CONTEXT, parse_decimal, remembered_decimals
 from fel_rules.document.facts import extract_facts
 from fel_rules.document.parse import parse_xml
 from fel_rules.document.schema import strip_adendas
@@ -136,7 +136,7 @@ def test_a_one_off_plan_makes_no_function():
 _NUMBER = re.compile(rb">(-?[0-9]+(?:\.[0-9]+)?)<")
 _BASES = sorted(EXAMPLES.glob("*.xml"))
 _VALUES = st.sampled_from([b"0", b"1", b"-1", b"0.005", b"12.34", b"100", b"9 9", b"", b"1e3", b"0.333333",
-                           b"99999999.99"])
+                           b"99999999.99", b" 12.34 ", b"\t1\n", b" ", b"\xc2\xa012", b"1.10", b"+0"])
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -148,3 +148,17 @@ def test_random_numbers_give_the_same_rules_stage(quick, monkeypatch, base, seed
     for match in sorted(seed.sample(spots, min(len(values), len(spots))), key=lambda m: -m.start()):
         data = data[:match.start(1)] + seed.choice(values) + data[match.end(1):]
     _agree(quick, data, monkeypatch)
+
+
+_TEXTS = st.sampled_from(["0", "1.10", " 12.34 ", "\t1\n", " ", "", "9 9", "1e3", "\u00a012", "+0", "-0.00"])
+
+
+@given(text=st.one_of(_TEXTS, st.text(alphabet="0123456789.-+ \t\n\u00a0eE", max_size=12)))
+def test_a_remembered_decimal_is_the_value_parse_decimal_gives(text):
+    """The plan's function reads a decimal from the table parse_decimal keeps before calling it: what the table
+    holds for a text is what parse_decimal gives for it (the same digits and exponent), or nothing."""
+    table, unknown = remembered_decimals()
+    value = parse_decimal(text)
+    found = table.get(text, unknown)
+    assert found is unknown or repr(found) == repr(value)
+    assert repr(parse_decimal(text)) == repr(value)

@@ -72,17 +72,82 @@ class _QuietWriter(_Writer):
 
     def _path(self, index: int, binding: Any) -> None:
         """A binding read from the document at the node: once per node for the context's rules that share it
-        (``shared``: binding key → local name), without the memo's tables (nothing else reads them)."""
+        (``shared``: binding key → local name, ``UNSET`` until read), without the memo's tables (nothing else reads
+        them). A value is read straight into its local name: no entry tuple is made for it."""
         if binding.needs:
             self._add(*self._with_variables(index, binding))
+            self._taken(index, binding)
+            return
+        value = self._local(f"v{index}")
+        read = self._read_into(index, binding, value)
+        name = self.shared.get(binding.key)
+        if name is None:
+            self._add(*read)
         else:
-            read = self._read(index, binding)
-            name = self.shared.get(binding.key)
-            if name is None:
-                self._add(*read)
+            self._add(f"{value} = {name}", f"if {value} is UNSET:", *("    " + line for line in read),
+                      f"    {name} = {value}")
+        if binding.single:
+            if binding.fallback is None:
+                self._add(f"if {value} is None:", *("    " + line for line in self.SKIP))
             else:
-                self._add(f"c = {name}", "if c is None:", *("    " + line for line in read), f"    {name} = c")
-        self._taken(index, binding)
+                self._add(f"if {value} is None:", f"    {value} = {self._bind(f'D{index}', binding.fallback)}")
+
+    def _read_into(self, index: int, binding: Any, value: str) -> list[str]:
+        """Lines setting ``value`` to the value the general lookup gives for a binding without ``$names`` at
+        ``node``; a value that cannot be read goes the general way (it says so). The first child of a tag is read
+        from the node's children index, looked up once per node (``kids``) for all the rules of its context."""
+        general = self._bind(f"B{index}", binding)
+        if binding.lookup is not None and binding.single and self.tools_child_tag(binding.find) is not None:
+            tag = self._bind(f"T{index}", self.tools_child_tag(binding.find))
+            return ["if element:",
+                    "    if kids is None:",
+                    "        kids = get(node)",
+                    "        if kids is None:",
+                    "            kids = INDEX(node, memo)",
+                    *("    " + line for line in self._child_value(index, binding, "kids", tag, value)),
+                    "else:",
+                    *("    " + line for line in self._entry(f"LOOKUP({general}, node, NOVARS, memo)", value))]
+        if binding.lookup is not None and binding.single and (up := self.tools_up_tag(binding.find)) is not None:
+            ups, child = up  # ../../p:Child: the ancestor's child
+            tag = self._bind(f"T{index}", child)
+            return ["above = node if element else None",
+                    *["if above is not None:", "    above = above.getparent()"] * ups,
+                    "if above is not None:",
+                    "    children = get(above)",
+                    "    if children is None:",
+                    "        children = INDEX(above, memo)",
+                    *("    " + line for line in self._child_value(index, binding, "children", tag, value)),
+                    "else:  # (from a node that is no element, or past the root: the general way)",
+                    *("    " + line for line in self._entry(f"LOOKUP({general}, node, NOVARS, memo)", value))]
+        if binding.lookup is not None:
+            lookup = self._bind(f"L{index}", binding.lookup)
+            return self._entry(f"{lookup}(node, memo) if element else LOOKUP({general}, node, NOVARS, memo)", value)
+        return self._entry(f"LOOKUP({general}, node, NOVARS, memo)", value)
+
+    def _entry(self, call: str, value: str) -> list[str]:
+        """Lines taking ``value`` from the entry (value, first node, unread) ``call`` gives."""
+        return [f"c = {call}", "if c[2] is not None:", *("    " + line for line in self.SETTLE), f"{value} = c[0]"]
+
+    def _child_value(self, index: int, binding: Any, children: str, tag: str, value: str) -> list[str]:
+        """Lines setting ``value`` to the value of the first child ``tag`` in ``children`` (an index of children
+        by tag), ``None`` when there is none; a text that is there but cannot be read goes the general way. A
+        decimal is looked up first among the texts :func:`~fel_rules.core.money.parse_decimal` remembers."""
+        read = self._bind(f"R{index}", binding.read)
+        lines = [f"found = {children}.get({tag})",
+                 "if found is None:",
+                 f"    {value} = None",
+                 "else:",
+                 "    text = found[0].text or ''"]
+        if binding.kind == "text":  # (a text is always read)
+            return [*lines, f"    {value} = {read}(text)"]
+        if binding.read is self.namespace["DECIMAL"]:
+            lines += [f"    {value} = REMEMBERED(text, UNKNOWN)",
+                      f"    if {value} is UNKNOWN:",
+                      f"        {value} = {read}(text)"]
+        else:
+            lines.append(f"    {value} = {read}(text)")
+        return [*lines, f"    if {value} is None and text.strip(SPACE):",
+                *("        " + line for line in self.SETTLE)]
 
 
 def write_quiet_plan(checks: Sequence[Any], evaluator: Any, tools: Mapping[str, object],
@@ -98,7 +163,7 @@ def write_quiet_plan(checks: Sequence[Any], evaluator: Any, tools: Mapping[str, 
     (a check's context nodes in a document), ``GUARD`` (the finder of the first child steps of a check's context,
     or ``None``) and ``RELAXED`` (a finder whose nodes include the context's, cheaper than the context's own, or
     ``None``: :func:`~._xpath.relaxed_finder`)."""
-    namespace: dict[str, object] = {**tools, "Decimal": Decimal}
+    namespace: dict[str, object] = {**tools, "Decimal": Decimal, "UNSET": object()}
     general: set[int] = set()
     groups: dict[int, list[int]] = {}  # context key → positions of the checks with that context
     settled: list[str] = []  # the lines of the checks of other kinds that tell themselves they find nothing
@@ -189,9 +254,10 @@ def _group(number: int, positions: list[int], checks: Sequence[Any], evaluator: 
     lines += ["    if nodes:",
              f"        {' = '.join(flags)} = False",
              "        for node in nodes:",
-             "            element = type(node) is ELEMENT"]
+             "            element = type(node) is ELEMENT",
+             "            kids = None"]
     if shared:
-        lines.append(f"            {' = '.join(shared.values())} = None")
+        lines.append(f"            {' = '.join(shared.values())} = UNSET")
     for _, body in bodies:
         lines.extend(body)
     for position, _ in bodies:

@@ -24,7 +24,15 @@ from typing import TYPE_CHECKING, Any
 from lxml import etree
 
 from ..core.foreign import evaluation, xpath_error
-from ..core.money import MONEY_FIELDS, XML_SPACE, Amount, decimal_str, parse_decimal, parse_small_int
+from ..core.money import (
+    MONEY_FIELDS,
+    XML_SPACE,
+    Amount,
+    decimal_str,
+    parse_decimal,
+    parse_small_int,
+    remembered_decimals,
+)
 from ..core.text import Text
 from ..core.xmlpath import children_by_tag
 from ..expressions.language import (
@@ -643,6 +651,7 @@ _RUNNER_TOOLS = {
     "NODES": lambda check: check.context_nodes,
     "GUARD": lambda check: _guard(check.context.path, check.namespaces),
     "RELAXED": lambda check: relaxed_finder(check.context.path, check.namespaces),
+    "DECIMAL": parse_decimal, "REMEMBERED": remembered_decimals()[0].get, "UNKNOWN": remembered_decimals()[1],
 }
 
 #: The first child steps of an absolute location path (``/p:A/p:B/…``, as many as its plan guards by), followed by more.

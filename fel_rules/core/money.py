@@ -13,7 +13,7 @@ from typing import NamedTuple, overload
 
 __all__ = [
     "CURRENCY_SYMBOLS", "MAX_DIGITS", "MONEY_CONTEXT", "MONEY_FIELDS", "XML_SPACE", "Amount", "decimal_str",
-    "format_money", "format_number", "parse_decimal", "parse_small_int", "round_half_up",
+    "format_money", "format_number", "parse_decimal", "parse_small_int", "remembered_decimals", "round_half_up",
 ]
 
 #: Enough precision for the XSD's 22 total digits with 10 decimals, plus products of two such values.
@@ -62,6 +62,13 @@ _PARSED: dict[str, Decimal | None] = {}
 _UNKNOWN = object()
 _MAX_REMEMBERED = 4096
 _MAX_REMEMBERED_LENGTH = 64
+
+
+def remembered_decimals() -> tuple[dict[str, Decimal | None], object]:
+    """The table of texts :func:`parse_decimal` remembers (text → its value) and the marker a look-up in it gives
+    for a text not there: code reading many amounts looks a text up there first, and calls :func:`parse_decimal`
+    only for a text not there (the same value, one call fewer). Read-only: only :func:`parse_decimal` writes it."""
+    return _PARSED, _UNKNOWN
 
 
 def parse_small_int(text: str | None) -> int | None:
