@@ -367,7 +367,7 @@ class _Parser:
                 self.heavy = True
             self.depth += 1
             start = self.position
-            tests.append(self.or_expression())
+            tests.append(_compiled(self.or_expression()))
             written.append(" ".join(text for _, text in self.tokens[start:self.position]))
             self.depth -= 1
             self.take("symbol", "]")
@@ -395,7 +395,8 @@ class _Parser:
         if self._call_of("not"):
             test = self.or_expression()
             self.take("symbol", ")")
-            return lambda node, memo: not test(node, memo)
+            source, kids = _source(test)
+            return _inline(lambda node, memo: not test(node, memo), f"(not {source})", kids)
         if self.accept("symbol", "("):
             test = self.or_expression()
             self.take("symbol", ")")
@@ -408,7 +409,8 @@ class _Parser:
             path: _Path | _AbsolutePath = left[1]
             if path.child is not None and path.attribute is None:
                 tag = path.child
-                return lambda node, memo: tag in (memo.get(node) or children_by_tag(node, memo))
+                return _inline(lambda node, memo: tag in (memo.get(node) or children_by_tag(node, memo)),
+                               f"({_constant(tag)} in kids)", True)
             if isinstance(path, _Path) and not path.ups and path.steps:
                 if self.anchor is not None and path.attribute is None and _worth_anchoring(path.steps):
                     return _anchored(self.anchor, path.steps, None, None)
@@ -608,9 +610,10 @@ class _AbsolutePath:
         def select_filtered(node: etree._Element, memo: dict) -> list:
             found = memo.get(key)
             if found is None:
-                found = memo[key] = [each for each in fewer(node, memo) if test(each, memo)]
+                found = memo[key] = filtered(fewer(node, memo), memo)
             return found
 
+        filtered = _filter_of(test)
         return select_filtered
 
 
@@ -687,7 +690,10 @@ def _compare(left: tuple[str, Any], right: tuple[str, Any], *, equal: bool,
         return _walked(path.steps, path.attribute, (kind, other, equal))
     if kind == _TEXT and equal and isinstance(path, _Path) and not path.steps and not path.ups and path.attribute:
         name = path.attribute
-        return lambda node, memo: node.get(name) == other
+        return _inline(lambda node, memo: node.get(name) == other,
+                       f"(node.get({_constant(name)}) == {_constant(other)})", False)
+    if kind in (_TEXT, _NUMBER) and isinstance(path, _Path) and not path.steps and not path.ups and path.attribute:
+        return _attribute_compared(path.attribute, kind, other, equal)  # @name != 'x', @name = 1 …
     if kind == _TEXT:
         if equal:
             return lambda node, memo: other in values(node, memo)
@@ -708,7 +714,8 @@ def _either(tests: list[_Test]) -> _Test:
     test = tests[0]
     for other in tests[1:]:
         test = (lambda first, second: lambda node, memo: first(node, memo) or second(node, memo))(test, other)
-    return test
+    sources = [_source(each) for each in tests]
+    return _inline(test, "(" + " or ".join(text for text, _ in sources) + ")", any(kids for _, kids in sources))
 
 
 def _both(tests: list[_Test]) -> _Test:
@@ -716,7 +723,8 @@ def _both(tests: list[_Test]) -> _Test:
     test = tests[0]
     for other in tests[1:]:
         test = (lambda first, second: lambda node, memo: first(node, memo) and second(node, memo))(test, other)
-    return test
+    sources = [_source(each) for each in tests]
+    return _inline(test, "(" + " and ".join(text for text, _ in sources) + ")", any(kids for _, kids in sources))
 
 
 def _holds(kind: str, other: Any, equal: bool) -> Callable[[str], bool]:
@@ -737,6 +745,9 @@ def _walked(steps: tuple[_Step, ...], attribute: str | None, compared: tuple | N
         tag, tests, _ = steps[0]
         if not tests and attribute is None and compared is not None and compared[0] == _TEXT:
             return _interned(key, lambda: _child_text(tag, compared[1], compared[2]))
+        if not tests and attribute is None and compared is not None:  # p:Child = 1: a number
+            return _interned(key, lambda: _child_number(tag, float(compared[1]), compared[2],
+                                                        _walk(steps, attribute, holds)))
         return _interned(key, lambda: _walk(steps, attribute, holds))
 
     def build() -> _Test:
@@ -781,7 +792,9 @@ def _anchored(anchor: tuple[str, ...], steps: tuple[_Step, ...], attribute: str 
                 holders = memo[test] = _holders(down(node, memo), depth, attribute, holds)
             return node in holders
 
-        return test
+        name, held = _constant(test), _local("h")
+        return _inline(test, f"(node in {held} if ({held} := memo.get({name})) is not None else {name}(node, memo))",
+                       False)
 
     return _interned(key, build)
 
@@ -819,7 +832,7 @@ def _child_text(tag: str, text: str, equal: bool) -> _Test:
                     return True
         return False
 
-    return test
+    return _inline(test, _one_child(tag, f"{{}} {'==' if equal else '!='} {_constant(text)}", test), True)
 
 
 def _walk(steps: tuple[_Step, ...], attribute: str | None, holds: Callable[[str], bool] | None) -> _Test:
@@ -881,3 +894,116 @@ _NUMBERS: dict[str, float] = {}
 
 
 _EMPTY = etree.Element("empty")
+
+
+# ---- predicates written as one Python expression ------------------------------------------------------------------
+#
+# A predicate's test is also known, where it can be, as one Python expression over ``node`` (the element tested),
+# ``memo`` and ``kids`` (the element's children index): ``not(p:A = 'x') or p:B`` is ``(not (…kids.get(A)…) or (B in
+# kids))`` and not three calls. :func:`_compiled` makes that expression one function (the children index looked up
+# once), :func:`_filter_of` one loop over the nodes a step filters. The expressions compute what the closures
+# compute (the closures stay: they are the tests where no expression is known).
+
+#: The tests known as an expression: (its source, whether it reads ``kids``).
+_INLINE: dict[_Test, tuple[str, bool]] = {}
+#: The names the expressions read (constants, tests, helpers), one namespace for all of them.
+_NAMESPACE: dict[str, Any] = {"INDEX": children_by_tag, "STRING": _STRING}
+_NAMES: dict[tuple[type, Any], str] = {}
+_COUNTER = [0]
+
+
+def _local(stem: str) -> str:
+    """A name for a local of the generated code, used nowhere else."""
+    _COUNTER[0] += 1
+    return f"{stem}{_COUNTER[0]}"
+
+
+def _constant(value: Any) -> str:
+    """The name under which the generated code reads ``value``."""
+    key = (type(value), value) if isinstance(value, (str, float, int)) else (type(value), id(value))
+    name = _NAMES.get(key)
+    if name is None:
+        name = _NAMES[key] = _local("k")
+        _NAMESPACE[name] = value
+    return name
+
+
+def _inline(test: _Test, source: str, kids: bool) -> _Test:
+    """``test``, known from now on as the expression ``source`` (``kids``: it reads the children index)."""
+    _INLINE.setdefault(test, (source, kids))
+    return test
+
+
+def _source(test: _Test) -> tuple[str, bool]:
+    """The expression of ``test``: its own, or a call of it."""
+    return _INLINE.get(test) or (f"{_constant(test)}(node, memo)", False)
+
+
+_KIDS = ("kids = memo.get(node)", "if kids is None:", "    kids = INDEX(node, memo)")
+_GENERATED: dict[tuple[str, str], Any] = {}
+
+
+def _generated(kind: str, source: str, lines: list[str]) -> Any:
+    """The function ``lines`` define (named ``kind``), one per (kind, expression)."""
+    function = _GENERATED.get((kind, source))
+    if function is None:
+        space: dict[str, Any] = {}
+        exec(compile("\n".join(lines), f"<predicate {kind}>", "exec"), _NAMESPACE, space)  # noqa: S102
+        function = _GENERATED.setdefault((kind, source), space[kind])
+    return function
+
+
+def _compiled(test: _Test) -> _Test:
+    """``test`` as one generated function when it has an expression (itself otherwise)."""
+    known = _INLINE.get(test)
+    if known is None:
+        return test
+    source, kids = known
+    function = _generated("test", source, [
+        "def test(node, memo):", *("    " + line for line in (_KIDS if kids else ())), f"    return {source}"])
+    return _inline(function, source, kids)
+
+
+def _filter_of(test: _Test) -> Callable[[list, dict], list]:
+    """``filtered(nodes, memo)``: the ``nodes`` that pass ``test``, in their order."""
+    source, kids = _source(test)
+    return _generated("filtered", source, [
+        "def filtered(nodes, memo):",
+        "    found = []",
+        "    for node in nodes:",
+        *("        " + line for line in (_KIDS if kids else ())),
+        f"        if {source}:",
+        "            found.append(node)",
+        "    return found"])
+
+
+def _one_child(tag: str, compared: str, general: _Test) -> str:
+    """The expression of ``p:Child <op> value`` when the node has at most one such child (``compared``: the
+    comparison with ``{}`` for the child's string-value); with several, ``general`` answers."""
+    found, child = _local("f"), _local("c")
+    value = f"(({child}.text or '') if not len({child} := {found}[0]) else STRING({child}))"
+    return (f"(False if ({found} := kids.get({_constant(tag)})) is None else "
+            f"({compared.format(value)} if len({found}) == 1 else {_constant(general)}(node, memo)))")
+
+
+def _child_number(tag: str, number: float, equal: bool, general: _Test) -> _Test:
+    """``p:Child = 1`` (``!=``): some child with that tag has (has not) a string-value of that number."""
+    compared = f"NUMBER({{}}) {'==' if equal else '!='} {_constant(number)}"
+    return _inline(general, _one_child(tag, compared, general), True)
+
+
+def _attribute_compared(name: str, kind: str, other: Any, equal: bool) -> _Test:
+    """``@name <op> 'text'`` or ``@name <op> 1``: the attribute is there and its value compares."""
+    holds = _holds(kind, other, equal)
+
+    def test(node: etree._Element, memo: dict) -> bool:
+        value = node.get(name)
+        return value is not None and holds(value)
+
+    value = _local("a")
+    compared = (f"{value} {'==' if equal else '!='} {_constant(other)}" if kind == _TEXT
+                else f"NUMBER({value}) {'==' if equal else '!='} {_constant(float(other))}")
+    return _inline(test, f"(({value} := node.get({_constant(name)})) is not None and {compared})", False)
+
+
+_NAMESPACE["NUMBER"] = _number
