@@ -340,3 +340,71 @@ def test_texts_written_for_variables_give_what_xpath_gives(path: str, variables:
 @pytest.mark.parametrize("variables", [{"n": 1}, {"n": True}, {"n": "both ' and \""}, {}])
 def test_other_values_are_left_to_xpath(variables: dict) -> None:
     assert with_values("dte:I[dte:N = $n]", variables) is None
+
+
+#: Texts of the random documents: the compared texts, with blanks around, empty, and numbers as XPath reads them.
+_TEXTS = st.sampled_from(["IVA", " IVA", "IVA ", "", "ISR", "1", "2", " 2 ", "2.0", "02", "x"])
+
+
+@st.composite
+def _elements(draw: st.DrawFn, tag: str, depth: int) -> str:
+    """An element ``dte:tag`` with maybe an attribute ``C``, a text, and children N, M, K (several of one tag,
+    none, with nested text or a comment), down to ``depth``."""
+    attribute = draw(st.one_of(st.none(), _TEXTS))
+    opened = f"<dte:{tag}" + ("" if attribute is None else f' C="{attribute}"') + ">"
+    parts = [draw(st.sampled_from(["", "IVA", "2"]))]
+    if depth:
+        for _ in range(draw(st.integers(min_value=0, max_value=4))):
+            child = draw(st.sampled_from(["N", "M", "K"]))
+            shape = draw(st.sampled_from(["text", "text", "text", "nested", "comment", "deeper"]))
+            text = draw(_TEXTS)
+            if shape == "nested":
+                parts.append(f"<dte:{child}>{text[:1]}<dte:x>{text[1:]}</dte:x></dte:{child}>")
+            elif shape == "comment":
+                parts.append(f"<dte:{child}>{text[:1]}<!-- c -->{text[1:]}</dte:{child}>")
+            elif shape == "deeper":
+                parts.append(draw(_elements(child, depth - 1)))
+            else:
+                parts.append(f"<dte:{child}>{text}</dte:{child}>")
+    return opened + "".join(parts) + f"</dte:{tag}>"
+
+
+_LEAVES = st.sampled_from([
+    "dte:N = 'IVA'", "dte:N != 'IVA'", "dte:N = ''", "dte:N != ''", "dte:M = 2", "dte:M != 2", "dte:K = 0",
+    "dte:N", "dte:K", "@C = 'IVA'", "@C != 'IVA'", "@C = ''", "@C = 2", "@C != 2", "@C",
+    "dte:M/dte:N = 'IVA'", "dte:M/dte:N", "dte:M[dte:N = 'IVA']", "dte:M[dte:K != 2]/dte:N", "dte:N/dte:x",
+    "dte:K/@C = 2", "not(dte:M/dte:K = 'ISR')",
+])
+
+
+def _predicates(depth: int) -> st.SearchStrategy[str]:
+    """A predicate of the shapes the rules write: leaves joined by ``and``/``or``, under ``not(…)`` or
+    parentheses."""
+    if depth == 0:
+        return _LEAVES
+    smaller = _predicates(depth - 1)
+    return st.one_of(
+        smaller,
+        smaller.map(lambda text: f"not({text})"),
+        st.tuples(smaller, st.sampled_from(["and", "or"]), smaller).map(lambda parts: "({} {} {})".format(*parts)),
+        st.lists(smaller, min_size=2, max_size=3).map(lambda texts: " or ".join(texts)),
+        st.lists(smaller, min_size=2, max_size=3).map(lambda texts: " and ".join(texts)),
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_elements("I", 2), min_size=0, max_size=4), _predicates(2), _predicates(1))
+def test_random_predicates_give_what_xpath_gives(items: list[str], predicate: str, second: str) -> None:
+    """Every compiled form of a predicate (alone, several on a step, absolute or relative, anchored or walked, and
+    nested in another path's predicate) selects what lxml's XPath selects, on random trees."""
+    root = etree.fromstring(f"<dte:R xmlns:dte='{DTE}' C='2'>" + "".join(items) + "</dte:R>")
+    paths = [f"/dte:R/dte:I[{predicate}]", f"dte:I[{predicate}]", f"/dte:R/dte:I[{predicate}][{second}]/@C",
+             f"dte:I[{second}][{predicate}]/dte:N", f"/dte:R[dte:I[{predicate}]]", f"count(/dte:R/dte:I[{second}])",
+             f"/dte:R/dte:I/dte:M[{predicate}]", f"/dte:R/dte:I[{second}]/dte:M[{predicate}]/dte:N"]
+    memo: dict = {}
+    for path in paths:
+        finder = child_path_finder(path, NAMESPACES)
+        assert finder is not None, path
+        xpath = etree.XPath(path, namespaces=NAMESPACES)
+        for node in root.iter(etree.Element):
+            assert_same(finder(node, memo), xpath(node), (path, etree.tostring(root)))
