@@ -373,7 +373,8 @@ _LEAVES = st.sampled_from([
     "dte:N = 'IVA'", "dte:N != 'IVA'", "dte:N = ''", "dte:N != ''", "dte:M = 2", "dte:M != 2", "dte:K = 0",
     "dte:N", "dte:K", "@C = 'IVA'", "@C != 'IVA'", "@C = ''", "@C = 2", "@C != 2", "@C",
     "dte:M/dte:N = 'IVA'", "dte:M/dte:N", "dte:M[dte:N = 'IVA']", "dte:M[dte:K != 2]/dte:N", "dte:N/dte:x",
-    "dte:K/@C = 2", "not(dte:M/dte:K = 'ISR')",
+    "dte:K/@C = 2", "not(dte:M/dte:K = 'ISR')", "dte:N = /dte:R/dte:I/@C", "dte:M = /dte:R/dte:I/dte:K",
+    "dte:N/dte:x = /dte:R/@C",
 ])
 
 

@@ -688,10 +688,6 @@ def _compare(left: tuple[str, Any], right: tuple[str, Any], *, equal: bool,
         if anchor is not None and _worth_anchoring(path.steps):
             return _anchored(anchor, path.steps, path.attribute, (kind, other, equal))
         return _walked(path.steps, path.attribute, (kind, other, equal))
-    if kind == _TEXT and equal and isinstance(path, _Path) and not path.steps and not path.ups and path.attribute:
-        name = path.attribute
-        return _inline(lambda node, memo: node.get(name) == other,
-                       f"(node.get({_constant(name)}) == {_constant(other)})", False)
     if kind in (_TEXT, _NUMBER) and isinstance(path, _Path) and not path.steps and not path.ups and path.attribute:
         return _attribute_compared(path.attribute, kind, other, equal)  # @name != 'x', @name = 1 …
     if kind == _TEXT:
@@ -704,6 +700,8 @@ def _compare(left: tuple[str, Any], right: tuple[str, Any], *, equal: bool,
             return lambda node, memo: any(_number(value) == number for value in values(node, memo))
         return lambda node, memo: any(_number(value) != number for value in values(node, memo))
     others: _Values = other.string_values
+    if equal and isinstance(other, _AbsolutePath):  # p:A = /p:R/p:B/@c: the absolute side's values, once a document
+        return _in_values_of(path, other)
     if equal:
         return lambda node, memo: not set(values(node, memo)).isdisjoint(others(node, memo))
     return lambda node, memo: _some_differ(values(node, memo), others(node, memo))
@@ -1004,6 +1002,32 @@ def _attribute_compared(name: str, kind: str, other: Any, equal: bool) -> _Test:
     compared = (f"{value} {'==' if equal else '!='} {_constant(other)}" if kind == _TEXT
                 else f"NUMBER({value}) {'==' if equal else '!='} {_constant(float(other))}")
     return _inline(test, f"(({value} := node.get({_constant(name)})) is not None and {compared})", False)
+
+
+def _in_values_of(path: _Path | _AbsolutePath, other: _AbsolutePath) -> _Test:
+    """``path = other`` for an absolute ``other``: some string-value of ``path`` is among the string-values of
+    ``other``, a set made once a document (its memo entry is the function that makes it)."""
+    values, others = path.string_values, other.string_values
+
+    def build() -> Callable[[etree._Element, dict], frozenset]:
+        def value_set(node: etree._Element, memo: dict) -> frozenset:
+            found = memo.get(value_set)
+            if found is None:
+                found = memo[value_set] = frozenset(others(node, memo))
+            return found
+
+        return value_set
+
+    value_set = _interned(("values", other), build)
+
+    def test(node: etree._Element, memo: dict) -> bool:
+        return not value_set(node, memo).isdisjoint(values(node, memo))
+
+    if isinstance(path, _AbsolutePath) or path.child is None or path.attribute is not None:
+        return test
+    name, found = _constant(value_set), _local("s")
+    return _inline(test, _one_child(path.child, f"{{}} in ({found} if ({found} := memo.get({name})) is not None "
+                                               f"else {name}(node, memo))", test), True)
 
 
 _NAMESPACE["NUMBER"] = _number
