@@ -30,7 +30,11 @@ How the work is shared within a document (everything lives in its memo):
   absolute path ``…/dte:Item/dte:Impuestos/dte:Impuesto/dte:NombreCorto`` selects), made once (:func:`_anchored`);
 * elsewhere such a predicate is walked node by node, and a walk of several steps remembers its answer per node;
 * a rule's multi-step binding read from a context of child steps is answered from the nodes of the absolute path
-  grouped by context node (:func:`anchored_finder`).
+  grouped by context node (:func:`anchored_finder`);
+* a predicate made of the common tests (one child compared with a text or a number, a child there, an attribute
+  compared, a look in an anchored set or in the set of an absolute path's values, under ``not``/``and``/``or``) is
+  written as one Python expression over the node and its children index, made one function, and a filtered step
+  one loop (:func:`_compiled`, :func:`_filter_of`): no call per test, no list of a child's values.
 
 Only a relative path whose predicates hold predicates of their own is left to XPath (``light``): node by node in
 Python it costs more than libxml2 once it runs over many nodes.
