@@ -804,6 +804,10 @@ def _anchored(anchor: tuple[str, ...], steps: tuple[_Step, ...], attribute: str 
 def _holders(nodes: list, depth: int, attribute: str | None, holds: Callable[[str], bool] | None) -> set:
     """The ancestors ``depth`` steps up of the ``nodes`` that have ``attribute`` (when given) and whose value
     ``holds`` (when given)."""
+    if attribute is None and holds is None and depth <= 2:  # (the usual: p:A/p:B[…] or p:A[…] there)
+        if depth == 1:
+            return {node.getparent() for node in nodes}
+        return {node.getparent().getparent() for node in nodes}
     found = set()
     for node in nodes:
         if attribute is not None:
