@@ -173,9 +173,11 @@ def _groups(nodes: list, depth: int) -> dict:
     """``nodes`` by their ancestor ``depth`` steps up, each group in the order of ``nodes``."""
     groups: dict = {}
     for node in nodes:
-        above = node
-        for _ in range(depth):
+        above = node.getparent()
+        if depth > 1:
             above = above.getparent()
+            for _ in range(depth - 2):
+                above = above.getparent()
         group = groups.get(above)
         if group is None:
             groups[above] = [node]
