@@ -374,7 +374,7 @@ _LEAVES = st.sampled_from([
     "dte:N", "dte:K", "@C = 'IVA'", "@C != 'IVA'", "@C = ''", "@C = 2", "@C != 2", "@C",
     "dte:M/dte:N = 'IVA'", "dte:M/dte:N", "dte:M[dte:N = 'IVA']", "dte:M[dte:K != 2]/dte:N", "dte:N/dte:x",
     "dte:K/@C = 2", "not(dte:M/dte:K = 'ISR')", "dte:N = /dte:R/dte:I/@C", "dte:M = /dte:R/dte:I/dte:K",
-    "dte:N/dte:x = /dte:R/@C",
+    "dte:N/dte:x = /dte:R/@C", ". = 'IVA'", ". != 'IVA2'", ". = 2", ". != 2", "dte:N[. = 'IVA' or . = '']",
 ])
 
 

@@ -694,8 +694,9 @@ def _compare(left: tuple[str, Any], right: tuple[str, Any], *, equal: bool,
         if anchor is not None and _worth_anchoring(path.steps):
             return _anchored(anchor, path.steps, path.attribute, (kind, other, equal))
         return _walked(path.steps, path.attribute, (kind, other, equal))
-    if kind in (_TEXT, _NUMBER) and isinstance(path, _Path) and not path.steps and not path.ups and path.attribute:
-        return _attribute_compared(path.attribute, kind, other, equal)  # @name != 'x', @name = 1 …
+    if kind in (_TEXT, _NUMBER) and isinstance(path, _Path) and not path.steps and not path.ups:  # @name != 'x', . = 1
+        return _attribute_compared(path.attribute, kind, other, equal) if path.attribute \
+            else _self_compared(kind, other, equal)
     if kind == _TEXT:
         if equal:
             return lambda node, memo: other in values(node, memo)
@@ -1038,6 +1039,15 @@ def _in_values_of(path: _Path | _AbsolutePath, other: _AbsolutePath) -> _Test:
     name, found = _constant(value_set), _local("s")
     return _inline(test, _one_child(path.child, f"{{}} in ({found} if ({found} := memo.get({name})) is not None "
                                                f"else {name}(node, memo))", test), True)
+
+
+def _self_compared(kind: str, other: Any, equal: bool) -> _Test:
+    """``. <op> 'text'`` or ``. <op> 1``: the node's own string-value compares."""
+    holds = _holds(kind, other, equal)
+    value = "((node.text or '') if not len(node) else STRING(node))"
+    compared = (f"{value} {'==' if equal else '!='} {_constant(other)}" if kind == _TEXT
+                else f"NUMBER({value}) {'==' if equal else '!='} {_constant(float(other))}")
+    return _inline(lambda node, memo: holds(_string_value(node)), f"({compared})", False)
 
 
 _NAMESPACE["NUMBER"] = _number
