@@ -190,6 +190,11 @@ class _Writer:
         self._add("if c[2] is not None:",  # a value that cannot be read: the general code says so
                   *("    " + line for line in self.SETTLE),
                   f"{value} = c[0]")
+        self._absent(index, binding, value)
+
+    def _absent(self, index: int, binding: Any, value: str) -> None:
+        """Lines for a single value that is absent (``None``): the rule does not apply, or the value is the
+        binding's default."""
         if binding.single:
             if binding.fallback is None:
                 self._add(f"if {value} is None:", *("    " + line for line in self.SKIP))

@@ -86,11 +86,7 @@ class _QuietWriter(_Writer):
         else:
             self._add(f"{value} = {name}", f"if {value} is UNSET:", *("    " + line for line in read),
                       f"    {name} = {value}")
-        if binding.single:
-            if binding.fallback is None:
-                self._add(f"if {value} is None:", *("    " + line for line in self.SKIP))
-            else:
-                self._add(f"if {value} is None:", f"    {value} = {self._bind(f'D{index}', binding.fallback)}")
+        self._absent(index, binding, value)
 
     def _read_into(self, index: int, binding: Any, value: str) -> list[str]:
         """Lines setting ``value`` to the value the general lookup gives for a binding without ``$names`` at

@@ -133,7 +133,9 @@ class CheckKind(Protocol):
     a check read back from the rule cache needs no pydantic), and yield :class:`Finding` objects from
     :meth:`check`. XPath params go through :meth:`RuleEnv.xpath`, so rules may write them from a place
     (``items/dte:Total``). An optional :meth:`placeholders` lets rule files be checked for unknown ``{names}`` in
-    their messages when they load.
+    their messages when they load. An optional ``finds_nothing(doc) -> bool`` tells cheaply that :meth:`check`
+    would yield nothing for ``doc``: ``True`` only when that is certain (the engine then skips :meth:`check`),
+    ``False`` whenever it may find something or fail (the engine then runs :meth:`check`, which reports it).
 
     A kind whose class sets ``scope = "batch"`` decides on a whole batch instead of one document:
     its :meth:`check` receives a :class:`~fel_rules.checks.batch_input.BatchInput` (one document of the
