@@ -42,6 +42,7 @@ Python it costs more than libxml2 once it runs over many nodes.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -918,22 +919,24 @@ _INLINE: dict[_Test, tuple[str, bool]] = {}
 #: The names the expressions read (constants, tests, helpers), one namespace for all of them.
 _NAMESPACE: dict[str, Any] = {"INDEX": children_by_tag, "STRING": _STRING}
 _NAMES: dict[tuple[type, Any], str] = {}
-_COUNTER = [0]
+#: Numbers for the names (``next`` of a count is one step: threads building finders at once get distinct ones).
+_NAME_NUMBERS = itertools.count(1)
 
 
 def _local(stem: str) -> str:
     """A name for a local of the generated code, used nowhere else."""
-    _COUNTER[0] += 1
-    return f"{stem}{_COUNTER[0]}"
+    return f"{stem}{next(_NAME_NUMBERS)}"
 
 
 def _constant(value: Any) -> str:
-    """The name under which the generated code reads ``value``."""
+    """The name under which the generated code reads ``value``: the value is in the namespace before its name is
+    known, and a value made a name by two threads at once keeps the first."""
     key = (type(value), value) if isinstance(value, (str, float, int)) else (type(value), id(value))
     name = _NAMES.get(key)
     if name is None:
-        name = _NAMES[key] = _local("k")
-        _NAMESPACE[name] = value
+        fresh = _local("k")
+        _NAMESPACE[fresh] = value
+        name = _NAMES.setdefault(key, fresh)
     return name
 
 
