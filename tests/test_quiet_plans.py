@@ -123,6 +123,27 @@ def test_the_documents_leave_rules_to_the_general_path(quick):
     assert left > 100 and settled > 10, (left, settled)
 
 
+def test_a_context_that_cannot_be_selected_leaves_every_rule_to_the_general_way(quick, monkeypatch):
+    """A failure of the plan's function outside a rule's own lines (selecting a context) must not escape the
+    validation: every rule then runs the general way, which reports what fails in the rule it concerns."""
+    data = (EXAMPLES / "factura-certificada.xml").read_bytes()
+    read = _read(quick, data)
+    assert read is not None
+    root, facts, memo = read
+    plan = _plan(quick, facts)
+    made = _quiet(quick, plan)
+
+    def failing(*_args):
+        raise RuntimeError("a context that cannot be selected")
+
+    monkeypatch.setattr(made, "quiet", failing)
+    doc = CheckInput(root=root, header=facts, config=quick.config, evaluator=quick._evaluator, source=data, memo=memo)
+    with decimal.localcontext(MONEY_CONTEXT):
+        assert list(made.to_run(doc)) == list(plan)
+    report = quick.validate_bytes(data)  # the engine asks the same object: the general way gives the usual report
+    assert report.valid and [issue.rule_id for issue in report.issues] == ["FEL-FIR-08"]
+
+
 def test_a_one_off_plan_makes_no_function():
     validator = Validator(Config())
     read = _read(validator, (EXAMPLES / "factura-certificada.xml").read_bytes())

@@ -48,8 +48,13 @@ class QuietPlan:
     def to_run(self, doc: Any) -> Sequence[tuple]:
         """The entries of the plan to run the general way on ``doc`` (a
         :class:`~fel_rules.checks.base.CheckInput`), in the plan's order: every rule the function did not settle
-        as finding nothing. Runs in the caller's decimal context (the money context)."""
-        left = self.quiet(doc, doc.memo, doc.evaluator.tolerance, doc.config.tolerance)
+        as finding nothing; the whole plan when the function fails outside a rule (a context that cannot be
+        selected): the general way then meets the failure in the rules it concerns and reports it there, as it
+        always does. Runs in the caller's decimal context (the money context)."""
+        try:
+            left = self.quiet(doc, doc.memo, doc.evaluator.tolerance, doc.config.tolerance)
+        except Exception:  # noqa: BLE001 - said by the general way, rule by rule
+            return self.plan
         if not left:
             return self.always
         keep = self.general.union(left)
