@@ -168,16 +168,21 @@ def _own_attribute(name: str, found: _Found, non_blank: bool) -> _Test:
     return test
 
 
+def _children(node: Any, tag: str, memo: dict) -> list:
+    """The children of ``node`` with that tag, from the document's children index."""
+    children = memo.get(node)
+    if children is None:
+        children = children_by_tag(node, memo)
+    return children.get(tag) or []
+
+
 def _child(tag: str, found: _Found, non_blank: bool) -> _Test:
     """``p:Child``: its children of that tag, as the general test reads them."""
 
     def test(node: Any, memo: dict) -> bool:
         if type(node) is not _ELEMENT:
             return _present(found(node, memo), non_blank)
-        children = memo.get(node)
-        if children is None:
-            children = children_by_tag(node, memo)
-        return _present(children.get(tag) or [], non_blank)
+        return _present(_children(node, tag, memo), non_blank)
 
     return test
 
@@ -188,10 +193,7 @@ def _child_attribute(tag: str, name: str, found: _Found, non_blank: bool) -> _Te
     def test(node: Any, memo: dict) -> bool:
         if type(node) is not _ELEMENT:
             return _present(found(node, memo), non_blank)
-        children = memo.get(node)
-        if children is None:
-            children = children_by_tag(node, memo)
-        for each in children.get(tag) or ():
+        for each in _children(node, tag, memo):
             value = each.get(name)
             if value is not None and (not non_blank or value.strip()):
                 return True
