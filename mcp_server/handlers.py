@@ -19,7 +19,7 @@ from fel_rules import Config, Text, Validator, render_text
 
 from .sandbox import Roots
 
-__all__ = ["ToolContext", "ToolFailure", "batch", "render", "rules", "validate", "warm_up"]
+__all__ = ["ToolContext", "ToolFailure", "batch", "render", "rules", "validate", "warm_up", "warm_up_validation"]
 
 _COMPACT_DROPS = ("rulesets", "schema", "run")
 _SHOWN_ERRORS = 5
@@ -53,6 +53,13 @@ def _validator(lang: str, profile: str | None) -> Validator:
 def warm_up() -> None:
     """Build the default validator (rules loaded, schema set compiled) before the first call needs it."""
     _validator("es", None).schema_set  # noqa: B018 - compiled now
+
+
+def warm_up_validation(until: Callable[[], bool]) -> bool:
+    """Let the default validator validate a shipped sample (:meth:`~fel_rules.engine.Validator.warm_up`), unless
+    ``until()`` says a call has come: the next calls find the signature verifier and the rules' compiled functions
+    made too. True when it was done."""
+    return _validator("es", None).warm_up(until=until)
 
 
 def _profile(profile: str | None, ctx: ToolContext) -> str | None:

@@ -1,0 +1,99 @@
+"""Warming a validator up before its first documents: :meth:`fel_rules.engine.Validator.warm_up`, and the MCP
+server's warm-up, which uses it while no call has come (a call that comes first is not kept waiting for it)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from fel_rules.checks import quiet_plan
+from fel_rules.checks.expression import _PLANS_KEY
+from fel_rules.core.config import Config
+from fel_rules.document.facts import extract_facts
+from fel_rules.document.parse import parse_xml
+from fel_rules.engine import WARM_UP_SAMPLE, Validator, _tipo
+
+ROOT = Path(__file__).resolve().parent.parent
+SIGNED = ROOT / "examples" / "factura-certificada.xml"
+
+
+def _plan_of(validator: Validator, path: Path) -> tuple:
+    root = parse_xml(path.read_bytes(), max_bytes=validator.config.max_bytes).root
+    assert root is not None
+    facts = extract_facts(root, lines=False)
+    return validator._plan(facts.kind, _tipo(facts), validator._as_of(facts))
+
+
+def _function_made(validator: Validator, plan: tuple) -> bool:
+    """Whether the function of ``plan`` is made already (without asking for the plan, which would make it)."""
+    kept = validator._evaluator.made.get(_PLANS_KEY)
+    function = kept[1].get(tuple(entry[2] for entry in plan)) if kept else None
+    return isinstance(function, tuple) and callable(function[0])
+
+
+def test_the_sample_is_shipped_and_valid():
+    assert WARM_UP_SAMPLE.is_file()
+    report = Validator(Config()).validate_path(WARM_UP_SAMPLE)
+    assert report.valid and report.document.certified
+
+
+def test_a_warmed_up_validator_has_the_function_of_an_invoices_plan_ready():
+    """The first invoice a warmed-up validator meets runs the plan's function at once (a validator that was not
+    warmed up makes it on the second invoice of that plan)."""
+    warmed, cold = Validator(Config()), Validator(Config())
+    assert warmed.warm_up()
+    assert _function_made(warmed, _plan_of(warmed, SIGNED))
+    assert not _function_made(cold, _plan_of(cold, SIGNED))
+    assert quiet_plan(_plan_of(cold, SIGNED), cold._evaluator) is None
+
+
+def test_a_warm_up_told_to_stop_validates_nothing():
+    asked = []
+
+    def until() -> bool:
+        asked.append(True)
+        return len(asked) > 1  # the first validation runs, the second is not started
+
+    validator = Validator(Config())
+    assert not validator.warm_up(until=until)
+    assert len(asked) == 2
+    assert not _function_made(validator, _plan_of(validator, SIGNED))  # one validation: the plan asked for once
+    assert quiet_plan(_plan_of(validator, SIGNED), validator._evaluator) is not None
+    stopped = Validator(Config())
+    assert not stopped.warm_up(until=lambda: True)
+    assert quiet_plan(_plan_of(stopped, SIGNED), stopped._evaluator) is None  # nothing validated: a first ask
+
+
+def _server_warm_up(*, called_first: bool) -> dict:
+    """Run the MCP toolbox's warm-up in a fresh process (a call marked as come before it when ``called_first``);
+    what it logged and whether the default validator's plan function for an invoice was ready after it."""
+    code = ("import json, sys\n"
+            "from mcp_server.sandbox import Roots\n"
+            "from mcp_server.toolbox import Toolbox\n"
+            f"toolbox = Toolbox(None, Roots([{str(ROOT)!r}]), lambda result: result)\n"
+            f"{'toolbox._called.set()' if called_first else ''}\n"
+            "toolbox.warm_up()\n"
+            "toolbox._warming.join()\n"
+            "from mcp_server.handlers import _validator\n"
+            "from tests.test_warm_up import _plan_of\n"
+            "from pathlib import Path\n"
+            "from tests.test_warm_up import _function_made\n"
+            "validator = _validator('es', None)\n"
+            f"ready = _function_made(validator, _plan_of(validator, Path({str(SIGNED)!r})))\n"
+            "print(json.dumps({'ready': ready}))\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line)["message"] for line in result.stderr.splitlines() if '"warm_up"' in line]
+    return {**json.loads(result.stdout.splitlines()[-1]), "events": events}
+
+
+def test_an_idle_server_warms_its_validator_up():
+    found = _server_warm_up(called_first=False)
+    assert found == {"ready": True, "events": ["tools, rules and schema set ready", "validation ready"]}
+
+
+def test_a_call_that_comes_first_is_not_kept_waiting_for_the_validation_warm_up():
+    found = _server_warm_up(called_first=True)
+    assert found == {"ready": False, "events": ["tools, rules and schema set ready"]}
