@@ -7,7 +7,8 @@ this run, so the ratios compare like with like. The "overhead" rows replace each
 report computed beforehand (in this benchmark only): what is left is the batch's own work per file (tasks
 sent to the workers, reports and journal written, cross-document rules, manifest). With ``--many N`` the
 peak memory (ru_maxrss of the coordinator and of its largest worker) is compared for ``--files`` vs N files.
-Nothing asserts figures.
+Each run's wall time is also split into its phases (plan, warm-up, per-file work, end), timed where the runner
+looks them up: the fixed costs that more workers do not shrink. Nothing asserts figures.
 """
 
 from __future__ import annotations
@@ -37,11 +38,24 @@ if sys.argv[6] == "1":  # the validation replaced by reports computed beforehand
 def cpu(who):
     usage = resource.getrusage(who)
     return usage.ru_utime + usage.ru_stime
+from fel_rules.batch import runner  # the run's phases, timed where the runner looks them up
+phases = {}
+def timed(name, function):
+    def run(*args, **kwargs):
+        begin = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            phases[name] = phases.get(name, 0.0) + time.perf_counter() - begin
+    return run
+for name in ("plan", "warm_up_validator", "process_files"):
+    setattr(runner, name, timed(name, getattr(runner, name)))
 before = cpu(resource.RUSAGE_SELF)
 start = time.perf_counter()
 result = run_batch(BatchOptions(folder, out, workers=workers, render=render, render_settings=settings, progress=False))
 elapsed = time.perf_counter() - start
 print(json.dumps({"seconds": elapsed, "files": result.summary.files, "rendered": result.summary.rendered,
+                  "phases": phases,
                   "coordinator_cpu": cpu(resource.RUSAGE_SELF) - before, "workers_cpu": cpu(resource.RUSAGE_CHILDREN),
                   "self_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "children_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
@@ -72,6 +86,13 @@ def _rate(run: dict) -> float:
     return run["files"] / run["seconds"]
 
 
+def _phases(run: dict) -> tuple[float, float, float, float]:
+    """Milliseconds of the run in plan, warm-up, per-file work and the rest (the end phase)."""
+    phases = run["phases"]
+    plan, warm_up, files = (phases.get(name, 0.0) * 1000 for name in ("plan", "warm_up_validator", "process_files"))
+    return plan, warm_up, files, run["seconds"] * 1000 - plan - warm_up - files
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=400)
@@ -85,14 +106,24 @@ def main() -> None:
         print(f"{'':>34} {'1 worker':>10} {'2 workers':>10} {'2w/1w':>6} {'CPU/file: coord.':>17} {'workers':>8}")
         rows = (("validate", False, False), ("validate + PDF", True, False),
                 ("overhead (validation precomputed)", False, True), ("overhead + PDF", True, True))
+        timelines = []
         for label, render, precomputed in rows:
             one, two = measure(few, 1, render, precomputed), measure(few, 2, render, precomputed)
             coordinator, workers = (two[key] / two["files"] * 1000 for key in ("coordinator_cpu", "workers_cpu"))
             print(f"{label:>34} {_rate(one):>8.0f}/s {_rate(two):>8.0f}/s {_rate(two) / _rate(one):>6.2f} "
                   f"{coordinator:>14.2f} ms {workers:>5.2f} ms")
+            timelines.append((label, one, two))
         print("\nfiles/s = files / wall time of run_batch (process start-up and worker warm-up included);"
               "\nCPU/file = CPU time of the coordinating process and of the workers (2 workers, warm-up included)"
               "\nover the files: what a file costs whatever else the machine runs.")
+        print(f"\nwall time by phase, ms (1 worker / 2 workers):\n{'':>34} {'plan':>11} {'warm-up':>11} "
+              f"{'files':>11} {'end':>11}")
+        for label, one, two in timelines:
+            print(f"{label:>34} " + " ".join(f"{a:>5.0f}/{b:<5.0f}" for a, b in zip(_phases(one), _phases(two),
+                                                                                  strict=True)))
+        print("plan: inputs listed, rules and schema loaded; warm-up: the packaged sample validated before the"
+              "\nworkers are forked (2 workers only); files: per-file work in the workers; end: cross-document rules,"
+              "\nPDFs rendered once verdicts are final, page, ledger and manifest written, outputs flushed to disk.")
         if args.many:
             _memory(few, Path(tmp) / "many", args.files, args.many)
 

@@ -1,4 +1,5 @@
-"""Paths are resolved as :meth:`Path.resolve` resolves them, whichever way :func:`confine` takes."""
+"""Paths are resolved as :meth:`Path.resolve` resolves them, whichever way :func:`confine` takes; folders are opened
+only inside the roots, whichever way :func:`open_folder` takes."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from fel_rules.core.confine import OutsideRoots, confine
+from fel_rules.core import confine as confine_module
+from fel_rules.core.atomic import write_atomic
+from fel_rules.core.confine import OutsideRoots, confine, open_folder
 
 
 @pytest.fixture
@@ -41,3 +44,62 @@ def test_roots_are_checked_on_the_resolved_path(tree):
     assert confine(tree / "to-f", [tree / "a"]) == tree / "a" / "b" / "f.xml"
     with pytest.raises(OutsideRoots):
         confine(tree / "to-f", [tree / "c"])
+
+
+# open_folder: the descriptor it gives is checked itself (the folder it holds, as the kernel names it, must lie inside
+# the roots), whether the folder was reached in one call or component by component
+
+
+def _held(handle: int) -> tuple[int, int]:
+    try:
+        info = os.fstat(handle)
+    finally:
+        os.close(handle)
+    return info.st_dev, info.st_ino
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    info = path.stat()
+    return info.st_dev, info.st_ino
+
+
+def test_open_folder_holds_the_folder_now_at_the_path(tree):
+    """A folder renamed away and another put in its place: the descriptor is of the new one (nothing is written
+    into the folder that was moved)."""
+    assert _held(open_folder(tree / "a" / "b", [tree])) == _identity(tree / "a" / "b")
+    (tree / "a" / "b").rename(tree / "moved")
+    (tree / "a" / "b").mkdir()
+    assert _held(open_folder(tree / "a" / "b", [tree])) == _identity(tree / "a" / "b") != _identity(tree / "moved")
+    assert _held(open_folder(tree / "to-b", [tree / "a"])) == _identity(tree / "a" / "b")  # a link inside the roots
+
+
+@pytest.mark.parametrize("create", [True, False])
+def test_open_folder_refuses_a_folder_swapped_for_a_link_out_of_the_roots(tree, create):
+    (tree / "out").mkdir()
+    (tree / "a" / "b").rename(tree / "out" / "b")
+    (tree / "a" / "b").symlink_to(tree / "out" / "b", target_is_directory=True)
+    with pytest.raises(OutsideRoots):
+        open_folder(tree / "a" / "b", [tree / "a"], create=create)
+    with pytest.raises(OutsideRoots):
+        open_folder(tree / "a" / "b" / "below", [tree / "a"], create=create)
+    assert not (tree / "out" / "b" / "below").exists()
+    with pytest.raises(OutsideRoots):
+        write_atomic(tree / "a" / "b" / "x.json", b"{}", roots=[tree / "a"])
+    assert sorted(os.listdir(tree / "out" / "b")) == ["f.xml"]
+
+
+def test_open_folder_in_one_call_never_skips_the_roots(tree, monkeypatch):
+    """Where the walk from ``/`` is not needed (an existing folder, Linux), the descriptor opened in one call is the
+    one checked: with the walk made to fail, a folder inside the roots still opens, one outside never does."""
+    if not confine_module._O_PATH or not Path("/proc/self/fd").is_dir():
+        pytest.skip("opened in one call on Linux only")
+
+    def no_walk(*args, **kwargs):
+        raise AssertionError("walked from /")
+
+    monkeypatch.setattr(confine_module, "_open_child", no_walk)
+    assert _held(open_folder(tree / "to-b", [tree / "a"])) == _identity(tree / "a" / "b")
+    with pytest.raises(OutsideRoots):
+        open_folder(tree / "to-b", [tree / "c"])
+    with pytest.raises(AssertionError):  # a folder to create still takes the walk
+        open_folder(tree / "a" / "new", [tree])

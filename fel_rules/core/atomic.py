@@ -90,10 +90,24 @@ def flush_to_disk(folder: Path, roots: Sequence[Path] = ()) -> None:
     except FileNotFoundError:  # deleted meanwhile: nothing of it is left to flush
         return
     try:
-        if _syncfs(handle) != 0:
+        if not _flush_file_system(handle):
             os.sync()
     finally:
         os.close(handle)
+
+
+def _flush_file_system(handle: int) -> bool:
+    """``syncfs`` on the folder of ``handle``, opened again for reading (Linux refuses a descriptor opened only as a
+    path, ``O_PATH``, as :func:`~.confine.open_folder` gives): the folder's file system is flushed, not every one.
+    False when it could not be done."""
+    try:
+        readable = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=handle)
+    except OSError:
+        return False
+    try:
+        return _syncfs(readable) == 0
+    finally:
+        os.close(readable)
 
 
 def _syncfs(handle: int) -> int:
