@@ -24,7 +24,7 @@ from ..core.report import Report
 from ..core.text import Text
 from ..document.facts import Anulacion, Documento
 from ..document.ledger import ledger_facts
-from ..engine import Validator
+from ..engine import WARM_UP_SAMPLE, Validator
 from ..outputs.render.notices import missing_glyphs_warnings
 from .pending import drop_view, load_view, save_view
 from .time_limit import FileTimeLimit, time_limit, time_limit_error
@@ -225,26 +225,18 @@ def _warm_up(task: FileTask) -> None:
             from ..outputs.render import pdf  # noqa: F401 - reportlab's import alone takes a good part of a second
 
 
-#: A signed, certified invoice shipped with the rules (a base of their test cases), validated by
-#: :func:`warm_up_validator`.
-WARM_UP_SAMPLE = ("fel_rules.rules", "tests/bases/firmas-factura-compacta.xml")
-
-
 def warm_up_validator(config: dict) -> bool:
-    """Validate a packaged sample twice in this process, and write its report and read it back, before the workers
-    are forked: what the validator makes on its first documents (signature libraries imported, rule expressions
-    compiled, some 90 ms of CPU) and what reading a report back takes (the page and ledger read every report) are
-    then made once and inherited by every worker instead of made again in each. The sample's report is thrown
-    away. False when the sample could not be validated (a failure is met again, and reported, by the batch's own
-    files)."""
-    from importlib.resources import files
-
-    package, name = WARM_UP_SAMPLE
+    """Validate the packaged sample :data:`~fel_rules.engine.WARM_UP_SAMPLE` twice in this process, and write its
+    report and read it back, before the workers are forked: what the validator makes on its first documents
+    (signature libraries imported, rule expressions compiled, some 90 ms of CPU) and what reading a report back
+    takes (the page and ledger read every report) are then made once and inherited by every worker instead of made
+    again in each. The sample's report is thrown away. False when the sample could not be validated (a failure is
+    met again, and reported, by the batch's own files)."""
     try:
-        data = files(package).joinpath(name).read_bytes()
+        data = WARM_UP_SAMPLE.read_bytes()
         validator = validator_for(config)
         for _ in range(2):  # some of what a rule needs is compiled when it runs a second time
-            report, _ = validator.inspect_bytes(data, path=name)
+            report, _ = validator.inspect_bytes(data, path=WARM_UP_SAMPLE.name)
             read_back = Report.from_json(report.to_json(include_run=False))  # as the batch reads its reports back
     except Exception:  # noqa: BLE001 - a warm-up never stops a batch
         return False
