@@ -153,9 +153,9 @@ def test_outputs_are_flushed_to_disk_once_before_the_manifest(monkeypatch, tmp_p
         fsyncs.append(handle)
         fsync(handle)
 
-    def recorded_flush(folder, roots=()):
+    def recorded_flush(folder, roots=(), **kwargs):
         flushes.append((folder / "manifest.json").exists())
-        flush(folder, roots)
+        flush(folder, roots, **kwargs)
 
     monkeypatch.setattr(os, "fsync", counted_fsync)
     monkeypatch.setattr(runner, "flush_to_disk", recorded_flush)

@@ -77,7 +77,8 @@ def _run(batch: BatchRun) -> BatchResult:
         with manifest_writer(batch, summary, executor, reused) as manifest:  # in place once the block ends
             parts = overview_parts(batch, sorted(briefs), fixes, context, executor)  # made by the workers
             write_overview(batch, context, manifest, parts)
-            flush_to_disk(batch.out_dir, batch.roots)  # reports, PDFs, page, ledger: written without a flush each
+            # reports, PDFs, page, ledger: written without a flush each, in the output folder and its subfolders
+            flush_to_disk(batch.out_dir, batch.roots, subfolders={os.path.dirname(rel) for rel in briefs})
     except BaseException:  # cancelled, interrupted, terminated, output failed: the workers stop now
         executor.close(abort=True)
         _remove_temporaries_of_stopped_workers(batch)

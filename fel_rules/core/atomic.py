@@ -9,7 +9,7 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -82,18 +82,31 @@ def atomic_writer(path: Path, *, durable: bool = True, roots: Sequence[Path] = (
         os.close(folder)
 
 
-def flush_to_disk(folder: Path, roots: Sequence[Path] = ()) -> None:
-    """Flush to disk every file written so far on the file system of ``folder`` (Linux ``syncfs``; a full
-    ``sync`` elsewhere): one call makes many files written without ``durable`` survive a power cut."""
-    try:
-        handle = open_folder(Path(folder), roots, create=False)
-    except FileNotFoundError:  # deleted meanwhile: nothing of it is left to flush
-        return
-    try:
-        if not _flush_file_system(handle):
-            os.sync()
-    finally:
-        os.close(handle)
+def flush_to_disk(folder: Path, roots: Sequence[Path] = (), *, subfolders: Iterable[str] = ()) -> None:
+    """Flush to disk every file written so far on the file system of ``folder`` and of each of its ``subfolders``
+    (relative names: one that is a mount point or a link to another disk has a file system of its own), with Linux
+    ``syncfs`` once per file system; a full ``sync`` where that cannot be done (elsewhere, or a subfolder that
+    cannot be opened now): one call makes many files written without ``durable`` survive a power cut. A folder
+    deleted meanwhile has nothing left to flush."""
+    flushed: set[int] = set()
+    for name in dict.fromkeys(("", *subfolders)):
+        try:
+            handle = open_folder(Path(folder) / name, roots, create=False)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            if not name:
+                raise
+            os.sync()  # (moved out of the roots, say): what was written there is flushed all the same
+            return
+        try:
+            device = os.fstat(handle).st_dev
+            if device not in flushed and not _flush_file_system(handle):
+                os.sync()
+                return
+            flushed.add(device)
+        finally:
+            os.close(handle)
 
 
 def _flush_file_system(handle: int) -> bool:
