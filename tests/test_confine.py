@@ -1,5 +1,5 @@
 """Paths are resolved as :meth:`Path.resolve` resolves them, whichever way :func:`confine` takes; folders are opened
-only inside the roots, whichever way :func:`open_folder` takes."""
+only inside the roots."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from fel_rules.core import confine as confine_module
 from fel_rules.core.atomic import write_atomic
 from fel_rules.core.confine import OutsideRoots, confine, open_folder
 
@@ -46,8 +45,7 @@ def test_roots_are_checked_on_the_resolved_path(tree):
         confine(tree / "to-f", [tree / "c"])
 
 
-# open_folder: the descriptor it gives is checked itself (the folder it holds, as the kernel names it, must lie inside
-# the roots), whether the folder was reached in one call or component by component
+# open_folder: the folder it opens is the one at the path now, never one reached through a link out of the roots
 
 
 def _held(handle: int) -> tuple[int, int]:
@@ -88,18 +86,36 @@ def test_open_folder_refuses_a_folder_swapped_for_a_link_out_of_the_roots(tree, 
     assert sorted(os.listdir(tree / "out" / "b")) == ["f.xml"]
 
 
-def test_open_folder_in_one_call_never_skips_the_roots(tree, monkeypatch):
-    """Where the walk from ``/`` is not needed (an existing folder, Linux), the descriptor opened in one call is the
-    one checked: with the walk made to fail, a folder inside the roots still opens, one outside never does."""
-    if not confine_module._O_PATH or not Path("/proc/self/fd").is_dir():
-        pytest.skip("opened in one call on Linux only")
+@pytest.fixture
+def other_namespace(tmp_path: Path):
+    """A process in its own mount namespace where ``roots/x`` is the folder ``outside/x`` (bind-mounted there);
+    yields ``(roots, outside, pid)``. Skipped where unprivileged namespaces or ``unshare`` are missing."""
+    import shutil
+    import subprocess
 
-    def no_walk(*args, **kwargs):
-        raise AssertionError("walked from /")
+    base = tmp_path.resolve()
+    roots, outside = base / "roots", base / "outside"
+    (roots / "x").mkdir(parents=True)
+    (outside / "x").mkdir(parents=True)
+    if not shutil.which("unshare"):
+        pytest.skip("no unshare")
+    script = f'mount --bind "{outside / "x"}" "{roots / "x"}" && echo ready && exec sleep 60'
+    child = subprocess.Popen(["unshare", "-Urm", "--propagation", "private", "sh", "-c", script],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        if child.stdout is None or child.stdout.readline().strip() != "ready":
+            pytest.skip("no mount namespace can be made here")
+        yield roots, outside, child.pid
+    finally:
+        child.kill()
+        child.wait()
 
-    monkeypatch.setattr(confine_module, "_open_child", no_walk)
-    assert _held(open_folder(tree / "to-b", [tree / "a"])) == _identity(tree / "a" / "b")
-    with pytest.raises(OutsideRoots):
-        open_folder(tree / "to-b", [tree / "c"])
-    with pytest.raises(AssertionError):  # a folder to create still takes the walk
-        open_folder(tree / "a" / "new", [tree])
+
+def test_a_link_into_another_mount_namespace_never_writes_outside_the_roots(other_namespace):
+    """``roots/evil`` -> ``/proc/PID/root/.../roots/x``: there the kernel names the folder ``roots/x`` although it is
+    ``outside/x``; the folder is then opened by its name in this process's view, and nothing lands outside."""
+    roots, outside, pid = other_namespace
+    (roots / "evil").symlink_to(f"/proc/{pid}/root{roots / 'x'}", target_is_directory=True)
+    assert _held(open_folder(roots / "evil", [roots], create=False)) == _identity(roots / "x")
+    write_atomic(roots / "evil" / "out.json", b"{}", roots=[roots])
+    assert os.listdir(outside / "x") == [] and os.listdir(roots / "x") == ["out.json"]

@@ -1,12 +1,10 @@
 """Paths confined to allowed folders, and folders opened without following symlinks.
 
-A path is checked against the allowed roots *after* resolving its symlinks. A folder's descriptor is checked
-itself, so no check-then-write race is left: on Linux the folder is opened once and the kernel names the folder
-that descriptor holds (``/proc/self/fd``); that name, symlinks resolved, must lie inside the roots, whatever was
-swapped in before or while it was opened. Elsewhere, or for a folder still to be created, the resolved path is
-opened one component at a time from ``/`` with ``O_NOFOLLOW``, so a component swapped for a symlink after the
-check fails the open instead of redirecting what is written through the descriptor. An empty ``roots`` means
-"anywhere" (the command line): symlinks the user set up are followed when the path is resolved, never afterwards.
+A path is checked against the allowed roots *after* resolving its symlinks; a folder is then opened
+one component at a time from ``/`` with ``O_NOFOLLOW``, so a component swapped for a symlink after the
+check fails the open instead of redirecting what is written through the descriptor (no check-then-write
+race). An empty ``roots`` means "anywhere" (the command line): symlinks the user set up are followed
+when the path is resolved, never afterwards.
 """
 
 from __future__ import annotations
@@ -40,13 +38,9 @@ def confine(path: Path, roots: Sequence[Path] = ()) -> Path:
             real = Path(path).resolve()
         except RuntimeError as exc:  # a symlink loop (Python < 3.13)
             raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path)) from exc
-    if roots and not _inside(real, roots):
+    if roots and not any(real == root or root in real.parents for root in roots):
         raise OutsideRoots(real)
     return real
-
-
-def _inside(real: Path, roots: Sequence[Path]) -> bool:
-    return any(real == root or root in real.parents for root in roots)
 
 
 def _kernel_resolved(path: Path) -> Path | None:
@@ -72,9 +66,6 @@ def _kernel_resolved(path: Path) -> Path | None:
 def open_folder(folder: Path, roots: Sequence[Path] = (), *, create: bool = True) -> int:
     """A descriptor of ``folder`` (see the module docstring); missing folders are created when ``create``.
     The caller closes it."""
-    handle = _open_existing(folder, roots)
-    if handle is not None:
-        return handle
     real = confine(folder, roots)
     parts = real.parts
     handle = os.open("/", _FOLDER_FLAGS)
@@ -86,32 +77,6 @@ def open_folder(folder: Path, roots: Sequence[Path] = (), *, create: bool = True
     except BaseException:
         os.close(handle)
         raise
-    return handle
-
-
-def _open_existing(folder: Path, roots: Sequence[Path]) -> int | None:
-    """A descriptor of the existing ``folder``, opened in one call (symlinks followed) and then checked: the folder
-    it holds, as the kernel names it now, must lie inside ``roots`` (:class:`OutsideRoots` otherwise). Two system
-    calls where the walk from ``/`` takes two per component. ``None`` when this cannot be told here (no Linux
-    ``/proc``, a missing folder to create, anything else the walk reports precisely)."""
-    if not _O_PATH:
-        return None
-    try:
-        handle = os.open(folder, _O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
-    except (OSError, ValueError):
-        return None
-    try:
-        real = os.readlink(f"/proc/self/fd/{handle}")
-        if not real.startswith("/") or real.endswith(" (deleted)"):
-            raise FileNotFoundError(real)  # not a name the roots can be checked against: the walk decides
-        if roots and not _inside(Path(real), roots):
-            raise OutsideRoots(Path(real))
-    except OutsideRoots:
-        os.close(handle)
-        raise
-    except OSError:
-        os.close(handle)
-        return None
     return handle
 
 
