@@ -7,6 +7,7 @@ from __future__ import annotations
 from lxml import etree
 
 from ..core.namespaces import DS
+from .tree import first_children
 from .xades import XADES
 
 __all__ = ["SIGNED_PROPERTIES_TYPES", "SignatureParts"]
@@ -87,15 +88,6 @@ def _read_signed_info(
     signed_info: etree._Element | None,
 ) -> tuple[list[etree._Element], etree._Element | None, etree._Element | None]:
     """``signed_info``'s references, and its first ``ds:CanonicalizationMethod`` and ``ds:SignatureMethod``."""
-    references: list[etree._Element] = []
-    c14n_method = signature_method = None
-    for node in signed_info[:] if signed_info is not None else ():
-        tag = node.tag
-        if tag == _REFERENCE:
-            references.append(node)
-        elif tag == _C14N_METHOD:
-            if c14n_method is None:
-                c14n_method = node
-        elif tag == _SIGNATURE_METHOD and signature_method is None:
-            signature_method = node
+    references = [node for node in signed_info if node.tag == _REFERENCE] if signed_info is not None else []
+    c14n_method, signature_method = first_children(signed_info, _C14N_METHOD, _SIGNATURE_METHOD)
     return references, c14n_method, signature_method

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-__all__ = ["child"]
+__all__ = ["child", "first_children"]
 
 
 def child(element: etree._Element, tag: str) -> etree._Element | None:
@@ -14,3 +14,15 @@ def child(element: etree._Element, tag: str) -> etree._Element | None:
         if found.tag == tag:
             return found
     return None
+
+
+def first_children(element: etree._Element | None, *tags: str) -> list[etree._Element | None]:
+    """The first child element of ``element`` with each of ``tags``, found in one pass over its children (``None``
+    for a tag it has no child of, and for every tag when ``element`` is ``None``)."""
+    found: dict[str, etree._Element] = {}
+    if element is not None:
+        for node in element[:]:
+            tag = node.tag
+            if tag in tags and tag not in found:
+                found[tag] = node
+    return [found.get(tag) for tag in tags]

@@ -28,6 +28,7 @@ from .canonical import (
 from .certificates import Certificate, read_certificate
 from .parts import SignatureParts
 from .results import MAX_REFERENCES, MAX_SIGNATURES, Problem, ProblemCode, SignatureVerdict
+from .tree import first_children
 from .xades import SignedProperties, named_by, parse_signing_time, read_signed_properties
 
 __all__ = ["SignedDocument", "role_uris", "verify_signature"]
@@ -236,17 +237,7 @@ def _reference_children(
     reference: etree._Element,
 ) -> tuple[etree._Element | None, etree._Element | None, etree._Element | None]:
     """A reference's first ``ds:Transforms``, ``ds:DigestMethod`` and ``ds:DigestValue``."""
-    transforms = method = value = None
-    for node in reference[:]:
-        tag = node.tag
-        if tag == _TRANSFORMS:
-            if transforms is None:
-                transforms = node
-        elif tag == _DIGEST_METHOD:
-            if method is None:
-                method = node
-        elif tag == _DIGEST_VALUE and value is None:
-            value = node
+    transforms, method, value = first_children(reference, _TRANSFORMS, _DIGEST_METHOD, _DIGEST_VALUE)
     return transforms, method, value
 
 
