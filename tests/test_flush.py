@@ -103,3 +103,23 @@ def test_a_subfolder_that_cannot_be_opened_now_is_flushed_with_everything(tmp_pa
     monkeypatch.setattr(os, "sync", lambda: syncs.append(True))
     flush_to_disk(tmp_path / "out", [tmp_path / "out"], subfolders=["gone", "moved"])
     assert syncs == [True]
+
+
+def test_a_batch_flushes_the_folders_its_outputs_are_in(tmp_path, monkeypatch):
+    """An input folder whose name is not UTF-8 gets an output folder with a readable name (``\\xNN``): that is the
+    folder whose file system is flushed, not the input's name, which does not exist under the output folder."""
+    from fel_rules.batch import runner
+    from fel_rules.batch.options import BatchOptions
+    from fel_rules.testing.builder import Invoice, Item
+
+    folder = os.fsencode(tmp_path / "in") + b"/a\xf1o"
+    os.makedirs(folder)
+    document = Invoice(tipo="FACT", receptor_id="CF", frases=[(1, 1)], items=[Item.goods("Producto", "1", "20.00")])
+    with open(folder + b"/f.xml", "wb") as stream:
+        stream.write(document.to_xml())
+    asked = []
+    monkeypatch.setattr(runner, "flush_to_disk", lambda out, roots, subfolders=(): asked.extend(subfolders))
+    runner.run_batch(BatchOptions(input_dir=tmp_path / "in", out_dir=tmp_path / "out", recursive=True, workers=1,
+                                  progress=False))
+    assert asked == ["a\\xf1o"]
+    assert (tmp_path / "out" / "a\\xf1o" / "f.report.json").is_file()

@@ -33,7 +33,7 @@ from .phases import apply_cross_rules as _apply_cross_rules
 from .phases import reconcile_pdfs as _reconcile_pdfs
 from .plan import BatchRun, plan
 from .progress import Progress
-from .worker import process_and_record, warm_up_renderer, warm_up_validator
+from .worker import output_paths, process_and_record, warm_up_renderer, warm_up_validator
 from .worker import render_and_record as _render_task
 
 __all__ = ["run_batch"]
@@ -78,7 +78,8 @@ def _run(batch: BatchRun) -> BatchResult:
             parts = overview_parts(batch, sorted(briefs), fixes, context, executor)  # made by the workers
             write_overview(batch, context, manifest, parts)
             # reports, PDFs, page, ledger: written without a flush each, in the output folder and its subfolders
-            flush_to_disk(batch.out_dir, batch.roots, subfolders={os.path.dirname(rel) for rel in briefs})
+            written_in = {os.path.dirname(output_paths(rel)[0]) for rel in briefs}
+            flush_to_disk(batch.out_dir, batch.roots, subfolders=written_in)
     except BaseException:  # cancelled, interrupted, terminated, output failed: the workers stop now
         executor.close(abort=True)
         _remove_temporaries_of_stopped_workers(batch)
