@@ -39,7 +39,7 @@ class Toolbox:
         self._tools = None
         self._definitions: dict[str, list[dict]] = {}
         self._warming: threading.Thread | None = None
-        self._called = threading.Event()  # set by the first tool call: the warm-up leaves the rest to the calls
+        self._called = threading.Event()  # set once a tool call has come: the warm-up leaves the rest to the calls
 
     def warm_up(self) -> None:
         """Load the tools and the default validator (rules and schema set) on a background thread, once:

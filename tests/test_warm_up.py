@@ -49,7 +49,9 @@ def test_a_warmed_up_validator_has_the_function_of_an_invoices_plan_ready():
     assert quiet_plan(_plan_of(cold, SIGNED), cold._evaluator) is None
 
 
-def test_a_warm_up_told_to_stop_validates_nothing():
+def test_a_warm_up_told_to_stop_starts_no_further_validation():
+    """``until()`` is asked before each validation: true after the first one stops the warm-up before the second
+    (the plan's function is not made); true at once stops it before anything is validated."""
     asked = []
 
     def until() -> bool:
