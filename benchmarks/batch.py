@@ -8,7 +8,9 @@ report computed beforehand (in this benchmark only): what is left is the batch's
 sent to the workers, reports and journal written, cross-document rules, manifest). With ``--many N`` the
 peak memory (ru_maxrss of the coordinator and of its largest worker) is compared for ``--files`` vs N files.
 Each run's wall time is also split into its phases (plan, warm-up, per-file work, end), timed where the runner
-looks them up: the fixed costs that more workers do not shrink. Nothing asserts figures.
+looks them up: the fixed costs that more workers do not shrink. Last, the CPU time of validation alone (a worker's
+validation of each input, in one warmed-up process) gives the most 2 workers could do with these files if the
+batch cost nothing else, and with the run's own plan and warm-up. Nothing asserts figures.
 """
 
 from __future__ import annotations
@@ -61,6 +63,28 @@ print(json.dumps({"seconds": elapsed, "files": result.summary.files, "rendered":
                   "children_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
 """
 
+#: Validation alone of every input, in one process, as a worker validates it (after the same warm-up): the
+#: median CPU time a file, which bounds any batch of these files on that many cores.
+_VALIDATION = r"""
+import json, statistics, sys, time
+from pathlib import Path
+from fel_rules.batch.worker import validator_for, warm_up_validator
+from fel_rules.core.config import Config
+files = sorted(Path(sys.argv[1]).glob("*.xml"))
+config = Config().to_dict(exclude_none=True)  # (what a batch without options gives its workers)
+warm_up_validator(config)
+validator = validator_for(config)
+for path in files[:20]:
+    validator.inspect_path(path, name=path.name)
+spent = []
+for _ in range(3):
+    for path in files:
+        begin = time.process_time()
+        validator.inspect_path(path, name=path.name)
+        spent.append(time.process_time() - begin)
+print(json.dumps({"median": statistics.median(spent)}))
+"""
+
 
 def generate(folder: Path, count: int) -> None:
     from fel_rules.testing.builder import Invoice, Item
@@ -80,6 +104,13 @@ def measure(folder: Path, workers: int, render: bool, precomputed: bool = False)
                    str(ROOT / "examples" / "logo.png"), "1" if precomputed else "0"]
         output = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT).stdout
     return json.loads(output.strip().splitlines()[-1])
+
+
+def validation_cost(folder: Path) -> float:
+    """Median CPU seconds a worker's validation of one input of ``folder`` takes, in a fresh process."""
+    command = [sys.executable, "-c", _VALIDATION, str(folder)]
+    output = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    return json.loads(output.strip().splitlines()[-1])["median"]
 
 
 def _rate(run: dict) -> float:
@@ -124,8 +155,21 @@ def main() -> None:
         print("plan: inputs listed, rules and schema loaded; warm-up: the packaged sample validated before the"
               "\nworkers are forked (2 workers only); files: per-file work in the workers; end: cross-document rules,"
               "\nPDFs rendered once verdicts are final, page, ledger and manifest written, outputs flushed to disk.")
+        _bound(few, args.files, timelines[0][2])
         if args.many:
             _memory(few, Path(tmp) / "many", args.files, args.many)
+
+
+def _bound(folder: Path, count: int, two: dict) -> None:
+    """What validation alone allows on 2 workers: the per-file bound, and with the 2-worker run's fixed costs."""
+    each = validation_cost(folder)
+    plan, warm_up, _, _ = _phases(two)
+    fixed = (plan + warm_up) / 1000
+    print(f"\nvalidation alone (what a worker's validation of one of these files costs, one process, CPU median):"
+          f" {each * 1000:.2f} ms a file"
+          f"\n  bound on 2 workers with nothing else: {2 / each:.0f} files/s;"
+          f" with this run's plan and warm-up ({fixed * 1000:.0f} ms) and no other cost: "
+          f"{count / (count * each / 2 + fixed):.0f} files/s for {count} files")
 
 
 def _memory(few: Path, many: Path, count: int, more: int) -> None:
