@@ -13,11 +13,13 @@ import resource
 import signal
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from fel_rules import Config, RenderError, Validator
+from fel_rules.core import inputs
 from fel_rules.core.inputs import (
     InputTooLarge,
     NotRegularFile,
@@ -149,6 +151,40 @@ def test_render_names_its_pdf_readably(tmp_path):
     assert done.returncode == 0, done.stderr
     printed = Path(done.stdout.strip())
     assert printed.name == "factura-a\\xf1o.pdf" and printed.read_bytes().startswith(b"%PDF")
+
+
+def test_safe_read_reserves_memory_for_the_file_not_for_the_cap(tmp_path):
+    small = tmp_path / "a.xml"
+    small.write_bytes(b"<a/>" * 256)
+    tracemalloc.start()
+    try:
+        assert read_input(small, 100 * 1024 * 1024) == b"<a/>" * 256
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1024 * 1024  # a read of "cap + 1" bytes reserved 100 MB for a 1 KB file
+
+
+def test_safe_read_reads_on_when_the_file_holds_more_than_its_size_said(tmp_path, monkeypatch):
+    status = Path("/proc/self/status")  # a regular file whose stated size is 0
+    if status.is_file() and status.stat().st_size == 0:
+        assert read_input(status, 1024 * 1024).startswith(b"Name:")
+        with pytest.raises(InputTooLarge):
+            read_input(status, 10)
+    grown = tmp_path / "a.xml"
+    grown.write_bytes(b"x" * 100)
+    real = os.fstat
+
+    def measured_before_it_grew(descriptor: int) -> os.stat_result:
+        seen = real(descriptor)
+        return os.stat_result((seen.st_mode, seen.st_ino, seen.st_dev, seen.st_nlink, seen.st_uid, seen.st_gid, 40,
+                               seen.st_atime, seen.st_mtime, seen.st_ctime))
+
+    monkeypatch.setattr(inputs.os, "fstat", measured_before_it_grew)
+    assert read_input(grown, 100) == b"x" * 100
+    with pytest.raises(InputTooLarge) as info:
+        read_input(grown, 99)
+    assert (info.value.size, info.value.limit) == (100, 99)
 
 
 def test_safe_read_refuses_what_is_not_a_regular_file_and_caps_the_rest(tmp_path):

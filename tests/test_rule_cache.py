@@ -408,3 +408,35 @@ def test_a_library_is_stamped_without_being_imported(tmp_path, monkeypatch):
     (library / "__init__.py").write_text("VERSION = 22\n", encoding="utf-8")
     assert cache._stamp(origin) != before
     assert cache._stamp(None) == cache._stamp(str(tmp_path / "nada.py")) == "-"
+
+
+def test_an_entry_is_read_with_room_for_its_size_and_refused_past_the_cap(tmp_path, monkeypatch):
+    import tracemalloc
+
+    entry = tmp_path / "entry"
+    entry.write_bytes(b"e" * 1000)
+    entry.chmod(0o600)
+    folder = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        tracemalloc.start()
+        try:
+            assert cache._read_private("entry", folder) == b"e" * 1000
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < 1024 * 1024  # a read of "cap + 1" bytes reserved 64 MB for this entry
+        monkeypatch.setattr(cache, "_MAX_ENTRY_BYTES", 999)
+        assert cache._read_private("entry", folder) is None  # larger than the cap, as its size says
+        real = os.fstat
+
+        def measured_before_it_grew(descriptor: int) -> os.stat_result:
+            seen = real(descriptor)
+            return os.stat_result((seen.st_mode, seen.st_ino, seen.st_dev, seen.st_nlink, seen.st_uid, seen.st_gid,
+                                   10, seen.st_atime, seen.st_mtime, seen.st_ctime))
+
+        monkeypatch.setattr(cache.os, "fstat", measured_before_it_grew)
+        assert cache._read_private("entry", folder) is None  # it grew past the cap after fstat
+        monkeypatch.setattr(cache, "_MAX_ENTRY_BYTES", 1000)
+        assert cache._read_private("entry", folder) == b"e" * 1000
+    finally:
+        os.close(folder)

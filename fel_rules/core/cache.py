@@ -27,6 +27,7 @@ import sys
 from functools import cache
 from pathlib import Path
 
+from .capped import read_capped
 from .version import __version__
 
 __all__ = ["CACHE_DIR_VARIABLE", "NO_CACHE_VARIABLE", "cache_folder", "code_fingerprint", "digest", "read_entry",
@@ -205,7 +206,8 @@ def _read_private(name: str, folder: int) -> bytes | None:
         if not _private(info, directory=False) or info.st_size > _MAX_ENTRY_BYTES:
             return None
         with os.fdopen(os.dup(handle), "rb") as stream:
-            return stream.read(_MAX_ENTRY_BYTES + 1)
+            data = read_capped(stream, info.st_size, _MAX_ENTRY_BYTES)
+        return data if len(data) <= _MAX_ENTRY_BYTES else None
     except OSError:
         return None
     finally:

@@ -14,6 +14,7 @@ import hashlib
 import os
 import stat
 
+from .capped import read_capped
 from .confine import OutsideRoots
 from .foreign import os_error
 from .text import Text
@@ -66,7 +67,7 @@ def read_input(path: str | os.PathLike, limit: int) -> bytes:
         size = os.fstat(descriptor).st_size
         if size > limit:
             raise InputTooLarge(size, limit)
-        data = stream.read(limit + 1)
+        data = read_capped(stream, size, limit)
         if len(data) > limit:
             raise InputTooLarge(max(len(data), os.fstat(descriptor).st_size), limit)
         return data
