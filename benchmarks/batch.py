@@ -100,17 +100,20 @@ def generate(folder: Path, count: int) -> None:
 
 def measure(folder: Path, workers: int, render: bool, precomputed: bool = False) -> dict:
     with tempfile.TemporaryDirectory() as out:
-        command = [sys.executable, "-c", _MEASURE, str(folder), out, str(workers), "1" if render else "0",
-                   str(ROOT / "examples" / "logo.png"), "1" if precomputed else "0"]
-        output = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT).stdout
-    return json.loads(output.strip().splitlines()[-1])
+        return _last_json(_MEASURE, str(folder), out, str(workers), "1" if render else "0",
+                          str(ROOT / "examples" / "logo.png"), "1" if precomputed else "0")
 
 
 def validation_cost(folder: Path) -> float:
     """Median CPU seconds a worker's validation of one input of ``folder`` takes, in a fresh process."""
-    command = [sys.executable, "-c", _VALIDATION, str(folder)]
+    return _last_json(_VALIDATION, str(folder))["median"]
+
+
+def _last_json(script: str, *args: str) -> dict:
+    """The JSON object ``script`` prints last, run in a fresh process from the repository root."""
+    command = [sys.executable, "-c", script, *args]
     output = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT).stdout
-    return json.loads(output.strip().splitlines()[-1])["median"]
+    return json.loads(output.strip().splitlines()[-1])
 
 
 def _rate(run: dict) -> float:

@@ -5,6 +5,7 @@
   temporary file really exists), a read-only file system (``EROFS`` when the file is created) or a
   folder without write permission (``EACCES`` at the final rename). The tests run as root, where
   ``chmod 0o555`` stops nothing, hence the simulation.
+* :func:`stale_fstat` gives a stand-in for ``os.fstat`` that tells a file's size as it was before the file grew.
 * The per-file batch functions below replace ``fel_rules.batch.runner.process_and_record``: they install
   a fault in the worker process, kill it, or delete the output folder, depending on the file's name.
 """
@@ -61,6 +62,18 @@ class _FullDisk:
 
     def __exit__(self, *exc_info) -> None:
         self._stream.close()
+
+
+def stale_fstat(size: int) -> Callable[[int], os.stat_result]:
+    """A stand-in for ``os.fstat`` that says every file holds ``size`` bytes (what it held before it grew)."""
+    real = os.fstat
+
+    def measured_before_it_grew(descriptor: int) -> os.stat_result:
+        seen = real(descriptor)
+        return os.stat_result((seen.st_mode, seen.st_ino, seen.st_dev, seen.st_nlink, seen.st_uid, seen.st_gid, size,
+                               seen.st_atime, seen.st_mtime, seen.st_ctime))
+
+    return measured_before_it_grew
 
 
 def faulty_io(kind: str, match: Callable[[Path], bool] = lambda target: True) -> _Module:

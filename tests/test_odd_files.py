@@ -30,6 +30,7 @@ from fel_rules.outputs.render.api import load_logo
 from fel_rules.outputs.render.settings import RenderSettings
 
 from .conftest import EXAMPLES, ROOT
+from .fault_injection import stale_fstat
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo") or not Path("/dev/zero").exists(),
                                 reason="needs FIFOs and /dev/zero (POSIX)")
@@ -173,14 +174,7 @@ def test_safe_read_reads_on_when_the_file_holds_more_than_its_size_said(tmp_path
             read_input(status, 10)
     grown = tmp_path / "a.xml"
     grown.write_bytes(b"x" * 100)
-    real = os.fstat
-
-    def measured_before_it_grew(descriptor: int) -> os.stat_result:
-        seen = real(descriptor)
-        return os.stat_result((seen.st_mode, seen.st_ino, seen.st_dev, seen.st_nlink, seen.st_uid, seen.st_gid, 40,
-                               seen.st_atime, seen.st_mtime, seen.st_ctime))
-
-    monkeypatch.setattr(inputs.os, "fstat", measured_before_it_grew)
+    monkeypatch.setattr(inputs.os, "fstat", stale_fstat(40))
     assert read_input(grown, 100) == b"x" * 100
     with pytest.raises(InputTooLarge) as info:
         read_input(grown, 99)

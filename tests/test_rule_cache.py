@@ -26,6 +26,7 @@ from fel_rules.expressions.language import ExpressionError, recheck
 from fel_rules.ruleset import loader, stored
 
 from .conftest import EXAMPLES, ROOT
+from .fault_injection import stale_fstat
 
 VALID = EXAMPLES / "factura-fact.xml"
 
@@ -427,14 +428,7 @@ def test_an_entry_is_read_with_room_for_its_size_and_refused_past_the_cap(tmp_pa
         assert peak < 1024 * 1024  # a read of "cap + 1" bytes reserved 64 MB for this entry
         monkeypatch.setattr(cache, "_MAX_ENTRY_BYTES", 999)
         assert cache._read_private("entry", folder) is None  # larger than the cap, as its size says
-        real = os.fstat
-
-        def measured_before_it_grew(descriptor: int) -> os.stat_result:
-            seen = real(descriptor)
-            return os.stat_result((seen.st_mode, seen.st_ino, seen.st_dev, seen.st_nlink, seen.st_uid, seen.st_gid,
-                                   10, seen.st_atime, seen.st_mtime, seen.st_ctime))
-
-        monkeypatch.setattr(cache.os, "fstat", measured_before_it_grew)
+        monkeypatch.setattr(cache.os, "fstat", stale_fstat(10))
         assert cache._read_private("entry", folder) is None  # it grew past the cap after fstat
         monkeypatch.setattr(cache, "_MAX_ENTRY_BYTES", 1000)
         assert cache._read_private("entry", folder) == b"e" * 1000
