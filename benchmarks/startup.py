@@ -7,11 +7,13 @@ Run from the repository root: ``python -m benchmarks.startup [--runs 10] [--agai
   folder: what the first run after an install or an edit of the rules pays) and with a warm one (the same
   folder as the run before: every later run), in wall time and in the CPU time the process spent (steadier on a
   busy machine);
-* ``fel-rules serve`` (and ``python -m mcp_server``): spawn → ``initialize`` response, and spawn → the first
-  ``fel_validate`` result on the signed certified example (what an AI host waits for), with a warm cache (and
-  ``serve`` with a cold one too), the server's CPU time by then, and its resident memory (VmRSS) once it
-  answered; and the round trips of the first two ``fel_validate`` calls to a server left idle for a second after
-  ``initialize`` (as a host leaves it while its model decides: the server uses that time to warm up);
+* ``fel-rules serve`` (and ``python -m mcp_server``), driven as an AI host drives it (``initialize``; then
+  ``notifications/initialized`` and ``tools/list``; then the call, each sent once the answer before it came): spawn
+  → ``initialize`` response, spawn → ``tools/list`` response, and spawn → the first ``fel_validate`` result on the
+  signed certified example (what the host waits for), with a warm cache (and ``serve`` with a cold one too), the
+  server's CPU time by then, and its resident memory (VmRSS) once it answered; and the round trips of the first
+  two ``fel_validate`` calls to a server left idle for a second after ``initialize`` (as a host leaves it while
+  its model decides: the server uses that time to warm up);
 * where a one-shot run with a warm cache spends its time, measured inside one process: importing the CLI and the
   engine, loading the rules, compiling the schema set, validating;
 * references measured in the same run: ``python -c pass`` (the interpreter alone), ``python -c "import lxml.etree"``
@@ -43,6 +45,8 @@ DOCUMENT = "examples/factura-certificada.xml"
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                          "clientInfo": {"name": "benchmark", "version": "1"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+LIST = {"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}
 CALL = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "fel_validate", "arguments": {"xml_path": DOCUMENT}}}
 #: Run inside one process of the measured checkout: prints the milliseconds of each phase of a one-shot run (with
@@ -103,26 +107,28 @@ class Checkout:
                                 text=True, check=True, env=self.environment("warm"))
         return json.loads(result.stdout)
 
-    def server_run(self, module: str, cache: str = "warm") -> tuple[float, float, float, float]:
-        """(spawn → initialize, spawn → first fel_validate result, the server's CPU time by then, VmRSS in MB once
-        answered) for one fresh server started as ``python -m module [serve]``."""
+    def server_run(self, module: str, cache: str = "warm") -> tuple[float, float, float, float, float]:
+        """(spawn → initialize, spawn → tools/list, spawn → first fel_validate result, the server's CPU time by then,
+        VmRSS in MB once answered) for one fresh server started as ``python -m module [serve]``, driven as an AI
+        host drives it: ``initialize``, then ``notifications/initialized`` and ``tools/list``, then the call, each
+        sent once the answer before it came."""
         command = [self.python, "-m", module, *(["serve"] if module == "fel_rules" else []), "--root", str(self.root)]
         env = self.environment(cache)
         start = time.perf_counter()
         server = subprocess.Popen(command, cwd=self.root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, env=env)
         assert server.stdin is not None and server.stdout is not None
-        server.stdin.write(json.dumps(INITIALIZE).encode() + b"\n" + json.dumps(CALL).encode() + b"\n")
-        server.stdin.flush()
-        server.stdout.readline()
-        initialized = (time.perf_counter() - start) * 1000
-        reply = json.loads(server.stdout.readline())
-        answered = (time.perf_counter() - start) * 1000
+        marks = []
+        for messages in ((INITIALIZE,), (INITIALIZED, LIST), (CALL,)):
+            server.stdin.write(b"".join(json.dumps(message).encode() + b"\n" for message in messages))
+            server.stdin.flush()
+            reply = json.loads(server.stdout.readline())
+            marks.append((time.perf_counter() - start) * 1000)
         assert reply["result"]["structuredContent"]["valid"], reply
         cpu, rss = _cpu_ms(server.pid), _rss_mb(server.pid)
         server.stdin.close()
         server.wait(timeout=30)
-        return initialized, answered, cpu, rss
+        return marks[0], marks[1], marks[2], cpu, rss
 
 
     def idle_round_trips(self, idle_s: float = 1.0) -> tuple[float, float]:
@@ -173,8 +179,9 @@ def measure(checkout: Checkout, samples: dict[str, list[float]]) -> None:
         add(f"fel-rules validate one.xml ({cache} cache), CPU", cpu)
     for module, label, cache in (("fel_rules", "fel-rules serve", "warm"), ("fel_rules", "fel-rules serve", "cold"),
                                  ("mcp_server", "python -m mcp_server", "warm")):
-        initialized, answered, cpu, rss = checkout.server_run(module, cache)
+        initialized, listed, answered, cpu, rss = checkout.server_run(module, cache)
         add(f"{label}: spawn → initialize ({cache})", initialized)
+        add(f"{label}: spawn → tools/list ({cache})", listed)
         add(f"{label}: spawn → first fel_validate ({cache})", answered)
         add(f"{label}: first fel_validate ({cache}), CPU", cpu)
         add(f"{label}: VmRSS after the first call ({cache}, MB)", rss)

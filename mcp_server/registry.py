@@ -1,7 +1,8 @@
 """The four tools: name, title, description, annotations, parameters (as the quick check of
-:mod:`mcp_server.accept` reads them) and handler. Loaded with the first tool call or ``tools/list``, and with
-it the engine — but not pydantic: arguments that are plainly right go straight to the handler, and only the
-rest, and the JSON schemas of ``tools/list``, need the tools' pydantic models (:mod:`mcp_server.tools`)."""
+:mod:`mcp_server.accept` reads them) and handler. Loaded with the first tool call, and with it the engine — but
+not pydantic: arguments that are plainly right go straight to the handler, and only the rest need the tools'
+pydantic models (:mod:`mcp_server.tools`). ``tools/list`` reads the definitions made from them once
+(:mod:`mcp_server.definitions`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The tools as the server sees them: loaded in the background as soon as a session starts (the engine, the
 rules and the schema set with them, so the first call finds everything ready), listed per protocol revision
-(their JSON schemas generated from the tools' pydantic models on the first ``tools/list``, never before a
-call needs them), and called on a worker thread with progress notifications."""
+(their definitions read from the file :mod:`mcp_server.definitions` keeps: listing them waits for nothing),
+and called on a worker thread with progress notifications."""
 
 from __future__ import annotations
 
@@ -84,11 +84,13 @@ class Toolbox:
         return self._tools
 
     def definitions(self, version: str) -> list[dict]:
-        """Tool definitions for ``version``, built once (schemas are static for the process)."""
+        """Tool definitions for ``version``, read once (:mod:`mcp_server.definitions`: neither the engine nor the
+        tools' models are loaded to list them)."""
         cached = self._definitions.get(version)
         if cached is None:
-            cached = self._definitions[version] = [tool.definition(version, at_least)
-                                                   for tool in self.tools().values()]
+            from .definitions import for_version
+
+            cached = self._definitions[version] = for_version(version)
         return cached
 
     def answer(self, request_id: Any, name: str, arguments: dict, version: str, token: Any,

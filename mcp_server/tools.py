@@ -1,8 +1,9 @@
 """The four tools' pydantic models: their arguments (the validator of whatever the quick check of
 ``mcp_server.accept`` does not accept, with the Spanish messages of ``mcp_server.arguments``) and their outputs,
-and the JSON schemas clients see, generated from them. Loaded on the first ``tools/list``, on the first
-arguments that are not plainly right, and with the first fel_render or fel_batch (their outputs are built here):
-a first fel_validate with plain arguments never imports this module."""
+and the JSON schemas clients see, generated from them (written once to the file ``tools/list`` reads, see
+:mod:`mcp_server.definitions`). Loaded on the first arguments that are not plainly right, and with the first
+fel_render or fel_batch (their outputs are built here): listing the tools and a first fel_validate with plain
+arguments never import this module."""
 
 from __future__ import annotations
 
