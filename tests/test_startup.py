@@ -98,6 +98,24 @@ def test_the_mcp_tools_load_without_the_pdf_layout_or_the_batch_runner():
         assert _loaded_after(code) == []
 
 
+def test_a_batch_without_pdfs_never_loads_the_pdf_layout(tmp_path):
+    """``batch --no-render``: the run is planned, its files validated and its manifest, page and ledger written
+    without reportlab, qrcode or Pillow (the PDF machinery loads only for a run that renders)."""
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for name in ("factura-fact.xml", "factura-certificada.xml"):
+        (inputs / name).write_bytes((ROOT / "examples" / name).read_bytes())
+    code = ("import contextlib, io, sys\n"
+            "from fel_rules.cli.app import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    code = main(['batch', {str(inputs)!r}, '--out', {str(tmp_path / 'out')!r}, '--no-render',"
+            " '--workers', '1'])\n"
+            "assert code == 0, code\n"
+            f"{_present(('reportlab', 'qrcode', 'PIL', 'fel_rules.outputs.render.api'))}\n")
+    assert _loaded_after(code) == []
+    assert (tmp_path / "out" / "manifest.json").is_file()
+
+
 #: What a first fel_validate with plain arguments leaves to other calls: the tools' pydantic models and schemas,
 #: pydantic itself, batches and rendering.
 NOT_FOR_A_FIRST_VALIDATE = ("mcp_server.tools", "mcp_server.schemas", "mcp_server.arguments", "pydantic",

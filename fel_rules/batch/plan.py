@@ -14,7 +14,6 @@ from ..core.config import Config
 from ..core.confine import confine
 from ..core.errors import InputError
 from ..core.report import SchemaInfo
-from ..outputs.render.api import load_logo
 from ..outputs.render.settings import RenderSettings
 from .fingerprint import fingerprint, logo_dir_digest
 from .journal import Journal
@@ -91,7 +90,7 @@ def plan(options: BatchOptions) -> BatchRun:
                          message_en=f"The batch has {len(files)} files and the limit is {options.max_files} "
                                     "(--max-files)")
     settings = _render_settings(options)
-    logo = load_logo(settings.logo, settings) if options.render else None  # a bad logo stops the run before any work
+    logo = _logo(settings) if options.render else None  # a bad logo stops the run before any work
     logos = logo_dir_digest(settings) if options.render else None
     config = _absolute_paths(options.config).to_dict(exclude_none=True)
     validator = validator_for(config)
@@ -100,6 +99,15 @@ def plan(options: BatchOptions) -> BatchRun:
     return BatchRun(options, tuple(files), config, settings.model_dump(mode="json"),
                     tuple({"id": r.id, "version": r.version} for r in validator.catalog.rulesets), schema,
                     Journal(options.out_dir, key, options.roots), started, clock)
+
+
+def _logo(settings: RenderSettings) -> bytes | None:
+    """The default logo of the PDFs, read and checked (:func:`~fel_rules.outputs.render.api.load_logo`); the PDF
+    machinery (reportlab, qrcode, Pillow) loads here, for a run that renders: a run that only validates never
+    imports it."""
+    from ..outputs.render.api import load_logo
+
+    return load_logo(settings.logo, settings)
 
 
 def _render_settings(options: BatchOptions) -> RenderSettings:
