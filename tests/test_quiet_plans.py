@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fel_rules import engine
-from fel_rules.checks import CheckError, CheckInput, quiet_plan
+from fel_rules.checks import PLAN_FUNCTION_AFTER, CheckError, CheckInput, expression, quiet_plan
 from fel_rules.checks.expression import ExpressionCheck
 from fel_rules.checks.required import RequiredCheck
 from fel_rules.core.config import Config
@@ -49,8 +49,8 @@ def _plan(validator: Validator, facts):
 
 
 def _quiet(validator: Validator, plan):
-    """The plan's function (made the second time it is asked for)."""
-    made = quiet_plan(plan, validator._evaluator) or quiet_plan(plan, validator._evaluator)
+    """The plan's function (asked for at once)."""
+    made = quiet_plan(plan, validator._evaluator, now=True)
     assert made is not None
     return made
 
@@ -64,7 +64,7 @@ def _rules_stage(validator: Validator, data: bytes, *, quiet: bool, monkeypatch)
         _quiet(validator, _plan(validator, facts))
     with monkeypatch.context() as patched:
         if not quiet:
-            patched.setattr(engine, "quiet_plan", lambda plan, evaluator: None)
+            patched.setattr(engine, "quiet_plan", lambda plan, evaluator, now=False: None)
         issues, status = validator._run_rules(root, facts, data, memo)
     return issues, status
 
@@ -144,14 +144,31 @@ def test_a_context_that_cannot_be_selected_leaves_every_rule_to_the_general_way(
     assert report.valid and [issue.rule_id for issue in report.issues] == ["FEL-FIR-08"]
 
 
-def test_a_one_off_plan_makes_no_function():
+def test_a_plans_function_is_made_once_it_pays_or_when_asked_for():
+    """A plan validates its first documents without its function, which is made on the PLAN_FUNCTION_AFTER-th
+    (a command that validates a few files never makes it); ``now`` makes it at once; then it is kept."""
     validator = Validator(Config())
     read = _read(validator, (EXAMPLES / "factura-certificada.xml").read_bytes())
     assert read is not None
     plan = _plan(validator, read[1])
-    assert quiet_plan(plan, validator._evaluator) is None
-    assert quiet_plan(plan, validator._evaluator) is not None
-    assert quiet_plan(plan, validator._evaluator) is quiet_plan(plan, validator._evaluator)
+    assert [quiet_plan(plan, validator._evaluator) for _ in range(PLAN_FUNCTION_AFTER - 1)] == \
+        [None] * (PLAN_FUNCTION_AFTER - 1)
+    made = quiet_plan(plan, validator._evaluator)
+    assert made is not None and quiet_plan(plan, validator._evaluator) is made
+    asked = Validator(Config())
+    assert quiet_plan(_plan(asked, read[1]), asked._evaluator, now=True) is not None
+
+
+def test_a_few_documents_make_no_plan_function(monkeypatch):
+    """Validating fewer documents of a plan than PLAN_FUNCTION_AFTER never writes its function."""
+    written = []
+    monkeypatch.setattr(expression, "write_quiet_plan", lambda *args: written.append(args) or (lambda *a: [],
+                                                                                                frozenset()))
+    validator = Validator(Config())
+    data = (EXAMPLES / "factura-certificada.xml").read_bytes()
+    for _ in range(10):
+        assert validator.validate_bytes(data).valid
+    assert written == []
 
 
 _NUMBER = re.compile(rb">(-?[0-9]+(?:\.[0-9]+)?)<")

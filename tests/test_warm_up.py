@@ -41,17 +41,22 @@ def test_the_sample_is_shipped_and_valid():
 
 def test_a_warmed_up_validator_has_the_function_of_an_invoices_plan_ready():
     """The first invoice a warmed-up validator meets runs the plan's function at once (a validator that was not
-    warmed up makes it on the second invoice of that plan)."""
-    warmed, cold = Validator(Config()), Validator(Config())
+    warmed up makes it once that plan has validated enough documents to pay for it); a warm-up told not to make
+    it leaves it to the documents, and what it validates asks for the plan as any document does."""
+    warmed, cold, light = Validator(Config()), Validator(Config()), Validator(Config())
     assert warmed.warm_up()
     assert _function_made(warmed, _plan_of(warmed, SIGNED))
     assert not _function_made(cold, _plan_of(cold, SIGNED))
     assert quiet_plan(_plan_of(cold, SIGNED), cold._evaluator) is None
+    assert light.warm_up(plan_function=False)
+    assert not _function_made(light, _plan_of(light, SIGNED))
+    assert light.validate_path(SIGNED).valid and not _function_made(light, _plan_of(light, SIGNED))
 
 
 def test_a_warm_up_told_to_stop_starts_no_further_validation():
     """``until()`` is asked before each validation: true after the first one stops the warm-up before the second
-    (the plan's function is not made); true at once stops it before anything is validated."""
+    (the plan's function, made by the first, stays ready); true at once stops it before anything is validated,
+    and makes nothing."""
     asked = []
 
     def until() -> bool:
@@ -61,11 +66,11 @@ def test_a_warm_up_told_to_stop_starts_no_further_validation():
     validator = Validator(Config())
     assert not validator.warm_up(until=until)
     assert len(asked) == 2
-    assert not _function_made(validator, _plan_of(validator, SIGNED))  # one validation: the plan asked for once
-    assert quiet_plan(_plan_of(validator, SIGNED), validator._evaluator) is not None
+    assert _function_made(validator, _plan_of(validator, SIGNED))
     stopped = Validator(Config())
     assert not stopped.warm_up(until=lambda: True)
-    assert quiet_plan(_plan_of(stopped, SIGNED), stopped._evaluator) is None  # nothing validated: a first ask
+    assert not _function_made(stopped, _plan_of(stopped, SIGNED))
+    assert stopped.validate_path(SIGNED).valid and not _function_made(stopped, _plan_of(stopped, SIGNED))
 
 
 def _server_warm_up(*, called_first: bool) -> dict:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 
+from ..checks import PLAN_FUNCTION_AFTER
 from ..core.atomic import flush_to_disk, remove_own, remove_own_temporaries
 from ..core.confine import open_folder
 from ..core.owned import own_manifest
@@ -58,8 +59,9 @@ def _run(batch: BatchRun) -> BatchResult:
     reused = len(briefs)
     executor = open_executor(batch.options.executor, batch.options.scheduler, batch.options.workers)
     if getattr(executor, "forks", False):  # (the pool forks its workers when the first task is sent)
-        if executor.workers > 1 and len(batch.files) - reused > executor.workers:
-            warm_up_validator(batch.config)  # once here rather than once per worker
+        left = len(batch.files) - reused
+        if executor.workers > 1 and left > executor.workers:  # once here rather than once per worker
+            warm_up_validator(batch.config, plan_function=left >= PLAN_FUNCTION_AFTER * executor.workers)
         if batch.options.render:
             warm_up_renderer(batch.rendering)
     progress = Progress(len(batch.files), enabled=batch.options.progress)

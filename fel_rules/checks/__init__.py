@@ -18,7 +18,7 @@ from .base import (
     Unreadable,
     plain,
 )
-from .expression import quiet_plan
+from .expression import PLAN_FUNCTION_AFTER, quiet_plan
 from .registry import ENTRY_POINT_GROUP, check_kind, get_check_kind, registered_kinds
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "PLAN_FUNCTION_AFTER",
     "CheckError",
     "CheckInput",
     "CheckKind",

@@ -3,7 +3,8 @@
 Most rules hold on most documents. Run one by one, each still costs a call of its check, a look for its context's
 nodes, its own reads of the document and a generator. For the plain compiled evaluator the expression checks of a
 plan (the rules in force for a kind of document, a DTE type and a day) are also written into one function, made
-once per plan (on its second use, as a check's quick function is: a one-off validation makes nothing). Per
+once per plan, once the plan has validated enough documents to pay for it or when a warm-up asks for it
+(:func:`~fel_rules.checks.expression.quiet_plan`: a command that validates a few files makes nothing). Per
 document, that function visits each context once, reads each binding once per context node however many of the
 context's rules read it, and runs each rule's expressions as functions of the bound values
 (:meth:`~fel_rules.expressions.language.Evaluator.function`), as :mod:`._expression_runner` writes them.
