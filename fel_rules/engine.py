@@ -127,9 +127,6 @@ class Validator:
         )
         self._rulesets = [RulesetRef(id=r.id, version=r.version) for r in self.catalog.document_rulesets]
         self._said = SaidIssues()  # issues of plain findings, made once for every document that yields them
-        #: Whether the function of a plan is made on its first document rather than once it pays (a warm-up's
-        #: validations ask for it: see :func:`~fel_rules.checks.expression.quiet_plan`).
-        self._plan_functions_now = False
 
     def warm_up(self, *, until: Callable[[], bool] = lambda: False, plan_function: bool = True) -> bool:
         """Validate a signed, certified invoice shipped with the rules (:data:`WARM_UP_SAMPLE`) twice, throwing its
@@ -141,18 +138,16 @@ class Validator:
         first call, a batch before it forks its workers). ``until()`` is asked before each validation: true stops
         the warm-up there (real work has come). False when it stopped, or the sample could not be validated (the
         documents meet the same problem and report it)."""
-        self._plan_functions_now = plan_function
         try:
             data = WARM_UP_SAMPLE.read_bytes()
             for _ in range(2):
                 if until():
                     return False
-                if not self._inspect(data, WARM_UP_SAMPLE.name, lines=False).report.complete:
+                if not self._inspect(data, WARM_UP_SAMPLE.name, lines=False,
+                                     plan_function=plan_function).report.complete:
                     return False
         except Exception:  # noqa: BLE001 - a warm-up never fails its caller
             return False
-        finally:
-            self._plan_functions_now = False
         return True
 
     @property
@@ -202,16 +197,19 @@ class Validator:
         """Like :meth:`validate_bytes`, also returning the document's facts (for rendering)."""
         return self._inspect(data, path, lines=True)
 
-    def _inspect(self, data: bytes, path: str | None, *, lines: bool) -> Outcome:
+    def _inspect(self, data: bytes, path: str | None, *, lines: bool, plan_function: bool = False) -> Outcome:
+        """The pipeline on ``data``; ``plan_function``: the function of the document's rule plan is made now if it
+        is not yet (a warm-up's documents), rather than once the plan has validated enough documents to pay."""
         started = time.perf_counter()
         sha256 = hashlib.sha256(data).hexdigest()
         try:
-            return self._pipeline(data, path, sha256, started, lines)
+            return self._pipeline(data, path, sha256, started, lines, plan_function)
         except Exception as exc:  # noqa: BLE001 - last line of defence: an engine bug is an issue, not a traceback
             issue = self._say(_engine_failure("engine", exc))
             return self._finish(path, sha256, [issue], ["error"], None, started)
 
-    def _pipeline(self, data: bytes, path: str | None, sha256: str, started: float, lines: bool) -> Outcome:
+    def _pipeline(self, data: bytes, path: str | None, sha256: str, started: float, lines: bool,
+                  plan_function: bool = False) -> Outcome:
         parsed = parse_xml(data, max_bytes=self.config.max_bytes)
         issues = [self._say(finding) for finding in parsed.findings]
         if parsed.root is None:
@@ -238,7 +236,7 @@ class Validator:
         if excess:
             issues.append(self._say(Finding(id="FEL-ENG-03", values={"detail": excess})))
             return self._finish(path, sha256, issues, [*statuses, "skipped"], facts, started, root)
-        rule_issues, rules_status = self._run_rules(root, facts, data, memo)
+        rule_issues, rules_status = self._run_rules(root, facts, data, memo, plan_function=plan_function)
         return self._finish(path, sha256, issues + rule_issues, [*statuses, rules_status], facts, started, root, memo)
 
     def _say(self, finding: Finding, **overrides) -> Issue:
@@ -269,7 +267,7 @@ class Validator:
         return None
 
     def _run_rules(self, root, facts: Documento | Anulacion, source: bytes | None = None,
-                   memo: dict | None = None) -> tuple[list[Issue], str]:
+                   memo: dict | None = None, *, plan_function: bool = False) -> tuple[list[Issue], str]:
         doc = CheckInput(root=root, header=facts, config=self.config, evaluator=self._evaluator, source=source,
                          memo=memo)
         issues: list[Issue] = []
@@ -277,7 +275,7 @@ class Validator:
         status = "passed"
         currency = _currency(facts)
         plan = self._plan(facts.kind, _tipo(facts), self._as_of(facts))
-        quiet = quiet_plan(plan, self._evaluator, now=self._plan_functions_now)  # its expression checks in one function
+        quiet = quiet_plan(plan, self._evaluator, now=plan_function)  # its expression checks in one function
         with decimal.localcontext(MONEY_CONTEXT):
             for rule, severity, check in plan if quiet is None else quiet.to_run(doc):
                 try:  # most rules find nothing: their first finding is asked for before a list is made

@@ -11,9 +11,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["XML_TEXT_LIMIT", "Param", "Params", "accept"]
+__all__ = ["DEFAULT_XML_TEXT_LIMIT", "XML_TEXT_LIMIT", "Param", "Params", "accept"]
 
-XML_TEXT_LIMIT = int(os.environ.get("FEL_MCP_MAX_XML_TEXT", 2 * 1024 * 1024))  # characters of inline XML
+DEFAULT_XML_TEXT_LIMIT = 2 * 1024 * 1024  # characters of inline XML, unless FEL_MCP_MAX_XML_TEXT says otherwise
+XML_TEXT_LIMIT = int(os.environ.get("FEL_MCP_MAX_XML_TEXT", DEFAULT_XML_TEXT_LIMIT))
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # pydantic refuses a lone surrogate in a string with a length limit
 

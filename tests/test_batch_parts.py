@@ -14,16 +14,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fel_rules import Config
-from fel_rules.batch import BatchOptions, overview, run_batch
+from fel_rules.batch import BatchOptions, overview, run_batch, worker
 from fel_rules.batch import runner as batch_runner
 from fel_rules.batch.executors import LocalExecutor
 from fel_rules.batch.worker import warm_up_validator
 from fel_rules.batch.written_report import read_report
+from fel_rules.engine import WARM_UP_SAMPLE
 from fel_rules.outputs.formats.html import HtmlPage, PageContext
 from fel_rules.outputs.formats.ledger import Ledger
 from fel_rules.outputs.formats.listing import Listed
 
+from .conftest import EXAMPLES
 from .overview_folder import ANNULLED_UUID, fill
+from .test_warm_up import _function_made, _plan_of
 
 OUTPUTS = ("reporte.html", "libro.csv")
 
@@ -107,8 +110,32 @@ def _written(page: HtmlPage | Ledger) -> bytes:
     return stream.getvalue()
 
 
-def test_the_validator_warm_up_validates_its_packaged_sample():
-    assert warm_up_validator(Config().to_dict(exclude_none=True))
+def test_the_validator_warm_up_validates_its_packaged_sample(monkeypatch):
+    """With ``plan_function`` the sample's plan function is made (and inherited by the workers), without it not."""
+    config = Config().to_dict(exclude_none=True)
+    for plan_function in (False, True):
+        monkeypatch.setattr(worker, "_VALIDATORS", {})
+        monkeypatch.setattr(worker, "_LAST", None)
+        assert warm_up_validator(config, plan_function=plan_function)
+        validator = worker.validator_for(config)
+        assert _function_made(validator, _plan_of(validator, WARM_UP_SAMPLE)) is plan_function
+
+
+@pytest.mark.parametrize(("files", "made"), [(3, False), (4, True)])
+def test_a_batch_makes_the_plan_function_before_forking_when_each_worker_would(monkeypatch, tmp_path, files, made):
+    """Before it forks 2 workers, a batch makes the plan function only when each worker would validate enough
+    documents to make it (PLAN_FUNCTION_AFTER, here 2): for 4 files, not for 3."""
+    asked = []
+    monkeypatch.setattr(batch_runner, "PLAN_FUNCTION_AFTER", 2)
+    monkeypatch.setattr(batch_runner, "warm_up_validator", lambda config, *, plan_function: asked.append(plan_function))
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for number in range(files):
+        (inputs / f"f{number}.xml").write_bytes((EXAMPLES / "factura-fact.xml").read_bytes())
+    run_batch(BatchOptions(inputs, tmp_path / "out", workers=2, render=False, progress=False))
+    if not asked:
+        pytest.skip("workers are not forked here (no warm-up before forking)")
+    assert asked == [made]
 
 
 def _frozen(_item) -> int:

@@ -73,6 +73,21 @@ def test_a_warm_up_told_to_stop_starts_no_further_validation():
     assert stopped.validate_path(SIGNED).valid and not _function_made(stopped, _plan_of(stopped, SIGNED))
 
 
+def test_only_the_warm_ups_own_documents_make_their_plans_function():
+    """A document validated while a warm-up runs (here, in the warm-up's ``until``) makes its plan's function only
+    once that plan pays for it, like any document: the warm-up asks for the function of the sample's plan alone."""
+    other = ROOT / "examples" / "nota-credito-ncre.xml"
+    validator = Validator(Config())
+
+    def until() -> bool:
+        assert validator.validate_path(other).valid
+        return False
+
+    assert validator.warm_up(until=until)
+    assert _function_made(validator, _plan_of(validator, SIGNED))
+    assert not _function_made(validator, _plan_of(validator, other))
+
+
 def _server_warm_up(*, called_first: bool) -> dict:
     """Run the MCP toolbox's warm-up in a fresh process (a call marked as come before it when ``called_first``);
     what it logged and whether the default validator's plan function for an invoice was ready after it."""
