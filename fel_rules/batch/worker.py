@@ -228,12 +228,12 @@ def _warm_up(task: FileTask) -> None:
 def warm_up_validator(config: dict, *, plan_function: bool = True) -> bool:
     """Warm the validator up in this process (:meth:`~fel_rules.engine.Validator.warm_up`: the packaged sample
     validated twice), then validate the sample once more and write its report and read it back, before the workers
-    are forked: what the validator
-    makes on its first documents (signature libraries imported, rule expressions compiled, some 60 ms of CPU), with
-    ``plan_function`` the function of the rules' plan (some 25–40 ms more: for a batch whose workers would each make
-    it anyway), and what reading a report back takes (the page and ledger read every report) are then made once and
-    inherited by every worker instead of made again in each. The sample's report is thrown away. False when the
-    sample could not be validated (a failure is met again, and reported, by the batch's own files)."""
+    are forked: what the validator makes on its first documents (signature libraries imported, rule expressions
+    compiled, some 60 ms of CPU), with ``plan_function`` the function of the rules' plan (some 25–40 ms more: for a
+    batch whose workers would each make it anyway), and what reading a report back takes (the page and ledger read
+    every report) are then made once and inherited by every worker instead of made again in each. The sample's
+    report is thrown away. False when the sample could not be validated (a failure is met again, and reported, by
+    the batch's own files)."""
     try:
         validator = validator_for(config)
         if not validator.warm_up(plan_function=plan_function):
