@@ -8,9 +8,9 @@ report computed beforehand (in this benchmark only): what is left is the batch's
 sent to the workers, reports and journal written, cross-document rules, manifest). With ``--many N`` the
 peak memory (ru_maxrss of the coordinator and of its largest worker) is compared for ``--files`` vs N files.
 Each run's wall time is also split into its phases (plan, warm-up, per-file work, end), timed where the runner
-looks them up: the fixed costs that more workers do not shrink. Last, the CPU time of validation alone (a worker's
-validation of each input, in one warmed-up process) gives the most 2 workers could do with these files if the
-batch cost nothing else, and with the run's own plan and warm-up. Nothing asserts figures.
+looks them up: the fixed costs that more workers do not shrink. Last, the CPU time of validation alone (each of 2
+workers' validation of its share of the inputs, warmed up as the batch warms it) gives the most 2 workers could do
+with these files if the batch cost nothing else, and with the run's own plan and warm-up. Nothing asserts figures.
 """
 
 from __future__ import annotations
@@ -63,25 +63,29 @@ print(json.dumps({"seconds": elapsed, "files": result.summary.files, "rendered":
                   "children_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
 """
 
-#: Validation alone of every input, in one process, as a worker validates it (after the same warm-up): the
-#: median CPU time a file, which bounds any batch of these files on that many cores.
+#: Validation alone of every input, as each of 2 workers validates its share (a validator warmed up as the batch
+#: warms it, its plan function made before only when the batch makes it, then each file of the share once; three
+#: rounds): the median CPU time a file, which bounds any batch of these files on that many cores.
 _VALIDATION = r"""
 import json, statistics, sys, time
 from pathlib import Path
-from fel_rules.batch.worker import validator_for, warm_up_validator
+from fel_rules.batch import worker
+from fel_rules.checks import PLAN_FUNCTION_AFTER
 from fel_rules.core.config import Config
 files = sorted(Path(sys.argv[1]).glob("*.xml"))
 config = Config().to_dict(exclude_none=True)  # (what a batch without options gives its workers)
-warm_up_validator(config)
-validator = validator_for(config)
-for path in files[:20]:
-    validator.inspect_path(path, name=path.name)
+workers = 2
 spent = []
 for _ in range(3):
-    for path in files:
-        begin = time.process_time()
-        validator.inspect_path(path, name=path.name)
-        spent.append(time.process_time() - begin)
+    for share in (files[number::workers] for number in range(workers)):
+        worker._VALIDATORS.clear()
+        worker._LAST = None
+        worker.warm_up_validator(config, plan_function=len(files) >= PLAN_FUNCTION_AFTER * workers)
+        validator = worker.validator_for(config)
+        for path in share:
+            begin = time.process_time()
+            validator.inspect_path(path, name=path.name)
+            spent.append(time.process_time() - begin)
 print(json.dumps({"median": statistics.median(spent)}))
 """
 
@@ -168,7 +172,7 @@ def _bound(folder: Path, count: int, two: dict) -> None:
     each = validation_cost(folder)
     plan, warm_up, _, _ = _phases(two)
     fixed = (plan + warm_up) / 1000
-    print(f"\nvalidation alone (what a worker's validation of one of these files costs, one process, CPU median):"
+    print(f"\nvalidation alone (what a worker's validation of a file of its share costs, CPU median):"
           f" {each * 1000:.2f} ms a file"
           f"\n  bound on 2 workers with nothing else: {2 / each:.0f} files/s;"
           f" with this run's plan and warm-up ({fixed * 1000:.0f} ms) and no other cost: "
