@@ -10,13 +10,16 @@ peak memory (ru_maxrss of the coordinator and of its largest worker) is compared
 Each run's wall time is also split into its phases (plan, warm-up, per-file work, end), timed where the runner
 looks them up: the fixed costs that more workers do not shrink. Last, the CPU time of validation alone (each of 2
 workers' validation of its share of the inputs, warmed up as the batch warms it) gives the most 2 workers could do
-with these files if the batch cost nothing else, and with the run's own plan and warm-up. Nothing asserts figures.
+with these files if the batch cost nothing else, and with the run's own plan and warm-up; and the file system's
+own cost of an atomic write of a new small file in the run's temporary folder, a reference that varies from one
+machine, and one moment, to another. Nothing asserts figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -163,8 +166,27 @@ def main() -> None:
               "\nworkers are forked (2 workers only); files: per-file work in the workers; end: cross-document rules,"
               "\nPDFs rendered once verdicts are final, page, ledger and manifest written, outputs flushed to disk.")
         _bound(few, args.files, timelines[0][2])
+        _file_system(Path(tmp) / "writes")
         if args.many:
             _memory(few, Path(tmp) / "many", args.files, args.many)
+
+
+def _file_system(folder: Path, count: int = 200) -> None:
+    """The reference of the output folder's file system, measured after the runs in the same temporary folder: the
+    median wall time of an atomic write of a new 3 KB file (temporary file, then rename), as a report or a journal
+    entry is written. It varies between machines, and between moments of a busy one, beyond the program's own
+    work: each input of a batch gets two."""
+    from fel_rules.core.atomic import write_atomic
+
+    folder.mkdir()
+    data = b"x" * 3000
+    spent = []
+    for number in range(count):
+        begin = time.perf_counter()
+        write_atomic(folder / f"f{number}.json", data, durable=False)
+        spent.append(time.perf_counter() - begin)
+    print(f"\nfile system (reference): an atomic write of a new 3 KB file in this run's temporary folder takes"
+          f" {statistics.median(spent) * 1e6:.0f} µs (median of {count}); each input gets two (report, journal entry)")
 
 
 def _bound(folder: Path, count: int, two: dict) -> None:
