@@ -73,7 +73,6 @@ _VALIDATION = r"""
 import json, statistics, sys, time
 from pathlib import Path
 from fel_rules.batch import worker
-from fel_rules.checks import PLAN_FUNCTION_AFTER
 from fel_rules.core.config import Config
 files = sorted(Path(sys.argv[1]).glob("*.xml"))
 config = Config().to_dict(exclude_none=True)  # (what a batch without options gives its workers)
@@ -83,7 +82,7 @@ for _ in range(3):
     for share in (files[number::workers] for number in range(workers)):
         worker._VALIDATORS.clear()
         worker._LAST = None
-        worker.warm_up_validator(config, plan_function=len(files) >= PLAN_FUNCTION_AFTER * workers)
+        worker.warm_up_validator(config, plan_function=worker.plan_function_pays(len(files), workers))
         validator = worker.validator_for(config)
         for path in share:
             begin = time.process_time()

@@ -126,7 +126,7 @@ def test_a_batch_makes_the_plan_function_before_forking_when_each_worker_would(m
     """Before it forks 2 workers, a batch makes the plan function only when each worker would validate enough
     documents to make it (PLAN_FUNCTION_AFTER, here 2): for 4 files, not for 3."""
     asked = []
-    monkeypatch.setattr(batch_runner, "PLAN_FUNCTION_AFTER", 2)
+    monkeypatch.setattr(worker, "PLAN_FUNCTION_AFTER", 2)
     monkeypatch.setattr(batch_runner, "warm_up_validator", lambda config, *, plan_function: asked.append(plan_function))
     inputs = tmp_path / "in"
     inputs.mkdir()

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 
-from ..checks import PLAN_FUNCTION_AFTER
 from ..core.atomic import flush_to_disk, remove_own, remove_own_temporaries
 from ..core.confine import open_folder
 from ..core.owned import own_manifest
@@ -34,7 +33,7 @@ from .phases import apply_cross_rules as _apply_cross_rules
 from .phases import reconcile_pdfs as _reconcile_pdfs
 from .plan import BatchRun, plan
 from .progress import Progress
-from .worker import output_paths, process_and_record, warm_up_renderer, warm_up_validator
+from .worker import output_paths, plan_function_pays, process_and_record, warm_up_renderer, warm_up_validator
 from .worker import render_and_record as _render_task
 
 __all__ = ["run_batch"]
@@ -61,7 +60,7 @@ def _run(batch: BatchRun) -> BatchResult:
     if getattr(executor, "forks", False):  # (the pool forks its workers when the first task is sent)
         left = len(batch.files) - reused
         if executor.workers > 1 and left > executor.workers:  # once here rather than once per worker
-            warm_up_validator(batch.config, plan_function=left >= PLAN_FUNCTION_AFTER * executor.workers)
+            warm_up_validator(batch.config, plan_function=plan_function_pays(left, executor.workers))
         if batch.options.render:
             warm_up_renderer(batch.rendering)
     progress = Progress(len(batch.files), enabled=batch.options.progress)

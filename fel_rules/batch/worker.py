@@ -13,6 +13,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import NamedTuple
 
+from ..checks import PLAN_FUNCTION_AFTER
 from ..checks.batch_input import CrossFacts, cross_facts
 from ..core.atomic import describe_os_error, remove_own, write_atomic
 from ..core.catalogue import render_text
@@ -31,7 +32,8 @@ from .time_limit import FileTimeLimit, time_limit, time_limit_error
 
 __all__ = [
     "Brief", "FileResult", "FileTask", "WrittenPdf", "crashed_result", "entry_name", "journal_file", "output_paths",
-    "process_and_record", "process_file", "record", "record_pdf", "remove_stale_outputs", "render_and_record",
+    "plan_function_pays", "process_and_record", "process_file", "record", "record_pdf", "remove_stale_outputs",
+    "render_and_record",
     "render_pdf", "render_task",
     "validator_for", "warm_up_renderer", "warm_up_validator", "write_output",
 ]
@@ -223,6 +225,13 @@ def _warm_up(task: FileTask) -> None:
         validator_for(task.config).schema_set  # noqa: B018 - compiled on first access
         if task.render:
             from ..outputs.render import pdf  # noqa: F401 - reportlab's import alone takes a good part of a second
+
+
+def plan_function_pays(files: int, workers: int) -> bool:
+    """Whether ``workers`` workers validating ``files`` inputs between them would each make the rules' plan
+    function anyway (:data:`~fel_rules.checks.PLAN_FUNCTION_AFTER` documents each): a batch then makes it once,
+    before forking (:func:`warm_up_validator`)."""
+    return files >= PLAN_FUNCTION_AFTER * workers
 
 
 def warm_up_validator(config: dict, *, plan_function: bool = True) -> bool:
