@@ -25,16 +25,15 @@ from ..core.report import Report
 from ..core.text import Text
 from ..document.facts import Anulacion, Documento
 from ..document.ledger import ledger_facts
-from ..engine import WARM_UP_SAMPLE, Validator
+from ..engine import WARM_UP_SAMPLE, Outcome, Validator
 from ..outputs.render.notices import missing_glyphs_warnings
 from .pending import drop_view, load_view, save_view
 from .time_limit import FileTimeLimit, time_limit, time_limit_error
 
 __all__ = [
     "Brief", "FileResult", "FileTask", "WrittenPdf", "crashed_result", "entry_name", "journal_file", "output_paths",
-    "plan_function_pays", "process_and_record", "process_file", "record", "record_pdf", "remove_stale_outputs",
-    "render_and_record",
-    "render_pdf", "render_task",
+    "plan_function_pays", "process_and_record", "process_file", "process_many", "record", "record_pdf",
+    "remove_stale_outputs", "render_and_record", "render_pdf", "render_task",
     "validator_for", "warm_up_renderer", "warm_up_validator", "write_output",
 ]
 
@@ -203,18 +202,43 @@ def record(journal: str | Path, fingerprint: str, result: FileResult, roots: tup
                  roots=roots)
 
 
-def process_and_record(task: FileTask) -> Brief:
+def process_and_record(task: FileTask, validated: Outcome | None = None) -> Brief:
     """:func:`process_file` within the task's time limit, recorded in the journal by the worker; only a small
-    summary travels back."""
+    summary travels back. ``validated``: the task's validation, already made (see :func:`process_many`)."""
     _warm_up(task)
     try:
         with time_limit(task.time_limit):
-            result = process_file(task)
+            result = process_file(task, validated)
     except FileTimeLimit as exc:
         remove_stale_outputs(task)  # a report written before the limit would contradict the entry
         result = _unprocessed_result(task, time_limit_error(exc.seconds, task.config.get("lang", "es")))
     record(task.journal, task.fingerprint, result, task.allowed)
     return Brief.of(result)
+
+
+def process_many(tasks: Sequence[FileTask]) -> list[Brief]:
+    """:func:`process_and_record` of each task, in order, their inputs validated together first
+    (:meth:`~fel_rules.engine.Validator.inspect_many`: some 15 % less CPU a file). The validation of the group runs
+    within one file's time limit: should it go over (one input is pathological), each task is done on its own,
+    within its own limit, as :func:`process_and_record` does it."""
+    first = tasks[0]
+    if any(task.config is not first.config or task.time_limit != first.time_limit for task in tasks):
+        return [process_and_record(task) for task in tasks]  # (a batch's tasks share both: not met in practice)
+    _warm_up(first)
+    sources: dict[int, tuple[Path, str]] = {}
+    for index, task in enumerate(tasks):
+        with suppress(OSError):  # an input outside the roots: process_and_record says so
+            sources[index] = (task.source_path(), task.rel)
+    try:
+        with time_limit(first.time_limit):
+            outcomes = validator_for(first.config).inspect_many(sources.values())
+    except FileTimeLimit:
+        return [process_and_record(task) for task in tasks]
+    validated = dict(zip(sources, outcomes, strict=True))
+    return [process_and_record(task, validated.get(index)) for index, task in enumerate(tasks)]
+
+
+process_and_record.many = process_many  # type: ignore[attr-defined] # a pool's task takes its group at once
 
 
 def _warm_up(task: FileTask) -> None:
@@ -297,10 +321,11 @@ class Brief:
                    and result.error is None)
 
 
-def process_file(task: FileTask) -> FileResult:
-    """Validate one file, write its report, render its PDF when valid; never raises."""
+def process_file(task: FileTask, validated: Outcome | None = None) -> FileResult:
+    """Validate one file (unless ``validated`` is its validation, already made), write its report, render its PDF
+    when valid; never raises."""
     try:
-        report, facts = _inspect(task)
+        report, facts = _inspect(task) if validated is None else validated
         result = _result_of(task, report, facts)
         if _write_report(task, report, result):
             _add_pdf(task, facts, report, result)

@@ -1,0 +1,178 @@
+"""Documents validated together (``Validator.inspect_many``, the batch's groups) get exactly the outcomes they get
+one by one: the same reports, the same facts, a failure confined to its own document."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from fel_rules import Config, Validator
+from fel_rules.batch import executors, worker
+from fel_rules.batch.time_limit import FileTimeLimit
+from fel_rules.batch.worker import FileTask
+from fel_rules.engine import Outcome
+from fel_rules.testing.builder import Invoice, Item
+
+from .hostile_corpus import CASES
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _corpus(folder: Path) -> list[Path]:
+    """Every example, invoices the builder writes (valid, wrong totals, 100 lines), not-XML, a missing file, a
+    folder, and the hostile corpus: early exits at every stage between documents that go all the way."""
+    folder.mkdir()
+    paths = sorted(EXAMPLES.glob("*.xml"))
+    built = {
+        "valid.xml": Invoice().to_xml(),
+        "wrong-total.xml": Invoice(gran_total="999.99").to_xml(),
+        "lines.xml": Invoice(items=[Item.goods("Tornillo", cantidad="3", precio_unitario="1.25")] * 100).to_xml(),
+        "not-xml.xml": b"esto no es XML",
+        "empty.xml": b"",
+    }
+    for name, data in built.items():
+        (folder / name).write_bytes(data if isinstance(data, bytes) else data.encode())
+        paths.append(folder / name)
+    paths += [folder / "missing.xml", folder]
+    hostile = folder / "hostile"
+    hostile.mkdir()
+    for case in CASES:
+        made = case.make(hostile)
+        paths.append(made)
+        paths.append(EXAMPLES / "factura-certificada.xml")  # a full pipeline after each early exit
+    return paths
+
+
+def _seen(outcome: Outcome) -> tuple[dict, object]:
+    report = json.loads(outcome.report.to_json(include_run=False))
+    return report, outcome.facts
+
+
+def test_a_group_gets_the_outcomes_each_document_gets_alone(tmp_path):
+    paths = _corpus(tmp_path / "in")
+    validator = Validator(Config(max_bytes=200_000))
+    alone = [_seen(validator.inspect_path(path, name=path.name)) for path in paths]
+    together = [_seen(outcome) for outcome in validator.inspect_many((path, path.name) for path in paths)]
+    assert len(together) == len(paths)
+    for path, one, many in zip(paths, alone, together, strict=True):
+        assert many == one, path.name
+
+
+def test_a_stage_that_fails_fails_its_own_document_only(monkeypatch, tmp_path):
+    paths = [EXAMPLES / "factura-fact.xml", EXAMPLES / "factura-certificada.xml", EXAMPLES / "anulacion.xml"]
+    validator = Validator()
+    expected = [_seen(validator.inspect_path(path, name=path.name)) for path in paths]
+    schema_stage = Validator._schema_stage
+
+    def failing_for_the_certified(self, work):
+        if work.path == "factura-certificada.xml":
+            raise RuntimeError("boom")
+        schema_stage(self, work)
+
+    monkeypatch.setattr(Validator, "_schema_stage", failing_for_the_certified)
+    monkeypatch.setattr("fel_rules.engine._PIPELINE", (Validator._parse_stage, failing_for_the_certified,
+                                                       Validator._facts_stage, Validator._rules_stage,
+                                                       Validator._report_stage))
+    outcomes = validator.inspect_many((path, path.name) for path in paths)
+    failed = outcomes[1].report
+    assert [issue.rule_id for issue in failed.issues] == ["FEL-ENG-02"] and not failed.complete
+    assert "boom" in failed.issues[0].detail
+    assert [_seen(outcomes[0]), _seen(outcomes[2])] == [expected[0], expected[2]]
+
+
+def test_each_document_of_a_group_is_timed_on_its_own_stages(monkeypatch):
+    """A document's duration is its own stages' time, not the group's: here the second document's stages are made
+    to take 50 ms each, the first's none."""
+    clock = [0.0]
+    monkeypatch.setattr("fel_rules.engine.time.perf_counter", lambda: clock[0])
+    stages = []
+    for stage in (Validator._parse_stage, Validator._schema_stage, Validator._facts_stage, Validator._rules_stage):
+        def slow(self, work, stage=stage):
+            if work.path == "slow.xml":
+                clock[0] += 0.05
+            stage(self, work)
+        stages.append(slow)
+    monkeypatch.setattr("fel_rules.engine._PIPELINE", (*stages, Validator._report_stage))
+    path = EXAMPLES / "factura-fact.xml"
+    fast, slow = Validator().inspect_many([(path, "fast.xml"), (path, "slow.xml")])
+    assert (fast.report.run.duration_ms, slow.report.run.duration_ms) == (0, 200)
+
+
+# ---- the batch's groups ------------------------------------------------------------------------------------
+
+
+def _tasks(tmp_path: Path, names: Sequence[str], *, time_limit: float | None = None) -> list[FileTask]:
+    source, out = tmp_path / "in", tmp_path / "out"
+    source.mkdir(parents=True, exist_ok=True)
+    (out / "journal").mkdir(parents=True, exist_ok=True)
+    config: dict = {}
+    tasks = []
+    for name in names:
+        if name.endswith(".xml") and (EXAMPLES / name).is_file():
+            (source / name).write_bytes((EXAMPLES / name).read_bytes())
+        tasks.append(FileTask(str(source / name), name, str(out), False, config, {}, str(out / "journal"), "key",
+                              (str(tmp_path),), time_limit))
+    return tasks
+
+
+def _outputs(tmp_path: Path) -> dict[str, bytes]:
+    out = tmp_path / "out"
+    return {str(path.relative_to(out)): path.read_bytes() for path in sorted(out.rglob("*")) if path.is_file()}
+
+
+NAMES = ["factura-fact.xml", "missing.xml", "factura-certificada.xml", "anulacion.xml", "nota-credito-ncre.xml"]
+
+
+def test_a_group_writes_what_its_tasks_write_one_by_one(tmp_path):
+    alone = [worker.process_and_record(task) for task in _tasks(tmp_path / "one", NAMES)]
+    together = worker.process_many(_tasks(tmp_path / "many", NAMES))
+    assert together == alone
+    assert _outputs(tmp_path / "many") == _outputs(tmp_path / "one")
+
+
+def test_a_group_over_the_time_limit_is_done_again_file_by_file(monkeypatch, tmp_path):
+    groups = []
+
+    def over_the_limit(self, items):
+        groups.append(list(items))
+        raise FileTimeLimit(1)
+
+    monkeypatch.setattr(Validator, "inspect_many", over_the_limit)
+    alone = [worker.process_and_record(task) for task in _tasks(tmp_path / "one", NAMES, time_limit=60)]
+    together = worker.process_many(_tasks(tmp_path / "many", NAMES, time_limit=60))
+    assert len(groups) == 1 and len(groups[0]) == len(NAMES)
+    assert together == alone and all(brief.has_report for brief in together if brief.rel != "missing.xml")
+    assert _outputs(tmp_path / "many") == _outputs(tmp_path / "one")
+
+
+def test_an_input_outside_the_roots_is_refused_in_a_group_as_alone(tmp_path):
+    outside = tmp_path / "elsewhere.xml"
+    outside.write_bytes((EXAMPLES / "factura-fact.xml").read_bytes())
+    tasks = _tasks(tmp_path / "run", ["factura-fact.xml"])
+    first = tasks[0]
+    tasks.append(FileTask(str(outside), "elsewhere.xml", first.out_dir, False, first.config, {}, first.journal, "key",
+                          (str(tmp_path / "run"),)))
+    briefs = worker.process_many(tasks)
+    assert [brief.failed for brief in briefs] == [False, True]
+    assert briefs == [worker.process_and_record(task) for task in tasks]
+
+
+@pytest.mark.parametrize("count", [1, 3])
+def test_a_pool_task_hands_its_group_to_a_function_that_takes_many(count):
+    calls = []
+
+    def one(item):
+        calls.append(("one", item))
+        return item * 2
+
+    def many(items):
+        calls.append(("many", tuple(items)))
+        return [item * 2 for item in items]
+
+    one.many = many  # type: ignore[attr-defined]
+    _, results = executors._each(one, list(range(count)))
+    assert results == [item * 2 for item in range(count)]
+    assert calls == ([("one", 0)] if count == 1 else [("many", (0, 1, 2))])
