@@ -121,6 +121,7 @@ class Validator:
         self.messages = MESSAGES.with_rules(rule.spec for rule in self.catalog.rules)
         self._schema_set: SchemaSet | None = None
         self._plans: dict[tuple[str, str | None, date], tuple] = {}
+        self._prepares: dict[int, tuple[tuple, tuple]] = {}  # a plan's id → (the plan, its checks' prepare methods)
         self._evaluator = Evaluator(
             tolerance=self.config.tolerance, rounding=self.config.rounding_mode,
             catalogues=self.catalog.catalogues,
@@ -212,22 +213,22 @@ class Validator:
                 works.append(_Work.done(Outcome(self.read_error(name, exc), None)))
             else:
                 works.append(_Work(data, name, lines=True))
-        self._run_stages(works)
+        self._run_stages(works, _GROUP_PIPELINE if len(works) > 1 else _PIPELINE)
         return [work.outcome for work in works]  # type: ignore[misc]
 
     def _inspect(self, data: bytes, path: str | None, *, lines: bool, plan_function: bool = False) -> Outcome:
         """The pipeline on ``data``; ``plan_function``: the function of the document's rule plan is made now if it
         is not yet (a warm-up's documents), rather than once the plan has validated enough documents to pay."""
         work = _Work(data, path, lines, plan_function)
-        self._run_stages((work,))
+        self._run_stages((work,), _PIPELINE)
         return work.outcome  # type: ignore[return-value]
 
-    def _run_stages(self, works: Sequence[_Work]) -> None:
+    def _run_stages(self, works: Sequence[_Work], pipeline: tuple[Callable[[Validator, _Work], None], ...]) -> None:
         """Take every document of ``works`` through the pipeline, stage by stage, until each has its outcome. Each
         document's clock counts only its own stages; an exception in a stage is an engine failure of that document
         alone (an issue, never a traceback)."""
         live = [work for work in works if work.outcome is None]
-        for stage in _PIPELINE:
+        for stage in pipeline:
             going = []
             for work in live:
                 work.started = time.perf_counter() - work.spent  # the document's clock, as if it ran alone
@@ -287,6 +288,33 @@ class Validator:
             work.issues.append(self._say(Finding(id="FEL-ENG-03", values={"detail": excess})))
             work.outcome = self._finish(work.path, work.sha256, work.issues, [*work.statuses, "skipped"], facts,
                                         work.started, root)
+
+    def _prepare_stage(self, work: _Work) -> None:
+        """In a group: what the document's checks can do ahead (its signatures verified…), see the ``prepare`` of
+        :class:`~fel_rules.checks.CheckKind`."""
+        facts = work.facts
+        assert facts is not None  # (the facts stage finished every document it could not give facts)
+        preparing = self._preparing(self._plan(facts.kind, _tipo(facts), self._as_of(facts)))
+        if not preparing:
+            return
+        doc = CheckInput(root=work.root, header=facts, config=self.config, evaluator=self._evaluator,
+                         source=work.data, memo=work.memo)
+        with decimal.localcontext(MONEY_CONTEXT):
+            for prepare in preparing:
+                try:
+                    prepare(doc)
+                except Exception:  # noqa: BLE001, S112 - the check meets the same failure and reports it
+                    continue
+
+    def _preparing(self, plan: tuple) -> tuple[Callable[[CheckInput], None], ...]:
+        """The ``prepare`` methods of the checks of ``plan`` (kept per plan)."""
+        kept = self._prepares.get(id(plan))
+        if kept is None or kept[0] is not plan:
+            if len(self._prepares) >= _MAX_PLANS:
+                self._prepares.clear()
+            kept = self._prepares[id(plan)] = (plan, tuple(
+                prepare for _, _, check in plan if (prepare := getattr(check, "prepare", None)) is not None))
+        return kept[1]
 
     def _rules_stage(self, work: _Work) -> None:
         facts = work.facts
@@ -487,6 +515,8 @@ class _Work:
 #: The pipeline's stages in order; each either leaves its results in the work or finishes it with an outcome.
 _PIPELINE = (Validator._parse_stage, Validator._schema_stage, Validator._facts_stage, Validator._rules_stage,
              Validator._report_stage)
+#: A group's: its checks' work done ahead first, for every document (see ``prepare`` of CheckKind).
+_GROUP_PIPELINE = (*_PIPELINE[:3], Validator._prepare_stage, *_PIPELINE[3:])
 
 
 def _set_aside_unreadable(findings: list, rule_id: str, unreadable: dict[tuple, tuple[Unreadable, list[str]]]) -> list:

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
+import fel_rules.engine as engine
 from fel_rules import Config, Validator
 from fel_rules.batch import executors, worker
 from fel_rules.batch.time_limit import FileTimeLimit
 from fel_rules.batch.worker import FileTask
+from fel_rules.checks.signature import SignatureCheck
 from fel_rules.engine import Outcome
 from fel_rules.testing.builder import Invoice, Item
 
@@ -30,6 +32,7 @@ def _corpus(folder: Path) -> list[Path]:
         "valid.xml": Invoice().to_xml(),
         "wrong-total.xml": Invoice(gran_total="999.99").to_xml(),
         "lines.xml": Invoice(items=[Item.goods("Tornillo", cantidad="3", precio_unitario="1.25")] * 100).to_xml(),
+        "tampered.xml": (EXAMPLES / "factura-certificada.xml").read_bytes().replace(b"Cemento", b"Cimiento", 1),
         "not-xml.xml": b"esto no es XML",
         "empty.xml": b"",
     }
@@ -72,15 +75,54 @@ def test_a_stage_that_fails_fails_its_own_document_only(monkeypatch, tmp_path):
             raise RuntimeError("boom")
         schema_stage(self, work)
 
-    monkeypatch.setattr(Validator, "_schema_stage", failing_for_the_certified)
-    monkeypatch.setattr("fel_rules.engine._PIPELINE", (Validator._parse_stage, failing_for_the_certified,
-                                                       Validator._facts_stage, Validator._rules_stage,
-                                                       Validator._report_stage))
+    pipeline = engine._GROUP_PIPELINE
+    monkeypatch.setattr(engine, "_GROUP_PIPELINE", tuple(
+        failing_for_the_certified if stage is schema_stage else stage for stage in pipeline))
     outcomes = validator.inspect_many((path, path.name) for path in paths)
     failed = outcomes[1].report
     assert [issue.rule_id for issue in failed.issues] == ["FEL-ENG-02"] and not failed.complete
     assert "boom" in failed.issues[0].detail
     assert [_seen(outcomes[0]), _seen(outcomes[2])] == [expected[0], expected[2]]
+
+
+def test_a_group_verifies_every_signature_before_any_rule_runs(monkeypatch):
+    order = []
+    prepare, check = SignatureCheck.prepare, SignatureCheck.check
+
+    def recorded_prepare(self, doc):
+        order.append(("prepare", doc.header.datos_generales.fecha_hora_emision.value))
+        prepare(self, doc)
+
+    def recorded_check(self, doc):
+        order.append(("check", doc.header.datos_generales.fecha_hora_emision.value))
+        return check(self, doc)
+
+    monkeypatch.setattr(SignatureCheck, "prepare", recorded_prepare)
+    monkeypatch.setattr(SignatureCheck, "check", recorded_check)
+    path = EXAMPLES / "factura-certificada.xml"
+    validator = Validator()
+    validator.inspect_many([(path, "a.xml"), (path, "b.xml")])
+    kinds = [kind for kind, _ in order]
+    assert kinds.count("prepare") >= 2 and kinds.index("check") > max(
+        index for index, kind in enumerate(kinds) if kind == "prepare")
+    order.clear()
+    validator.inspect_path(path)  # alone: nothing is prepared
+    assert {kind for kind, _ in order} == {"check"}
+
+
+def test_a_failing_preparation_changes_nothing(monkeypatch, tmp_path):
+    tampered = tmp_path / "tampered.xml"
+    tampered.write_bytes((EXAMPLES / "factura-certificada.xml").read_bytes().replace(b"Cemento", b"Cimiento", 1))
+    paths = [EXAMPLES / "factura-certificada.xml", tampered]
+    validator = Validator()
+    alone = [_seen(validator.inspect_path(path, name=path.name)) for path in paths]
+    assert [issue["rule_id"] for issue in alone[1][0]["issues"]] == ["FEL-FIR-01", "FEL-FIR-02"]  # both signatures
+
+    def failing(self, doc):
+        raise RuntimeError("preparation failed")
+
+    monkeypatch.setattr(SignatureCheck, "prepare", failing)
+    assert [_seen(outcome) for outcome in validator.inspect_many((path, path.name) for path in paths)] == alone
 
 
 def test_each_document_of_a_group_is_timed_on_its_own_stages(monkeypatch):
@@ -89,16 +131,16 @@ def test_each_document_of_a_group_is_timed_on_its_own_stages(monkeypatch):
     clock = [0.0]
     monkeypatch.setattr("fel_rules.engine.time.perf_counter", lambda: clock[0])
     stages = []
-    for stage in (Validator._parse_stage, Validator._schema_stage, Validator._facts_stage, Validator._rules_stage):
+    for stage in engine._GROUP_PIPELINE[:-1]:
         def slow(self, work, stage=stage):
             if work.path == "slow.xml":
                 clock[0] += 0.05
             stage(self, work)
         stages.append(slow)
-    monkeypatch.setattr("fel_rules.engine._PIPELINE", (*stages, Validator._report_stage))
+    monkeypatch.setattr(engine, "_GROUP_PIPELINE", (*stages, Validator._report_stage))
     path = EXAMPLES / "factura-fact.xml"
     fast, slow = Validator().inspect_many([(path, "fast.xml"), (path, "slow.xml")])
-    assert (fast.report.run.duration_ms, slow.report.run.duration_ms) == (0, 200)
+    assert (fast.report.run.duration_ms, slow.report.run.duration_ms) == (0, 250)
 
 
 # ---- the batch's groups ------------------------------------------------------------------------------------

@@ -136,6 +136,10 @@ class CheckKind(Protocol):
     their messages when they load. An optional ``finds_nothing(doc) -> bool`` tells cheaply that :meth:`check`
     would yield nothing for ``doc``: ``True`` only when that is certain (the engine then skips :meth:`check`),
     ``False`` whenever it may find something or fail (the engine then runs :meth:`check`, which reports it).
+    An optional ``prepare(doc) -> None`` does ahead of :meth:`check` the costly work it will need, kept in
+    ``doc.memo``: the engine calls it for every document of a group before checking any of them (work of one kind
+    done back to back runs faster); it never changes what :meth:`check` finds, and whatever it raises is ignored
+    (:meth:`check` meets the same failure and reports it).
 
     A kind whose class sets ``scope = "batch"`` decides on a whole batch instead of one document:
     its :meth:`check` receives a :class:`~fel_rules.checks.batch_input.BatchInput` (one document of the

@@ -122,6 +122,10 @@ class SignatureCheck:
         """Whether :meth:`check` certainly finds nothing: the document is unsigned (``False``: it may find some)."""
         return _unsigned(doc.root, doc.memo)
 
+    def prepare(self, doc: CheckInput) -> None:
+        """Verify the signatures of this check's reference now (see :class:`~.base.CheckKind`)."""
+        _verdicts(doc, self.params.reference)
+
     def check(self, doc: CheckInput) -> Iterator[Finding]:
         uri = self.params.reference
         for verdict in _verdicts(doc, uri):
