@@ -64,7 +64,7 @@ from .findings.reuse import SaidIssues
 from .findings.verdict import decide, tally
 from .ruleset import LoadedRule, RuleCatalog, load_catalog
 
-__all__ = ["MAX_FINDINGS_PER_RULE", "WARM_UP_SAMPLE", "Outcome", "Validator"]
+__all__ = ["GROUP_SIZE", "MAX_FINDINGS_PER_RULE", "WARM_UP_SAMPLE", "Outcome", "Validator"]
 
 #: Issues one rule may add to a report; beyond that an information issue says how many were left out.
 MAX_FINDINGS_PER_RULE = 200
@@ -77,6 +77,9 @@ _EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
 #: (compiled once; libxml2 walks the attribute axis, never counting every element's attributes nor testing
 #: elements without any).
 _CROWDED = etree.XPath("(//@*[$limit + 1]/..)[1]")
+#: How many documents :meth:`Validator.inspect_many` takes through the pipeline's stages together: the gain levels
+#: off from some 16 (measured: 1.54 ms a signed invoice one by one, 1.38 by 4, 1.31 by 16 or 32).
+GROUP_SIZE = 32
 #: What a rule that finds nothing gives first.
 _NOTHING = object()
 
@@ -162,12 +165,14 @@ class Validator:
     def validate_path(self, path: str | Path, *, name: str | None = None) -> Report:
         """Validate the file at ``path`` (see :meth:`inspect_path`); ``name`` names it in the report (default:
         the path). A path that does not exist, or a folder, is a misuse (:class:`InputError`)."""
-        file = Path(path)
-        if not os.path.lexists(file):
-            raise InputError(f"No existe el archivo: {file}", message_en=f"No such file: {file}")
-        if file.is_dir():
-            raise InputError(f"No es un archivo: {file}", message_en=f"Not a file: {file}")
-        return self._inspect_path(file, str(path) if name is None else name, lines=False).report
+        return self._inspect_path(_existing(path), str(path) if name is None else name, lines=False).report
+
+    def validate_many(self, paths: Iterable[str | Path]) -> list[Report]:
+        """:meth:`validate_path` of each path, in order: the same reports (each named by its path), the documents
+        taken through the pipeline's stages :data:`GROUP_SIZE` at a time (see :meth:`inspect_many`). A path that
+        does not exist, or a folder, is a misuse (:class:`InputError`, before any document is validated)."""
+        files = [(_existing(path), str(path)) for path in paths]
+        return [outcome.report for outcome in self._many(files, lines=False)]
 
     def inspect_path(self, path: str | Path, *, name: str | None = None) -> Outcome:
         """Like :meth:`inspect_bytes` on the file at ``path``, read safely: only a regular file is read, never
@@ -200,9 +205,23 @@ class Validator:
 
     def inspect_many(self, items: Iterable[tuple[Path, str]]) -> list[Outcome]:
         """:meth:`inspect_path` of each ``(path, name)``, in order, with the same outcomes; the documents go through
-        each stage of the pipeline together (all parsed, then all checked against the schema…), which keeps each
-        stage's code and data in the processor's caches: some 15 % less time a document than one by one for a few
-        dozen documents. Meant for groups of a few dozen: every document of a group is in memory at once."""
+        each stage of the pipeline together, :data:`GROUP_SIZE` at a time (all parsed, then all checked against the
+        schema…, their checks' work done ahead for all of them before the rules run), which keeps each stage's code
+        and data in the processor's caches: some 15–20 % less time a document than one by one."""
+        return self._many(items, lines=True)
+
+    def _many(self, items: Iterable[tuple[Path, str]], *, lines: bool) -> list[Outcome]:
+        outcomes: list[Outcome] = []
+        group: list[tuple[Path, str]] = []
+        for item in items:
+            group.append(item)
+            if len(group) == GROUP_SIZE:
+                outcomes += self._group(group, lines)
+                group = []
+        return outcomes + self._group(group, lines) if group else outcomes
+
+    def _group(self, items: Sequence[tuple[Path, str]], lines: bool) -> list[Outcome]:
+        """The outcomes of one group, its files read safely (see :meth:`inspect_path`)."""
         works = []
         for path, name in items:
             try:
@@ -212,7 +231,7 @@ class Validator:
             except OSError as exc:
                 works.append(_Work.done(Outcome(self.read_error(name, exc), None)))
             else:
-                works.append(_Work(data, name, lines=True))
+                works.append(_Work(data, name, lines))
         self._run_stages(works, _GROUP_PIPELINE if len(works) > 1 else _PIPELINE)
         return [work.outcome for work in works]  # type: ignore[misc]
 
@@ -528,6 +547,16 @@ def _set_aside_unreadable(findings: list, rule_id: str, unreadable: dict[tuple, 
         else:
             kept.append(finding)
     return kept
+
+
+def _existing(path: str | Path) -> Path:
+    """``path``, which must name an existing file or a link (:class:`InputError` otherwise: a misuse)."""
+    file = Path(path)
+    if not os.path.lexists(file):
+        raise InputError(f"No existe el archivo: {file}", message_en=f"No such file: {file}")
+    if file.is_dir():
+        raise InputError(f"No es un archivo: {file}", message_en=f"Not a file: {file}")
+    return file
 
 
 def _currency(facts: Documento | Anulacion) -> str | None:

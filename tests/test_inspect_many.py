@@ -15,6 +15,7 @@ from fel_rules.batch import executors, worker
 from fel_rules.batch.time_limit import FileTimeLimit
 from fel_rules.batch.worker import FileTask
 from fel_rules.checks.signature import SignatureCheck
+from fel_rules.core.errors import InputError
 from fel_rules.engine import Outcome
 from fel_rules.testing.builder import Invoice, Item
 
@@ -218,3 +219,19 @@ def test_a_pool_task_hands_its_group_to_a_function_that_takes_many(count):
     _, results = executors._each(one, list(range(count)))
     assert results == [item * 2 for item in range(count)]
     assert calls == ([("one", 0)] if count == 1 else [("many", (0, 1, 2))])
+
+
+def test_validate_many_gives_the_reports_of_validate_path(tmp_path):
+    paths = [path for path in _corpus(tmp_path / "in") if path.exists() and not path.is_dir()]
+    validator = Validator(Config(max_bytes=200_000))
+    assert len(paths) > engine.GROUP_SIZE  # more than one group
+    alone = [json.loads(validator.validate_path(path).to_json(include_run=False)) for path in paths]
+    together = [json.loads(report.to_json(include_run=False)) for report in validator.validate_many(paths)]
+    assert together == alone
+
+
+@pytest.mark.parametrize("name", ["missing.xml", "."])
+def test_validate_many_refuses_what_is_not_a_file_before_validating(tmp_path, name, monkeypatch):
+    monkeypatch.setattr(Validator, "_group", lambda *args: pytest.fail("validated"))
+    with pytest.raises(InputError):
+        Validator().validate_many([EXAMPLES / "factura-fact.xml", tmp_path / name])

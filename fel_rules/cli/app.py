@@ -323,7 +323,7 @@ def _validate(args: argparse.Namespace) -> int:
     if args.format == "html":
         reports, output = _html_page(validator, files, args.lang)
     else:
-        reports = [validator.validate_path(path) for path in files]
+        reports = validator.validate_many(files)
     single = len(args.paths) == 1 and Path(args.paths[0]).is_file()
     if args.format == "json":
         output = render_json(reports, single=single)
@@ -344,7 +344,7 @@ def _html_page(validator, files: Sequence[Path], lang: str) -> tuple[list[Report
     from ..outputs.formats.html import render_html
     from ..outputs.formats.listing import Listed
 
-    outcomes = [validator.inspect_path(path) for path in files]
+    outcomes = validator.inspect_many((path, str(path)) for path in files)
     documents = [Listed(path=report.document.path or readable_name(path), report=report, facts=ledger_facts(facts))
                  for path, (report, facts) in zip(files, outcomes, strict=True)]
     return [report for report, _ in outcomes], render_html(documents, lang=lang)
