@@ -4,6 +4,7 @@ one by one: the same reports, the same facts, a failure confined to its own docu
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,7 +13,6 @@ import pytest
 import fel_rules.engine as engine
 from fel_rules import Config, Validator
 from fel_rules.batch import executors, worker
-from fel_rules.batch.time_limit import FileTimeLimit
 from fel_rules.batch.worker import FileTask
 from fel_rules.checks.signature import SignatureCheck
 from fel_rules.core.errors import InputError
@@ -32,6 +32,7 @@ def _corpus(folder: Path) -> list[Path]:
     built = {
         "valid.xml": Invoice().to_xml(),
         "wrong-total.xml": Invoice(gran_total="999.99").to_xml(),
+        "adenda.xml": Invoice(adenda={"OrdenCompra": "OC-77", "Vendedor": "Ana"}).to_xml(),
         "lines.xml": Invoice(items=[Item.goods("Tornillo", cantidad="3", precio_unitario="1.25")] * 100).to_xml(),
         "tampered.xml": (EXAMPLES / "factura-certificada.xml").read_bytes().replace(b"Cemento", b"Cimiento", 1),
         "not-xml.xml": b"esto no es XML",
@@ -176,30 +177,96 @@ def test_a_group_writes_what_its_tasks_write_one_by_one(tmp_path):
     assert _outputs(tmp_path / "many") == _outputs(tmp_path / "one")
 
 
-def test_a_group_over_the_time_limit_is_done_again_file_by_file(monkeypatch, tmp_path):
-    groups = []
+def _slow(monkeypatch, stage_name: str, name: str, seconds: float) -> list[str]:
+    """Make ``stage_name`` take ``seconds`` (an interruptible sleep) for the document named ``name``; the documents
+    that reach the report stage are listed."""
+    stage, reported = getattr(Validator, stage_name), []
 
-    def over_the_limit(self, items):
-        groups.append(list(items))
-        raise FileTimeLimit(1)
+    def slowed(self, work):
+        if work.path == name:
+            time.sleep(seconds)
+        return stage(self, work)
 
-    monkeypatch.setattr(Validator, "inspect_many", over_the_limit)
-    alone = [worker.process_and_record(task) for task in _tasks(tmp_path / "one", NAMES, time_limit=60)]
-    together = worker.process_many(_tasks(tmp_path / "many", NAMES, time_limit=60))
-    assert len(groups) == 1 and len(groups[0]) == len(NAMES)
-    assert together == alone and all(brief.has_report for brief in together if brief.rel != "missing.xml")
+    report_stage = Validator._report_stage
+
+    def report(self, work):
+        reported.append(work.path)
+        return report_stage(self, work)
+
+    pipeline = tuple(slowed if step is stage else report if step is report_stage else step
+                     for step in engine._GROUP_PIPELINE)
+    monkeypatch.setattr(engine, "_GROUP_PIPELINE", pipeline)
+    monkeypatch.setattr(engine, "_PIPELINE", tuple(step for step in pipeline if step is not Validator._prepare_stage))
+    return reported
+
+
+def test_a_document_over_its_time_limit_is_stopped_and_the_others_go_on(monkeypatch, tmp_path):
+    reported = _slow(monkeypatch, "_rules_stage", "factura-certificada.xml", 30)
+    begin = time.monotonic()
+    briefs = worker.process_many(_tasks(tmp_path, NAMES, time_limit=0.5))
+    assert time.monotonic() - begin < 3  # stopped at its limit, not done again
+    by_rel = {brief.rel: brief for brief in briefs}
+    assert by_rel["factura-certificada.xml"].failed and not by_rel["factura-certificada.xml"].has_report
+    assert sorted(reported) == sorted(set(NAMES) - {"factura-certificada.xml", "missing.xml"})  # each once
+    entry = json.loads((tmp_path / "out" / "journal" / worker.entry_name("factura-certificada.xml")).read_text())
+    assert "límite de tiempo por archivo (0.5 s)" in entry["result"]["error"]
+    assert not any(brief.failed for brief in briefs if brief.rel not in {"factura-certificada.xml", "missing.xml"})
+
+
+def test_a_documents_validation_counts_in_its_own_time_limit(monkeypatch, tmp_path):
+    """0.5 s of validation and 0.5 s of writing its report: over a 0.8 s limit, in a group as alone."""
+    _slow(monkeypatch, "_schema_stage", "factura-fact.xml", 0.5)
+    write_output = worker.write_output
+
+    def slow_write(path, data, *args, **kwargs):
+        if path.name.startswith("factura-fact"):
+            time.sleep(0.5)
+        return write_output(path, data, *args, **kwargs)
+
+    monkeypatch.setattr(worker, "write_output", slow_write)
+    names = ["factura-fact.xml", "anulacion.xml"]
+    alone = [worker.process_and_record(task) for task in _tasks(tmp_path / "one", names, time_limit=0.8)]
+    together = worker.process_many(_tasks(tmp_path / "many", names, time_limit=0.8))
+    assert [brief.failed for brief in alone] == [True, False]
+    assert together == alone
     assert _outputs(tmp_path / "many") == _outputs(tmp_path / "one")
+
+
+def test_a_group_that_cannot_be_validated_is_said_file_by_file(monkeypatch, tmp_path):
+    def broken(self, items, **kwargs):
+        raise RuntimeError("no rules")
+
+    monkeypatch.setattr(Validator, "inspect_many", broken)
+    alone = [worker.process_and_record(task) for task in _tasks(tmp_path / "one", NAMES)]
+    together = worker.process_many(_tasks(tmp_path / "many", NAMES))
+    assert together == alone
+    assert _outputs(tmp_path / "many") == _outputs(tmp_path / "one")
+
+
+def test_the_pool_hands_a_batch_task_its_group(monkeypatch, tmp_path):
+    groups = []
+    inspect_many = Validator.inspect_many
+
+    def counted(self, items, **kwargs):
+        items = list(items)
+        groups.append(len(items))
+        return inspect_many(self, items, **kwargs)
+
+    monkeypatch.setattr(Validator, "inspect_many", counted)
+    _, briefs = executors._each(worker.process_and_record, _tasks(tmp_path, NAMES))
+    assert groups == [len(NAMES)] and [brief.rel for brief in briefs] == NAMES
 
 
 def test_an_input_outside_the_roots_is_refused_in_a_group_as_alone(tmp_path):
     outside = tmp_path / "elsewhere.xml"
     outside.write_bytes((EXAMPLES / "factura-fact.xml").read_bytes())
-    tasks = _tasks(tmp_path / "run", ["factura-fact.xml"])
+    tasks = _tasks(tmp_path / "run", ["factura-fact.xml", "anulacion.xml"])
     first = tasks[0]
-    tasks.append(FileTask(str(outside), "elsewhere.xml", first.out_dir, False, first.config, {}, first.journal, "key",
-                          (str(tmp_path / "run"),)))
+    tasks.insert(0, FileTask(str(outside), "elsewhere.xml", first.out_dir, False, first.config, {}, first.journal,
+                             "key", (str(tmp_path / "run"),)))
     briefs = worker.process_many(tasks)
-    assert [brief.failed for brief in briefs] == [False, True]
+    assert [(brief.rel, brief.failed) for brief in briefs] == [
+        ("elsewhere.xml", True), ("factura-fact.xml", False), ("anulacion.xml", False)]
     assert briefs == [worker.process_and_record(task) for task in tasks]
 
 
@@ -235,3 +302,38 @@ def test_validate_many_refuses_what_is_not_a_file_before_validating(tmp_path, na
     monkeypatch.setattr(Validator, "_group", lambda *args: pytest.fail("validated"))
     with pytest.raises(InputError):
         Validator().validate_many([EXAMPLES / "factura-fact.xml", tmp_path / name])
+
+
+def test_a_group_holds_at_most_its_bytes_and_a_large_file_goes_alone(monkeypatch, tmp_path):
+    small = EXAMPLES / "factura-certificada.xml"
+    large = tmp_path / "large.xml"
+    large.write_bytes(b"<a>" + b"x" * engine.GROUP_BYTES + b"</a>")
+    groups = []
+    group = Validator._group
+
+    def recorded(self, works, guard):
+        groups.append([work.path for work in works])
+        return group(self, works, guard)
+
+    monkeypatch.setattr(Validator, "_group", recorded)
+    items = [(small, "a"), (small, "b"), (large, "large"), (small, "c")] + [(small, f"n{n}") for n in range(40)]
+    outcomes = Validator(Config(max_bytes=2 * engine.GROUP_BYTES)).inspect_many(items)
+    assert len(outcomes) == len(items)
+    assert groups[:3] == [["a", "b"], ["large"], ["c", *[f"n{n}" for n in range(engine.GROUP_SIZE - 1)]]]
+    assert sum(map(len, groups)) == len(items)
+
+
+def test_a_group_verifies_each_signature_once(monkeypatch):
+    from fel_rules.xmldsig import verify
+
+    calls = []
+    verify_signature = verify.verify_signature
+
+    def counted(signature, document, role):
+        calls.append(role)
+        return verify_signature(signature, document, role)
+
+    monkeypatch.setattr(verify, "verify_signature", counted)
+    path = EXAMPLES / "factura-certificada.xml"
+    Validator().inspect_many([(path, "a.xml"), (path, "b.xml")])
+    assert sorted(calls) == sorted(["#DatosEmision", "#DatosCertificados"] * 2)

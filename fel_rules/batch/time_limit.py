@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 from ..core.catalogue import render_text
 from ..core.text import Text
+from ..engine import Stopped
 
-__all__ = ["FileTimeLimit", "time_limit", "time_limit_error"]
+__all__ = ["FileTimeLimit", "own_time_limits", "time_limit", "time_limit_error"]
 
 
 class FileTimeLimit(BaseException):
@@ -41,6 +42,41 @@ def time_limit(seconds: float | None) -> Iterator[None]:
     signal.setitimer(signal.ITIMER_REAL, seconds, _repeat_interval(seconds))
     try:
         yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextmanager
+def own_time_limits(seconds: float | None) -> Iterator[Callable[[float], AbstractContextManager[None]] | None]:
+    """For a group of documents validated together (:meth:`~fel_rules.engine.Validator.inspect_many`): the guard
+    that keeps each document within ``seconds`` of its own stages' time, or ``None`` (no limit, or not in the main
+    thread: see :func:`time_limit`). Within the block, a stage of a document runs with a timer set to what is left
+    of its limit; a document that goes over it is stopped (its outcome ``None``) and the others go on."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield None
+        return
+    limit = seconds
+
+    def expire(_signum, _frame) -> None:
+        raise FileTimeLimit(limit)
+
+    @contextmanager
+    def within(spent: float) -> Iterator[None]:
+        left = limit - spent
+        if left <= 0:
+            raise Stopped
+        signal.setitimer(signal.ITIMER_REAL, left, _repeat_interval(limit))
+        try:
+            yield
+        except FileTimeLimit:
+            raise Stopped from None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    try:
+        yield within
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
