@@ -6,13 +6,17 @@ state (the function of the document's rule plan made, as it is once a plan has v
 the ``auto`` schema engine (libxml2 decides, xmlschema explains) and with ``xmlschema`` alone, the time of each stage,
 and the **floor**: lxml parse + libxml2 validation of the same bytes, the least any validator of this
 schema set must spend. A second table times the rules stage with each expression engine (compiled code and
-simpleeval's interpreter, the reference) on the same documents. Ratios are measured in the same process, so
-noise on a shared machine touches both sides alike. Nothing here asserts timings.
+simpleeval's interpreter, the reference) on the same documents. A third, many documents: :data:`GROUP_SIZE` files
+of each, validated one by one (``validate_path``) and together (``validate_many``, each stage for all of them in
+turn, as a batch's workers and ``fel-rules validate`` of several files do), a document's share of each beside the
+floor. Ratios are measured in the same process, so noise on a shared machine touches both sides alike. Nothing
+here asserts timings.
 """
 
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
 from pathlib import Path
 
@@ -25,6 +29,7 @@ from fel_rules.core.resources import BUILTIN_XSD_DIR
 from fel_rules.document.facts import extract_facts
 from fel_rules.document.parse import parse_xml
 from fel_rules.document.schema import _XMLSCHEMA_DSIG, _decider, builtin_schema_set, check_schema
+from fel_rules.engine import GROUP_SIZE
 from fel_rules.expressions.language import Evaluator
 from fel_rules.testing.builder import Invoice, Item
 
@@ -69,6 +74,12 @@ def main() -> None:
     print(f"\n{'rules stage':>18} {'compiled':>9} {'interpreted':>12} {'interp/compiled':>16}")
     for name, data in documents:
         print(_rules_row(name, data, auto, args.repeat))
+    print(f"\n{'many documents':>18} {'one by one':>11} {'together':>9} {'floor':>7} {'together/floor':>15}")
+    with tempfile.TemporaryDirectory() as folder:
+        for name, data in documents:
+            print(_many_row(name, data, auto, floor_schema, Path(folder), args.repeat))
+    print(f"\na document's share of {GROUP_SIZE} files of it validated one by one (validate_path) and together "
+          "(validate_many).")
 
 
 def _rules_row(name: str, data: bytes, validator: Validator, repeat: int) -> str:
@@ -91,6 +102,22 @@ def _rules_row(name: str, data: bytes, validator: Validator, repeat: int) -> str
     compiled = median_ms(lambda: run_rules(engines["compiled"]), repeat)
     interpreted = median_ms(lambda: run_rules(engines["interpreted"]), repeat)
     return f"{name:>18} {compiled:>7.2f}ms {interpreted:>10.2f}ms {interpreted / compiled:>15.1f}×"
+
+
+def _many_row(name: str, data: bytes, validator: Validator, floor_schema, folder: Path, repeat: int) -> str:
+    """:data:`GROUP_SIZE` files holding ``data``, validated one by one and together: a document's share of each."""
+    paths = []
+    for number in range(GROUP_SIZE):
+        path = folder / f"{name.replace(' ', '-')}-{number}.xml"
+        path.write_bytes(data)
+        paths.append(path)
+    alone = [report.to_json(include_run=False) for report in map(validator.validate_path, paths)]
+    assert [report.to_json(include_run=False) for report in validator.validate_many(paths)] == alone, name
+    runs = max(5, repeat // 10)
+    one = median_ms(lambda: [validator.validate_path(path) for path in paths], runs) / GROUP_SIZE
+    together = median_ms(lambda: validator.validate_many(paths), runs) / GROUP_SIZE
+    base = median_ms(lambda: floor_schema.validate(etree.fromstring(data)), repeat)
+    return f"{name:>18} {one:>9.2f}ms {together:>7.2f}ms {base:>5.2f}ms {together / base:>14.1f}×"
 
 
 def _row(name: str, data: bytes, auto: Validator, reference: Validator, floor_schema, repeat: int) -> str:
