@@ -307,7 +307,7 @@ def test_validate_many_refuses_what_is_not_a_file_before_validating(tmp_path, na
 def test_a_group_holds_at_most_its_bytes_and_a_large_file_goes_alone(monkeypatch, tmp_path):
     small = EXAMPLES / "factura-certificada.xml"
     large = tmp_path / "large.xml"
-    large.write_bytes(b"<a>" + b"x" * engine.GROUP_BYTES + b"</a>")
+    large.write_bytes(b"<a>" + b"x" * engine.ALONE_BYTES + b"</a>")
     groups = []
     group = Validator._group
 
@@ -317,10 +317,17 @@ def test_a_group_holds_at_most_its_bytes_and_a_large_file_goes_alone(monkeypatch
 
     monkeypatch.setattr(Validator, "_group", recorded)
     items = [(small, "a"), (small, "b"), (large, "large"), (small, "c")] + [(small, f"n{n}") for n in range(40)]
-    outcomes = Validator(Config(max_bytes=2 * engine.GROUP_BYTES)).inspect_many(items)
+    validator = Validator()
+    outcomes = validator.inspect_many(items)
     assert len(outcomes) == len(items)
     assert groups[:3] == [["a", "b"], ["large"], ["c", *[f"n{n}" for n in range(engine.GROUP_SIZE - 1)]]]
     assert sum(map(len, groups)) == len(items)
+    groups.clear()  # files that fit alone but not together: a group closes at GROUP_BYTES
+    half = tmp_path / "half.xml"
+    half.write_bytes(b"<a>" + b"x" * (engine.GROUP_BYTES // 3) + b"</a>")
+    monkeypatch.setattr(engine, "ALONE_BYTES", engine.GROUP_BYTES)
+    validator.inspect_many([(half, "h1"), (half, "h2"), (half, "h3"), (small, "s")])
+    assert groups == [["h1", "h2"], ["h3", "s"]]
 
 
 def test_a_group_verifies_each_signature_once(monkeypatch):
