@@ -195,13 +195,7 @@ class Validator:
         return self._inspect_path(Path(path), str(path) if name is None else name, lines=True)
 
     def _inspect_path(self, path: Path, name: str, *, lines: bool) -> Outcome:
-        try:
-            data = read_input(path, self.config.max_bytes)
-        except InputTooLarge as exc:
-            return self._refused(name, exc.size)
-        except OSError as exc:
-            return Outcome(self.read_error(name, exc), None)
-        return self._inspect(data, name, lines=lines)
+        return self._group([self._read(path, name, lines)], None)[0]  # type: ignore[return-value]
 
     def read_error(self, path: str | Path, exc: OSError) -> Report:
         """The report of a file that could not be read (stage ``xml`` in error: no verdict)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import traceback
 from collections.abc import Sequence
 from contextlib import suppress
@@ -241,12 +242,10 @@ def process_many(tasks: Sequence[FileTask]) -> list[Brief]:
     validated = dict(zip(sources, outcomes, strict=True))
     briefs = []
     for index, task in enumerate(tasks):
-        if index not in validated:
+        if index not in validated:  # outside the roots: said on its own
             briefs.append(process_and_record(task))
-        elif (outcome := validated[index]) is None:  # stopped at its time limit
-            result = _over_time(task)
-            record(task.journal, task.fingerprint, result, task.allowed)
-            briefs.append(Brief.of(result))
+        elif (outcome := validated[index]) is None:  # stopped: its validation took its whole time limit
+            briefs.append(process_and_record(task, spent=math.inf))
         else:
             run = outcome.report.run  # its duration: the time of its own stages
             briefs.append(process_and_record(task, outcome, run.duration_ms / 1000 if run is not None else 0.0))
