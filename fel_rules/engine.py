@@ -261,8 +261,20 @@ class Validator:
         """The pipeline on ``data``; ``plan_function``: the function of the document's rule plan is made now if it
         is not yet (a warm-up's documents), rather than once the plan has validated enough documents to pay."""
         work = _Work(data, path, lines, plan_function)
-        self._run_stages((work,), _PIPELINE)
-        return work.outcome  # type: ignore[return-value]
+        work.started = time.perf_counter()  # alone: the document's clock runs straight through its stages
+        try:
+            for stage in _PIPELINE:
+                stage(self, work)
+                if work.outcome is not None:
+                    return work.outcome
+        except Exception as exc:  # noqa: BLE001 - last line of defence: an engine bug is an issue, not a traceback
+            return self._failed(work, exc)
+        raise AssertionError("the report stage gives every document its outcome")  # pragma: no cover
+
+    def _failed(self, work: _Work, exc: Exception) -> Outcome:
+        """The outcome of a document a stage failed on: an engine failure (FEL-ENG-02) and no verdict."""
+        return self._finish(work.path, work.sha256, [self._say(_engine_failure("engine", exc))], ["error"], None,
+                            work.started)
 
     def _run_stages(self, works: Sequence[_Work], pipeline: tuple[Callable[[Validator, _Work], None], ...],
                     guard: Callable[[float], AbstractContextManager[object]] | None = None) -> None:
@@ -285,8 +297,7 @@ class Validator:
                     work.release()
                     continue
                 except Exception as exc:  # noqa: BLE001 - last line of defence: an engine bug is an issue
-                    issue = self._say(_engine_failure("engine", exc))
-                    work.outcome = self._finish(work.path, work.sha256, [issue], ["error"], None, work.started)
+                    work.outcome = self._failed(work, exc)
                 work.spent = time.perf_counter() - work.started
                 if work.outcome is None:
                     going.append(work)

@@ -344,3 +344,13 @@ def test_a_group_verifies_each_signature_once(monkeypatch):
     path = EXAMPLES / "factura-certificada.xml"
     Validator().inspect_many([(path, "a.xml"), (path, "b.xml")])
     assert sorted(calls) == sorted(["#DatosEmision", "#DatosCertificados"] * 2)
+
+
+def test_a_stage_that_fails_a_document_alone_gives_an_engine_failure(monkeypatch):
+    def failing(self, work):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(engine, "_PIPELINE", (Validator._parse_stage, failing, *engine._PIPELINE[2:]))
+    report = Validator().validate_bytes((EXAMPLES / "factura-fact.xml").read_bytes(), path="f.xml")
+    assert [(issue.rule_id, issue.detail) for issue in report.issues] == [("FEL-ENG-02", "RuntimeError: boom")]
+    assert not report.complete and not report.valid and report.document.sha256
