@@ -229,7 +229,7 @@ class Validator:
         group: list[_Work] = []
         size = 0
         for path, name in items:
-            work = self._read(path, name, lines)
+            work = self._read(path, name, lines, guard)
             alone = len(work.data) > ALONE_BYTES
             if group and (alone or len(group) == GROUP_SIZE or size + len(work.data) > GROUP_BYTES):
                 yield from self._group(group, guard)
@@ -242,15 +242,26 @@ class Validator:
         if group:
             yield from self._group(group, guard)
 
-    def _read(self, path: Path, name: str, lines: bool) -> _Work:
-        """The document at ``path``, read safely (see :meth:`inspect_path`): its work, or its outcome already."""
+    def _read(self, path: Path, name: str, lines: bool,
+              guard: Callable[[float], AbstractContextManager[object]] | None = None) -> _Work:
+        """The document at ``path``, read safely (see :meth:`inspect_path`; within ``guard``, its reading counts in
+        its clock): its work, or its outcome already (``None`` when the guard stopped it)."""
+        started = time.perf_counter()
         try:
-            data = read_input(path, self.config.max_bytes)
+            if guard is None:
+                data = read_input(path, self.config.max_bytes)
+            else:
+                with guard(0.0):
+                    data = read_input(path, self.config.max_bytes)
         except InputTooLarge as exc:
-            return _Work.done(self._refused(name, exc.size))
+            return _Work.finished(self._refused(name, exc.size))
         except OSError as exc:
-            return _Work.done(Outcome(self.read_error(name, exc), None))
-        return _Work(data, name, lines)
+            return _Work.finished(Outcome(self.read_error(name, exc), None))
+        except Stopped:
+            return _Work.finished(None)
+        work = _Work(data, name, lines)
+        work.spent = time.perf_counter() - started
+        return work
 
     def _group(self, works: list[_Work], guard: Callable[[float], AbstractContextManager[object]] | None,
                ) -> list[Outcome | None]:
@@ -282,7 +293,7 @@ class Validator:
         stopped by ``guard``, see :meth:`inspect_many`). Each document's clock counts only its own stages; an
         exception in a stage is an engine failure of that document alone (an issue, never a traceback). What a
         document no longer needs is let go as soon as it has its outcome."""
-        live = [work for work in works if work.outcome is None]
+        live = [work for work in works if not work.done]
         for stage in pipeline:
             going = []
             for work in live:
@@ -294,6 +305,7 @@ class Validator:
                         with guard(work.spent):
                             stage(self, work)
                 except Stopped:
+                    work.done = True
                     work.release()
                     continue
                 except Exception as exc:  # noqa: BLE001 - last line of defence: an engine bug is an issue
@@ -302,6 +314,7 @@ class Validator:
                 if work.outcome is None:
                     going.append(work)
                 else:
+                    work.done = True
                     work.release()
             live = going
 
@@ -550,12 +563,13 @@ class _Work:
     """One document on its way through the pipeline: what each stage leaves for the next, and its outcome once
     it has one (an early one when a stage finishes it)."""
 
-    __slots__ = ("adenda", "data", "facts", "issues", "lines", "memo", "outcome", "path", "plan_function", "root",
-                 "schema_passed", "sha256", "spent", "started", "statuses")
+    __slots__ = ("adenda", "data", "done", "facts", "issues", "lines", "memo", "outcome", "path", "plan_function",
+                 "root", "schema_passed", "sha256", "spent", "started", "statuses")
 
     def __init__(self, data: bytes, path: str | None, lines: bool, plan_function: bool = False) -> None:
         self.data, self.path, self.lines, self.plan_function = data, path, lines, plan_function
         self.outcome: Outcome | None = None
+        self.done = False  # it has its outcome, or was stopped (outcome None)
         self.spent = 0.0  # seconds of this document's own stages so far
         self.started = 0.0
         self.sha256: str | None = None
@@ -572,10 +586,10 @@ class _Work:
         self.data, self.root, self.adenda, self.facts, self.memo, self.issues = b"", None, None, None, {}, []
 
     @classmethod
-    def done(cls, outcome: Outcome) -> _Work:
-        """A document whose outcome is known before the pipeline (unreadable, too large)."""
+    def finished(cls, outcome: Outcome | None) -> _Work:
+        """A document whose outcome is known before the pipeline (unreadable, too large; ``None``: stopped)."""
         work = cls(b"", None, False)
-        work.outcome = outcome
+        work.outcome, work.done = outcome, True
         return work
 
 

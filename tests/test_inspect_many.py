@@ -4,6 +4,7 @@ one by one: the same reports, the same facts, a failure confined to its own docu
 from __future__ import annotations
 
 import json
+import signal
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 import fel_rules.engine as engine
 from fel_rules import Config, Validator
 from fel_rules.batch import executors, worker
+from fel_rules.batch.time_limit import own_time_limits
 from fel_rules.batch.worker import FileTask
 from fel_rules.checks.signature import SignatureCheck
 from fel_rules.core.errors import InputError
@@ -184,6 +186,7 @@ def _slow(monkeypatch, stage_name: str, name: str, seconds: float) -> list[str]:
 
     def slowed(self, work):
         if work.path == name:
+            reported.append(f"slowed {name}")
             time.sleep(seconds)
         return stage(self, work)
 
@@ -202,15 +205,70 @@ def _slow(monkeypatch, stage_name: str, name: str, seconds: float) -> list[str]:
 
 def test_a_document_over_its_time_limit_is_stopped_and_the_others_go_on(monkeypatch, tmp_path):
     reported = _slow(monkeypatch, "_rules_stage", "factura-certificada.xml", 30)
+    handler = signal.getsignal(signal.SIGALRM)
     begin = time.monotonic()
     briefs = worker.process_many(_tasks(tmp_path, NAMES, time_limit=0.5))
-    assert time.monotonic() - begin < 3  # stopped at its limit, not done again
+    assert time.monotonic() - begin < 3  # stopped at its limit
+    assert signal.getsignal(signal.SIGALRM) is handler and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     by_rel = {brief.rel: brief for brief in briefs}
     assert by_rel["factura-certificada.xml"].failed and not by_rel["factura-certificada.xml"].has_report
-    assert sorted(reported) == sorted(set(NAMES) - {"factura-certificada.xml", "missing.xml"})  # each once
+    assert sorted(reported) == sorted([*set(NAMES) - {"factura-certificada.xml", "missing.xml"},
+                                       "slowed factura-certificada.xml"])  # each once: none done again
     entry = json.loads((tmp_path / "out" / "journal" / worker.entry_name("factura-certificada.xml")).read_text())
     assert "límite de tiempo por archivo (0.5 s)" in entry["result"]["error"]
     assert not any(brief.failed for brief in briefs if brief.rel not in {"factura-certificada.xml", "missing.xml"})
+
+
+def test_a_stage_that_ends_in_time_leaves_no_alarm_for_the_next_document(monkeypatch, tmp_path):
+    """Each stage of the first three takes 0.3 s of a 0.5 s limit: an alarm left armed after the first would stop the
+    second 0.2 s into its own stage."""
+    stage = Validator._schema_stage
+
+    def slow(self, work):
+        time.sleep(0.3)
+        return stage(self, work)
+
+    monkeypatch.setattr(engine, "_GROUP_PIPELINE", tuple(slow if step is stage else step
+                                                          for step in engine._GROUP_PIPELINE))
+    names = ["factura-fact.xml", "anulacion.xml", "nota-credito-ncre.xml"]
+    briefs = worker.process_many(_tasks(tmp_path, names, time_limit=0.5))
+    assert [(brief.rel, brief.failed) for brief in briefs] == [(name, False) for name in names]
+
+
+def test_a_guard_stops_at_once_a_document_with_no_time_left_and_only_with_stopped():
+    with own_time_limits(1.0) as guard, pytest.raises(engine.Stopped):
+        with guard(1.0):
+            pytest.fail("ran with no time left")
+    escaped = []
+    with own_time_limits(0.05) as guard:  # alarms landing anywhere around short stages (1-60 us left)
+        for left in [n * 1e-6 for n in range(1, 61)] * 30:
+            try:
+                with guard(0.05 - left):
+                    sum(range(200))
+            except engine.Stopped:
+                pass
+            except BaseException as exc:  # noqa: BLE001 - what must never come out of a guard
+                escaped.append(type(exc).__name__)
+    assert escaped == []
+
+
+def test_reading_a_file_counts_in_its_own_time_limit(monkeypatch, tmp_path):
+    read_input = engine.read_input
+
+    def slow_read(path, limit):
+        if Path(path).name == "factura-fact.xml":
+            time.sleep(30)  # a stalled network folder, say: the limit must interrupt it
+        return read_input(path, limit)
+
+    monkeypatch.setattr(engine, "read_input", slow_read)
+    names = ["factura-fact.xml", "anulacion.xml"]
+    alone = [worker.process_and_record(task) for task in _tasks(tmp_path / "one", names, time_limit=0.5)]
+    begin = time.monotonic()
+    together = worker.process_many(_tasks(tmp_path / "many", names, time_limit=0.5))
+    assert time.monotonic() - begin < 10  # interrupted at its limit, not read to the end
+    assert [brief.failed for brief in alone] == [True, False]
+    assert together == alone
+    assert _outputs(tmp_path / "many") == _outputs(tmp_path / "one")
 
 
 def test_a_documents_validation_counts_in_its_own_time_limit(monkeypatch, tmp_path):

@@ -58,19 +58,17 @@ def own_time_limits(seconds: float | None) -> Iterator[Callable[[float], Abstrac
         return
     limit = seconds
 
-    def expire(_signum, _frame) -> None:
-        raise FileTimeLimit(limit)
+    def expire(_signum, _frame) -> None:  # wherever it lands within a guarded stage, its document is stopped
+        raise Stopped
 
     @contextmanager
     def within(spent: float) -> Iterator[None]:
         left = limit - spent
         if left <= 0:
             raise Stopped
-        signal.setitimer(signal.ITIMER_REAL, left, _repeat_interval(limit))
-        try:
+        try:  # armed inside: an alarm between arming and the stage, or after it, still stops this document
+            signal.setitimer(signal.ITIMER_REAL, left, _repeat_interval(limit))
             yield
-        except FileTimeLimit:
-            raise Stopped from None
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
 

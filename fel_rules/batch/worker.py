@@ -26,7 +26,7 @@ from ..core.report import Report
 from ..core.text import Text
 from ..document.facts import Anulacion, Documento
 from ..document.ledger import ledger_facts
-from ..engine import WARM_UP_SAMPLE, Outcome, Validator
+from ..engine import WARM_UP_SAMPLE, Outcome, Stopped, Validator
 from ..outputs.render.notices import missing_glyphs_warnings
 from .pending import drop_view, load_view, save_view
 from .time_limit import FileTimeLimit, own_time_limits, time_limit, time_limit_error
@@ -237,7 +237,7 @@ def process_many(tasks: Sequence[FileTask]) -> list[Brief]:
     try:
         with own_time_limits(first.time_limit) as guard:
             outcomes = validator_for(first.config).inspect_many(sources.values(), guard=guard)
-    except Exception:  # noqa: BLE001 - each task meets it again and says it in its entry
+    except (Exception, FileTimeLimit, Stopped):  # noqa: BLE001 - each task meets it again and says it in its entry
         return [process_and_record(task) for task in tasks]
     validated = dict(zip(sources, outcomes, strict=True))
     briefs = []
