@@ -412,3 +412,11 @@ def test_a_stage_that_fails_a_document_alone_gives_an_engine_failure(monkeypatch
     report = Validator().validate_bytes((EXAMPLES / "factura-fact.xml").read_bytes(), path="f.xml")
     assert [(issue.rule_id, issue.detail) for issue in report.issues] == [("FEL-ENG-02", "RuntimeError: boom")]
     assert not report.complete and not report.valid and report.document.sha256
+
+
+def test_tasks_that_do_not_share_a_time_limit_are_done_one_by_one(monkeypatch, tmp_path):
+    monkeypatch.setattr(Validator, "inspect_many", lambda *args, **kwargs: pytest.fail("validated together"))
+    tasks = _tasks(tmp_path / "many", NAMES, time_limit=60)
+    tasks[1] = FileTask(**{**tasks[1].__dict__, "time_limit": 30})
+    alone = [worker.process_and_record(task) for task in _tasks(tmp_path / "one", NAMES, time_limit=60)]
+    assert worker.process_many(tasks) == alone
