@@ -39,7 +39,7 @@ settings = RenderSettings.from_env({}, logo=Path(sys.argv[5]))
 if sys.argv[6] == "1":  # the validation replaced by reports computed beforehand (forked workers inherit them)
     validator = Validator()
     known = {path.name: validator.inspect_path(path, name=path.name) for path in folder.glob("*.xml")}
-    Validator.inspect_path = lambda self, path, *, name=None: known[name]
+    Validator.inspect_path = lambda self, path, *, name=None, **_: known[name]
     Validator.inspect_many = lambda self, items, **_: [known[name] for _, name in items]
 def cpu(who):
     usage = resource.getrusage(who)

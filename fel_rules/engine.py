@@ -176,26 +176,28 @@ class Validator:
             self._schema_set = official_schema_set(directory) if directory else builtin_schema_set()
         return self._schema_set
 
-    def validate_path(self, path: str | Path, *, name: str | None = None) -> Report:
+    def validate_path(self, path: str | Path, *, name: str | None = None, roots: Sequence[Path] = ()) -> Report:
         """Validate the file at ``path`` (see :meth:`inspect_path`); ``name`` names it in the report (default:
         the path). A path that does not exist, or a folder, is a misuse (:class:`InputError`)."""
-        return self._inspect_path(_existing(path), str(path) if name is None else name, lines=False).report
+        return self._inspect_path(_existing(path), str(path) if name is None else name, lines=False,
+                                  roots=roots).report
 
-    def validate_many(self, paths: Iterable[str | Path]) -> list[Report]:
+    def validate_many(self, paths: Iterable[str | Path], *, roots: Sequence[Path] = ()) -> list[Report]:
         """:meth:`validate_path` of each path, in order: the same reports (each named by its path), the documents
         taken through the pipeline's stages in groups (see :meth:`inspect_many`). A path that does not exist, or a
         folder, is a misuse (:class:`InputError`, before any document is validated)."""
         files = [(_existing(path), str(path)) for path in paths]
-        return [outcome.report for outcome in self._many(files, lines=False) if outcome is not None]
+        return [outcome.report for outcome in self._many(files, lines=False, roots=roots) if outcome is not None]
 
-    def inspect_path(self, path: str | Path, *, name: str | None = None) -> Outcome:
+    def inspect_path(self, path: str | Path, *, name: str | None = None, roots: Sequence[Path] = ()) -> Outcome:
         """Like :meth:`inspect_bytes` on the file at ``path``, read safely: only a regular file is read, never
         more than the size limit; anything else (a FIFO, a device, an unreadable or too large file) gives a
-        report without a verdict."""
-        return self._inspect_path(Path(path), str(path) if name is None else name, lines=True)
+        report without a verdict. ``roots`` (resolved folders): the file read must be inside one of them, judged
+        on the opened file (a path swapped for a symlink after an earlier check is refused all the same)."""
+        return self._inspect_path(Path(path), str(path) if name is None else name, lines=True, roots=roots)
 
-    def _inspect_path(self, path: Path, name: str, *, lines: bool) -> Outcome:
-        return self._group([self._read(path, name, lines)], None)[0]  # type: ignore[return-value]
+    def _inspect_path(self, path: Path, name: str, *, lines: bool, roots: Sequence[Path] = ()) -> Outcome:
+        return self._group([self._read(path, name, lines, roots=roots)], None)[0]  # type: ignore[return-value]
 
     def read_error(self, path: str | Path, exc: OSError) -> Report:
         """The report of a file that could not be read (stage ``xml`` in error: no verdict)."""
@@ -212,7 +214,8 @@ class Validator:
         return self._inspect(data, path, lines=True)
 
     def inspect_many(self, items: Iterable[tuple[Path, str]], *,
-                     guard: Callable[[float], AbstractContextManager[object]] | None = None) -> list[Outcome | None]:
+                     guard: Callable[[float], AbstractContextManager[object]] | None = None,
+                     roots: Sequence[Path] = ()) -> list[Outcome | None]:
         """:meth:`inspect_path` of each ``(path, name)``, in order, with the same outcomes. The documents go through
         each stage of the pipeline together, in groups (:data:`GROUP_SIZE` documents or :data:`GROUP_BYTES` of
         input at most; a file over :data:`ALONE_BYTES` alone): all parsed, then all checked against the schema…,
@@ -221,15 +224,17 @@ class Validator:
 
         ``guard(spent)``: a context manager around each stage of each document, given the seconds that document's
         stages took so far (a time limit of its own, say); one that raises :class:`Stopped` stops that document, whose
-        outcome is then ``None``, and the others go on."""
-        return list(self._many(items, lines=True, guard=guard))
+        outcome is then ``None``, and the others go on. ``roots``: as for :meth:`inspect_path`, each file judged when
+        it is read."""
+        return list(self._many(items, lines=True, guard=guard, roots=roots))
 
     def _many(self, items: Iterable[tuple[Path, str]], *, lines: bool,
-              guard: Callable[[float], AbstractContextManager[object]] | None = None) -> Iterator[Outcome | None]:
+              guard: Callable[[float], AbstractContextManager[object]] | None = None,
+              roots: Sequence[Path] = ()) -> Iterator[Outcome | None]:
         group: list[_Work] = []
         size = 0
         for path, name in items:
-            work = self._read(path, name, lines, guard)
+            work = self._read(path, name, lines, guard, roots)
             alone = len(work.data) > ALONE_BYTES
             if group and (alone or len(group) == GROUP_SIZE or size + len(work.data) > GROUP_BYTES):
                 yield from self._group(group, guard)
@@ -243,16 +248,17 @@ class Validator:
             yield from self._group(group, guard)
 
     def _read(self, path: Path, name: str, lines: bool,
-              guard: Callable[[float], AbstractContextManager[object]] | None = None) -> _Work:
+              guard: Callable[[float], AbstractContextManager[object]] | None = None,
+              roots: Sequence[Path] = ()) -> _Work:
         """The document at ``path``, read safely (see :meth:`inspect_path`; within ``guard``, its reading counts in
         its clock): its work, or its outcome already (``None`` when the guard stopped it)."""
         started = time.perf_counter()
         try:
             if guard is None:
-                data = read_input(path, self.config.max_bytes)
+                data = read_input(path, self.config.max_bytes, roots=roots)
             else:
                 with guard(0.0):
-                    data = read_input(path, self.config.max_bytes)
+                    data = read_input(path, self.config.max_bytes, roots=roots)
         except InputTooLarge as exc:
             return _Work.finished(self._refused(name, exc.size))
         except OSError as exc:

@@ -77,7 +77,8 @@ def validate(args: SimpleNamespace, ctx: ToolContext) -> tuple[dict, str]:
     """fel_validate: the report (``ok`` first), and a summary line with the first errors."""
     validator = _validator(args.lang, _profile(args.profile, ctx))
     if args.xml_path is not None:
-        report = validator.validate_path(ctx.roots.check(args.xml_path), name=args.xml_path)
+        report = validator.validate_path(ctx.roots.check(args.xml_path), name=args.xml_path,
+                                         roots=ctx.roots.paths)  # (judged again on the opened file)
     else:
         report = validator.validate_bytes(args.xml_text.encode("utf-8"), path="xml_text")
     data = {"ok": report.valid, **report.to_dict()}

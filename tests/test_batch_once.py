@@ -43,9 +43,9 @@ class Calls:
         write_output = runner.process_and_record.__globals__["write_output"]
         remove_own = runner._reconcile_pdfs.__globals__["remove_own"]
 
-        def counted_inspect(validator, path, *, name=None):
+        def counted_inspect(validator, path, *, name=None, **kwargs):
             self.validated[name] += 1
-            return inspect(validator, path, name=name)
+            return inspect(validator, path, name=name, **kwargs)
 
         def counted_layout(view, **kwargs):
             self.rendered[view.uuid or view.title] += 1

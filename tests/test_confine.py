@@ -119,3 +119,37 @@ def test_a_link_into_another_mount_namespace_never_writes_outside_the_roots(othe
     assert _held(open_folder(roots / "evil", [roots], create=False)) == _identity(roots / "x")
     write_atomic(roots / "evil" / "out.json", b"{}", roots=[roots])
     assert os.listdir(outside / "x") == [] and os.listdir(roots / "x") == ["out.json"]
+
+
+# ---- inputs read inside the roots ------------------------------------------------------------------------
+
+
+def test_an_input_is_read_inside_the_roots_and_never_through_a_link_out_of_them(tree):
+    from fel_rules.core.inputs import input_sha256, read_input
+
+    inside, outside = tree / "a", tree / "a" / "b"
+    assert read_input(tree / "to-f", 100, roots=[outside]) == b"<a/>"  # the link resolves inside
+    for read in (read_input, input_sha256):
+        with pytest.raises(OutsideRoots):
+            read(tree / "to-f", 100, roots=[tree / "elsewhere"])
+    assert read_input(inside / "b" / "f.xml", 100) == b"<a/>"  # no roots: anywhere
+
+
+def test_an_input_swapped_for_a_link_after_its_check_is_judged_on_the_opened_file(tree, monkeypatch):
+    """The path is checked, then becomes a link out of the roots before the open (someone writing to the input
+    folder meanwhile): what is open is refused, not read."""
+    from fel_rules.core import inputs
+
+    root, secret = tree / "a" / "b", tree / "secret.xml"
+    secret.write_bytes(b"<secreto/>")
+    checked = inputs.confine
+
+    def check_then_swap(path, roots=()):
+        real = checked(path, roots)
+        path.unlink()
+        path.symlink_to(secret)
+        return real
+
+    monkeypatch.setattr(inputs, "confine", check_then_swap)
+    with pytest.raises(OutsideRoots):
+        inputs.read_input(root / "f.xml", 100, roots=[root])

@@ -255,10 +255,10 @@ def test_a_guard_stops_at_once_a_document_with_no_time_left_and_only_with_stoppe
 def test_reading_a_file_counts_in_its_own_time_limit(monkeypatch, tmp_path):
     read_input = engine.read_input
 
-    def slow_read(path, limit):
+    def slow_read(path, limit, **kwargs):
         if Path(path).name == "factura-fact.xml":
             time.sleep(30)  # a stalled network folder, say: the limit must interrupt it
-        return read_input(path, limit)
+        return read_input(path, limit, **kwargs)
 
     monkeypatch.setattr(engine, "read_input", slow_read)
     names = ["factura-fact.xml", "anulacion.xml"]
@@ -420,3 +420,41 @@ def test_tasks_that_do_not_share_a_time_limit_are_done_one_by_one(monkeypatch, t
     tasks[1] = FileTask(**{**tasks[1].__dict__, "time_limit": 30})
     alone = [worker.process_and_record(task) for task in _tasks(tmp_path / "one", NAMES, time_limit=60)]
     assert worker.process_many(tasks) == alone
+
+
+def test_an_input_swapped_for_a_link_out_of_the_roots_while_its_group_is_read_is_refused(monkeypatch, tmp_path):
+    """The group's inputs are checked against the roots first and read later; one swapped for a link to a file
+    outside them in between (someone writing to the input folder during the batch) is refused as the one-by-one
+    path refuses it, never validated in its place."""
+    secret = tmp_path / "secret.xml"
+    secret.write_bytes((EXAMPLES / "factura-certificada.xml").read_bytes())
+    tasks = _tasks(tmp_path / "many", ["factura-fact.xml", "victim.xml", "nota-credito-ncre.xml"])
+    victim = Path(tasks[1].source)
+    victim.write_bytes((EXAMPLES / "factura-fact.xml").read_bytes())
+    read = engine.read_input
+
+    def swapping(path, limit, **kwargs):
+        if Path(path).name == "factura-fact.xml":
+            victim.unlink()
+            victim.symlink_to(secret)
+        return read(path, limit, **kwargs)
+
+    monkeypatch.setattr(engine, "read_input", swapping)
+    briefs = worker.process_many(tasks)
+    assert [brief.failed for brief in briefs] == [False, True, False]
+    entry = json.loads((tmp_path / "many" / "out" / "journal" / worker.entry_name("victim.xml")).read_text())
+    assert entry["result"]["sha256"] is None and entry["result"]["numero_autorizacion"] is None
+    assert "queda fuera de las carpetas permitidas" in entry["result"]["error"]
+
+
+def test_a_file_read_with_roots_must_be_inside_them_once_open(tmp_path):
+    root = (tmp_path / "root").resolve()
+    root.mkdir()
+    (root / "link.xml").symlink_to(EXAMPLES / "factura-fact.xml")  # resolves outside the root
+    validator = Validator()
+    assert validator.validate_path(root / "link.xml").valid  # no roots: anywhere
+    for report in (validator.validate_path(root / "link.xml", roots=[root]),
+                   validator.inspect_path(root / "link.xml", roots=[root]).report,
+                   *validator.validate_many([root / "link.xml"], roots=[root])):
+        assert [issue.rule_id for issue in report.issues] == ["FEL-XML-07"] and report.document.sha256 is None
+        assert "fuera de las carpetas permitidas" in report.issues[0].message

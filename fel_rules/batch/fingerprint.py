@@ -46,9 +46,10 @@ def logo_dir_digest(settings: RenderSettings) -> str | None:
     return hashlib.sha256(json.dumps(digests, sort_keys=True).encode()).hexdigest()
 
 
-def content_digest(path: Path, limit: int) -> str | None:
-    """sha256 of a file read safely, ``None`` when it cannot be read (so it never matches a readable one)."""
+def content_digest(path: Path, limit: int, roots: tuple[Path, ...] = ()) -> str | None:
+    """sha256 of a file read safely (inside ``roots`` when given), ``None`` when it cannot be read (so it never
+    matches a readable one)."""
     try:
-        return input_sha256(path, limit)
+        return input_sha256(path, limit, roots=roots)
     except (OSError, InputTooLarge):
         return None

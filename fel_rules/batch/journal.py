@@ -79,7 +79,7 @@ class Journal:
     def _unchanged(self, task: FileTask, result: FileResult) -> bool:
         """True when the input still has the recorded digest and its report and PDF are intact."""
         try:
-            digest = content_digest(task.source_path(), validator_for(task.config).config.max_bytes)
+            digest = content_digest(task.source_path(), validator_for(task.config).config.max_bytes, task.allowed)
         except OSError:  # outside the roots
             return False
         if digest is None or digest != result.sha256 or not result.report:
@@ -97,4 +97,4 @@ def _intact(path: Path, recorded: str | None, roots: tuple[Path, ...]) -> bool:
         path = confine(path, roots)
     except OSError:
         return False
-    return recorded is not None and content_digest(path, _MAX_OUTPUT_BYTES) == recorded
+    return recorded is not None and content_digest(path, _MAX_OUTPUT_BYTES, roots) == recorded

@@ -227,8 +227,9 @@ def process_many(tasks: Sequence[FileTask]) -> list[Brief]:
     its limit is what its report and PDF may take. Anything else that goes wrong with the group (a validator that
     cannot be made) is met again, and said, by each task on its own."""
     first = tasks[0]
-    if any(task.config is not first.config or task.time_limit != first.time_limit for task in tasks):
-        return [process_and_record(task) for task in tasks]  # (a batch's tasks share both: not met in practice)
+    if any(task.config is not first.config or task.time_limit != first.time_limit or task.roots != first.roots
+           for task in tasks):
+        return [process_and_record(task) for task in tasks]  # (a batch's tasks share them: not met in practice)
     _warm_up(first)
     sources: dict[int, tuple[Path, str]] = {}
     for index, task in enumerate(tasks):
@@ -236,7 +237,7 @@ def process_many(tasks: Sequence[FileTask]) -> list[Brief]:
             sources[index] = (task.source_path(), task.rel)
     try:
         with own_time_limits(first.time_limit) as guard:
-            outcomes = validator_for(first.config).inspect_many(sources.values(), guard=guard)
+            outcomes = validator_for(first.config).inspect_many(sources.values(), guard=guard, roots=first.allowed)
     except (Exception, FileTimeLimit, Stopped):  # noqa: BLE001 - each task meets it again and says it in its entry
         return [process_and_record(task) for task in tasks]
     validated = dict(zip(sources, outcomes, strict=True))
@@ -364,7 +365,7 @@ def _inspect(task: FileTask) -> tuple[Report, Documento | Anulacion | None]:
         source = task.source_path()
     except OSError as exc:  # it resolves outside the roots
         return validator.read_error(task.rel, exc), None
-    return validator.inspect_path(source, name=task.rel)
+    return validator.inspect_path(source, name=task.rel, roots=task.allowed)  # (judged again once open)
 
 
 def _result_of(task: FileTask, report: Report, facts: Documento | Anulacion | None) -> FileResult:
@@ -451,7 +452,7 @@ def crashed_result(task: FileTask) -> FileResult:
 def _unprocessed_result(task: FileTask, error: str) -> FileResult:
     """The result of a file that could not be processed (it has no outputs), saying why."""
     try:
-        digest = input_sha256(task.source_path(), validator_for(task.config).config.max_bytes)
+        digest = input_sha256(task.source_path(), validator_for(task.config).config.max_bytes, roots=task.allowed)
     except (OSError, InputTooLarge):
         digest = None
     return FileResult(rel=task.rel, sha256=digest, tipo=None, numero_autorizacion=None, valid=False, complete=False,
@@ -474,7 +475,8 @@ def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> W
         return _write_pdf(task, _view(task, facts, report))
     view = _kept_view(task)
     if view is None:
-        report, found = validator_for(task.config).inspect_path(task.source_path(), name=task.rel)
+        report, found = validator_for(task.config).inspect_path(task.source_path(), name=task.rel,
+                                                                roots=task.allowed)
         if not isinstance(found, Documento):  # the input changed since it was validated
             raise ValueError(f"{task.rel} ya no es un DTE imprimible / is no longer a printable DTE")
         view = _view(task, found, report)
@@ -499,7 +501,7 @@ def _kept_view(task: FileTask):
     if not task.journal:
         return None
     try:
-        digest = input_sha256(task.source_path(), validator_for(task.config).config.max_bytes)
+        digest = input_sha256(task.source_path(), validator_for(task.config).config.max_bytes, roots=task.allowed)
     except (OSError, InputTooLarge):
         return None
     data = load_view(task.journal, task.rel, task.fingerprint, digest, task.allowed)

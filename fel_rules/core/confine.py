@@ -3,8 +3,9 @@
 A path is checked against the allowed roots *after* resolving its symlinks; a folder is then opened
 one component at a time from ``/`` with ``O_NOFOLLOW``, so a component swapped for a symlink after the
 check fails the open instead of redirecting what is written through the descriptor (no check-then-write
-race). An empty ``roots`` means "anywhere" (the command line): symlinks the user set up are followed
-when the path is resolved, never afterwards.
+race). A file to read is judged once open (:func:`confine_opened`): what the descriptor reads is what was
+checked, whatever the path names by then. An empty ``roots`` means "anywhere" (the command line): symlinks the
+user set up are followed when the path is resolved, never afterwards.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["OutsideRoots", "confine", "open_folder"]
+__all__ = ["OutsideRoots", "confine", "confine_opened", "open_folder"]
 
 # O_PATH (Linux): a folder needs only search permission to be walked through, as with a path
 _O_PATH = getattr(os, "O_PATH", 0)
@@ -38,9 +39,27 @@ def confine(path: Path, roots: Sequence[Path] = ()) -> Path:
             real = Path(path).resolve()
         except RuntimeError as exc:  # a symlink loop (Python < 3.13)
             raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path)) from exc
-    if roots and not any(real == root or root in real.parents for root in roots):
+    if roots and not _inside(real, roots):
         raise OutsideRoots(real)
     return real
+
+
+def confine_opened(handle: int, path: str | os.PathLike, roots: Sequence[Path]) -> None:
+    """:class:`OutsideRoots` unless the file open at ``handle`` (opened from ``path``) is inside ``roots``: judged by
+    the path the kernel names the open file by (``/proc/self/fd``), so a path swapped for a symlink between an
+    earlier check and the open never lets a file from elsewhere be read. Where that name cannot be had (no
+    ``/proc``, a file removed meanwhile) ``path`` is checked again instead, just after the open."""
+    if not roots:
+        return
+    real = _opened_path(handle)
+    if real is None:
+        confine(Path(path), roots)
+    elif not _inside(real, roots):
+        raise OutsideRoots(real)
+
+
+def _inside(real: Path, roots: Sequence[Path]) -> bool:
+    return any(real == root or root in real.parents for root in roots)
 
 
 def _kernel_resolved(path: Path) -> Path | None:
@@ -55,11 +74,18 @@ def _kernel_resolved(path: Path) -> Path | None:
     except (OSError, ValueError):
         return None
     try:
+        return _opened_path(handle)
+    finally:
+        os.close(handle)
+
+
+def _opened_path(handle: int) -> Path | None:
+    """The absolute path the kernel names the file open at ``handle`` by; ``None`` where ``/proc`` is not there
+    or the file has been removed."""
+    try:
         real = os.readlink(f"/proc/self/fd/{handle}")
     except OSError:
         return None
-    finally:
-        os.close(handle)
     return Path(real) if real.startswith("/") and not real.endswith(" (deleted)") else None
 
 

@@ -2,7 +2,8 @@
 
 A FIFO, a device (``/dev/zero``), a socket or a symlink to one of them is never read: the file is
 opened without blocking (opening a FIFO with no writer returns at once) and judged on the opened
-descriptor, so nothing can be swapped in between a check and the read. File names that are not valid
+descriptor, so nothing can be swapped in between a check and the read. With allowed folders (``roots``) the
+opened file must be inside one of them (:func:`~fel_rules.core.confine.confine_opened`). File names that are not valid
 UTF-8 (Latin-1 names from Windows zip files) reach Python as strings with escaped bytes; they are shown
 with those bytes written as ``\\xNN``, so JSON, reports and terminals never fail on them.
 """
@@ -13,9 +14,11 @@ import errno
 import hashlib
 import os
 import stat
+from collections.abc import Sequence
+from pathlib import Path
 
 from .capped import read_capped
-from .confine import OutsideRoots
+from .confine import OutsideRoots, confine, confine_opened
 from .foreign import os_error
 from .text import Text
 
@@ -56,13 +59,15 @@ class InputTooLarge(Exception):
         self.size, self.limit = size, limit
 
 
-def read_input(path: str | os.PathLike, limit: int) -> bytes:
+def read_input(path: str | os.PathLike, limit: int, *, roots: Sequence[Path] = ()) -> bytes:
     """The bytes of the regular file at ``path``, at most ``limit`` of them.
 
     Raises :class:`NotRegularFile` (FIFO, device, socket, folder), :class:`InputTooLarge` (checked on the
-    opened file before reading, and again while reading: the file may grow) or :class:`OSError`.
+    opened file before reading, and again while reading: the file may grow),
+    :class:`~fel_rules.core.confine.OutsideRoots` (``roots`` given and the opened file is outside them) or
+    :class:`OSError`.
     """
-    descriptor = _open_regular(path)
+    descriptor = _open_regular(path, roots)
     with os.fdopen(descriptor, "rb") as stream:
         size = os.fstat(descriptor).st_size
         if size > limit:
@@ -73,9 +78,9 @@ def read_input(path: str | os.PathLike, limit: int) -> bytes:
         return data
 
 
-def input_sha256(path: str | os.PathLike, limit: int) -> str:
+def input_sha256(path: str | os.PathLike, limit: int, *, roots: Sequence[Path] = ()) -> str:
     """sha256 of the regular file at ``path`` read in chunks (same refusals as :func:`read_input`)."""
-    descriptor = _open_regular(path)
+    descriptor = _open_regular(path, roots)
     digest, seen = hashlib.sha256(), 0
     with os.fdopen(descriptor, "rb", buffering=0) as stream:
         while chunk := stream.read(_CHUNK):
@@ -86,8 +91,12 @@ def input_sha256(path: str | os.PathLike, limit: int) -> str:
     return digest.hexdigest()
 
 
-def _open_regular(path: str | os.PathLike) -> int:
-    """A descriptor open for reading on the regular file at ``path`` (see :func:`read_input`)."""
+def _open_regular(path: str | os.PathLike, roots: Sequence[Path] = ()) -> int:
+    """A descriptor open for reading on the regular file at ``path``, inside ``roots`` when they are given (see
+    :func:`read_input`): a path outside them is not even opened, and the opened file is judged again (the path
+    may have been swapped for a symlink in between)."""
+    if roots:
+        confine(Path(path), roots)
     try:
         descriptor = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
@@ -95,6 +104,7 @@ def _open_regular(path: str | os.PathLike) -> int:
             raise NotRegularFile(path, _mode(path)) from None
         raise
     try:
+        confine_opened(descriptor, path, roots)
         mode = os.fstat(descriptor).st_mode
         if not stat.S_ISREG(mode):
             raise NotRegularFile(path, mode)

@@ -112,11 +112,12 @@ def render_file(source: str | Path, out: str | Path | None = None, *, settings: 
     """Render the XML at ``source`` to ``out``, atomically. ``out`` is a file, or a folder (an existing one, or
     a name ending in ``/``) that gets ``<name>.pdf``; default ``<output_dir>/<name>.pdf``. Only a PDF
     fel-rules rendered is replaced: never the input, a non-regular file or another program's file. With
-    ``roots``, the PDF must land inside them (checked when it is written, symlinks resolved)."""
+    ``roots``, the XML read must be inside them (judged on the opened file) and the PDF must land inside them
+    (checked when it is written, symlinks resolved)."""
     settings = settings or RenderSettings.from_env()
     source = Path(source)
     validator = validator or Validator(Config(lang=settings.lang))
-    data = _read_source(source, validator.config.max_bytes)
+    data = _read_source(source, validator.config.max_bytes, roots)
     target = _pdf_target(source, out, settings.output_dir)
     result = render_bytes(data, settings=settings, force=force, validator=validator, name=str(source))
     return _written(result, target, roots, source)
@@ -156,10 +157,11 @@ def _pdf_target(source: Path, out: str | Path | None, output_dir: Path) -> Path:
     return Path(text) / name if folder else Path(text)
 
 
-def _read_source(source: Path, limit: int) -> bytes:
-    """The XML to render: a regular file of at most ``limit`` bytes (never a FIFO or a device)."""
+def _read_source(source: Path, limit: int, roots: Sequence[Path] = ()) -> bytes:
+    """The XML to render: a regular file of at most ``limit`` bytes (never a FIFO or a device), inside ``roots``
+    when they are given."""
     try:
-        return read_input(source, limit)
+        return read_input(source, limit, roots=roots)
     except InputTooLarge as exc:
         raise RenderError(f"No se puede imprimir {source}: mide {exc.size} bytes y el límite es {limit}",
                           message_en=f"Cannot render {source}: it is {exc.size} bytes and the limit is {limit}",
