@@ -153,3 +153,42 @@ def test_an_input_swapped_for_a_link_after_its_check_is_judged_on_the_opened_fil
     monkeypatch.setattr(inputs, "confine", check_then_swap)
     with pytest.raises(OutsideRoots):
         inputs.read_input(root / "f.xml", 100, roots=[root])
+
+
+def test_without_the_kernels_name_the_path_must_still_name_the_open_file(tree, monkeypatch):
+    """No ``/proc`` (another system), or the open file removed since: the path is checked now and must be the very
+    file that is open, else the file opened is no longer there."""
+    from fel_rules.core import confine as confining
+
+    root, outside = tree / "a" / "b", tree / "outside.xml"
+    outside.write_bytes(b"<fuera/>")
+    monkeypatch.setattr(confining, "_opened_path", lambda handle: None)
+    for opened, named, allowed in ((root / "f.xml", root / "f.xml", True), (outside, root / "f.xml", False)):
+        handle = os.open(opened, os.O_RDONLY)  # the path was swapped for a link out and back around this open
+        try:
+            if allowed:
+                confining.confine_opened(handle, named, [root])
+            else:
+                with pytest.raises(FileNotFoundError):
+                    confining.confine_opened(handle, named, [root])
+        finally:
+            os.close(handle)
+
+
+def test_a_logo_out_of_the_roots_is_never_printed(tree, tmp_path):
+    from fel_rules import BatchOptions, RenderError, RenderSettings, run_batch
+    from fel_rules.outputs.render.api import load_logo
+
+    root = tree / "a"
+    logo = Path(__file__).resolve().parent.parent / "examples" / "logo.png"
+    (root / "logo.png").symlink_to(logo)  # resolves outside the root
+    assert load_logo(root / "logo.png")  # no roots: anywhere
+    with pytest.raises(RenderError, match="fuera de las carpetas permitidas"):
+        load_logo(root / "logo.png", roots=[root])
+    (root / "in").mkdir()
+    (root / "in" / "f.xml").write_bytes((logo.parent / "factura-fact.xml").read_bytes())
+    settings = RenderSettings.from_env({}, logo=root / "logo.png")
+    with pytest.raises(RenderError, match="fuera de las carpetas permitidas"):  # before any work
+        run_batch(BatchOptions(input_dir=root / "in", out_dir=root / "out", render_settings=settings,
+                               roots=(root,), progress=False))
+    assert not (root / "out").exists()

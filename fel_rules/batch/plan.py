@@ -90,7 +90,7 @@ def plan(options: BatchOptions) -> BatchRun:
                          message_en=f"The batch has {len(files)} files and the limit is {options.max_files} "
                                     "(--max-files)")
     settings = _render_settings(options)
-    logo = _logo(settings) if options.render else None  # a bad logo stops the run before any work
+    logo = _logo(settings, options.roots) if options.render else None  # a bad logo stops the run before any work
     logos = logo_dir_digest(settings) if options.render else None
     config = _absolute_paths(options.config).to_dict(exclude_none=True)
     validator = validator_for(config)
@@ -101,13 +101,13 @@ def plan(options: BatchOptions) -> BatchRun:
                     Journal(options.out_dir, key, options.roots), started, clock)
 
 
-def _logo(settings: RenderSettings) -> bytes | None:
-    """The default logo of the PDFs, read and checked (:func:`~fel_rules.outputs.render.api.load_logo`); the PDF
-    machinery (reportlab, qrcode, Pillow) loads here, for a run that renders: a run that only validates never
-    imports it."""
+def _logo(settings: RenderSettings, roots: tuple[Path, ...]) -> bytes | None:
+    """The default logo of the PDFs, read and checked (:func:`~fel_rules.outputs.render.api.load_logo`, inside the
+    roots when there are any); the PDF machinery (reportlab, qrcode, Pillow) loads here, for a run that renders: a
+    run that only validates never imports it."""
     from ..outputs.render.api import load_logo
 
-    return load_logo(settings.logo, settings)
+    return load_logo(settings.logo, settings, roots=roots)
 
 
 def _render_settings(options: BatchOptions) -> RenderSettings:

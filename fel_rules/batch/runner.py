@@ -62,7 +62,7 @@ def _run(batch: BatchRun) -> BatchResult:
         if executor.workers > 1 and left > executor.workers:  # once here rather than once per worker
             warm_up_validator(batch.config, plan_function=plan_function_pays(left, executor.workers))
         if batch.options.render:
-            warm_up_renderer(batch.rendering)
+            warm_up_renderer(batch.rendering, batch.roots)
     progress = Progress(len(batch.files), enabled=batch.options.progress)
     progress.advance(reused)
     try:

@@ -299,10 +299,10 @@ def warm_up_validator(config: dict, *, plan_function: bool = True) -> bool:
     return read_back.document.sha256 == report.document.sha256
 
 
-def warm_up_renderer(render_settings: dict) -> None:
-    """Register the PDF's fonts and prepare the default logo in this process (some 40 ms of CPU): done before the
-    workers are forked, each inherits them instead of making its own for its first PDF. A failure here is met
-    again, and reported, by the first PDF."""
+def warm_up_renderer(render_settings: dict, roots: tuple[Path, ...] = ()) -> None:
+    """Register the PDF's fonts and prepare the default logo (read inside ``roots`` when given) in this process
+    (some 40 ms of CPU): done before the workers are forked, each inherits them instead of making its own for its
+    first PDF. A failure here is met again, and reported, by the first PDF."""
     from ..outputs.render import RenderSettings
     from ..outputs.render.api import load_logo
     from ..outputs.render.fonts import register_fonts
@@ -311,7 +311,7 @@ def warm_up_renderer(render_settings: dict) -> None:
     with suppress(Exception):
         register_fonts()
         settings = RenderSettings(**render_settings)
-        logo = load_logo(settings.logo, settings)
+        logo = load_logo(settings.logo, settings, roots=roots)
         if logo:
             logo_reader(logo)
 
@@ -519,7 +519,7 @@ def _write_pdf(task: FileTask, view) -> WrittenPdf:
     from ..outputs.render.settings import logo_for
 
     settings = RenderSettings(**task.render_settings)
-    logo = load_logo(logo_for(settings, view.emisor.id_value), settings)
+    logo = load_logo(logo_for(settings, view.emisor.id_value), settings, roots=task.allowed)
     rendered = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
                            header_mm=settings.header_mm, page=settings.page)
     pdf_rel = output_paths(task.rel)[1]

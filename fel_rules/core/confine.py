@@ -47,15 +47,23 @@ def confine(path: Path, roots: Sequence[Path] = ()) -> Path:
 def confine_opened(handle: int, path: str | os.PathLike, roots: Sequence[Path]) -> None:
     """:class:`OutsideRoots` unless the file open at ``handle`` (opened from ``path``) is inside ``roots``: judged by
     the path the kernel names the open file by (``/proc/self/fd``), so a path swapped for a symlink between an
-    earlier check and the open never lets a file from elsewhere be read. Where that name cannot be had (no
-    ``/proc``, a file removed meanwhile) ``path`` is checked again instead, just after the open."""
+    earlier check and the open never lets a file from elsewhere be read. Where the open file has no such name (no
+    ``/proc``; a file removed since it was opened) ``path`` is checked now and must still name the very file that is
+    open (same device and inode), else ``FileNotFoundError``: the file opened is no longer there."""
     if not roots:
         return
     real = _opened_path(handle)
-    if real is None:
-        confine(Path(path), roots)
-    elif not _inside(real, roots):
-        raise OutsideRoots(real)
+    if real is not None:
+        if not _inside(real, roots):
+            raise OutsideRoots(real)
+        return
+    checked = confine(Path(path), roots)
+    try:
+        same = os.path.samestat(os.stat(checked), os.fstat(handle))
+    except FileNotFoundError:
+        same = False
+    if not same:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), os.fspath(path))
 
 
 def _inside(real: Path, roots: Sequence[Path]) -> bool:

@@ -55,21 +55,24 @@ class RenderResult:
 
 
 def render_bytes(data: bytes, *, settings: RenderSettings | None = None, force: bool = False,
-                 validator: Validator | None = None, name: str | None = None) -> RenderResult:
+                 validator: Validator | None = None, name: str | None = None,
+                 roots: Sequence[Path] = ()) -> RenderResult:
     """Validate ``data`` with ``validator`` (default: the built-in rules) and lay it out with
     :func:`render_document` and the frases catalogue of the validator's rules (nothing is written)."""
     settings = settings or RenderSettings.from_env()
     validator = validator or Validator(Config(lang=settings.lang))
     report, facts = validator.inspect_bytes(data, path=name)
-    return render_document(report, facts, frases=validator.catalog.catalogues.frases, settings=settings, force=force)
+    return render_document(report, facts, frases=validator.catalog.catalogues.frases, settings=settings, force=force,
+                           roots=roots)
 
 
 def render_document(report: Report, facts: Documento | Anulacion | None, *,
                     frases: Mapping[tuple[str, str], FraseEntry], settings: RenderSettings,
-                    force: bool = False) -> RenderResult:
+                    force: bool = False, roots: Sequence[Path] = ()) -> RenderResult:
     """Lay out a validated document as a PDF: ``report`` and ``facts`` are what validation produced, ``frases``
     the catalogue of the rules in force. What must not be printed (no readable document, an annulment, an
-    invalid document without ``force``) raises :class:`RenderError`; nothing is validated or read here."""
+    invalid document without ``force``) raises :class:`RenderError`; nothing is validated here, and only the logo
+    is read (inside ``roots`` when they are given, see :func:`load_logo`)."""
     if facts is None:
         raise RenderError(**error_texts(Text.of("render.unreadable", errors=_errors(report))), report=report,
                           reason="unreadable")
@@ -83,7 +86,7 @@ def render_document(report: Report, facts: Documento | Anulacion | None, *,
     if invalid and not force:
         raise RenderError(**error_texts(Text.of("render.invalid", errors=_errors(report))), report=report,
                           reason="invalid")
-    logo = load_logo(logo_for(settings, _emisor_nit(facts)), settings)
+    logo = load_logo(logo_for(settings, _emisor_nit(facts)), settings, roots=roots)
     try:
         view = build_view(facts, report, frases=frases, lang=settings.lang, invalid=invalid)
         rendered = render_view(view, theme_name=settings.theme, logo=logo, qr_size_mm=settings.qr_size_mm,
@@ -112,23 +115,23 @@ def render_file(source: str | Path, out: str | Path | None = None, *, settings: 
     """Render the XML at ``source`` to ``out``, atomically. ``out`` is a file, or a folder (an existing one, or
     a name ending in ``/``) that gets ``<name>.pdf``; default ``<output_dir>/<name>.pdf``. Only a PDF
     fel-rules rendered is replaced: never the input, a non-regular file or another program's file. With
-    ``roots``, the XML read must be inside them (judged on the opened file) and the PDF must land inside them
-    (checked when it is written, symlinks resolved)."""
+    ``roots``, the XML and the logo read must be inside them (judged on the opened file) and the PDF must land
+    inside them (checked when it is written, symlinks resolved)."""
     settings = settings or RenderSettings.from_env()
     source = Path(source)
     validator = validator or Validator(Config(lang=settings.lang))
     data = _read_source(source, validator.config.max_bytes, roots)
     target = _pdf_target(source, out, settings.output_dir)
-    result = render_bytes(data, settings=settings, force=force, validator=validator, name=str(source))
+    result = render_bytes(data, settings=settings, force=force, validator=validator, name=str(source), roots=roots)
     return _written(result, target, roots, source)
 
 
 def render_xml(data: bytes, out: str | Path, *, settings: RenderSettings | None = None, force: bool = False,
                validator: Validator | None = None, roots: Sequence[Path] = (), name: str | None = None) -> RenderResult:
     """Render the XML ``data`` (not read from a file) to the PDF ``out``, atomically, as :func:`render_file`
-    does; ``name`` is how the report calls the document."""
+    does (the logo read and the PDF inside ``roots``); ``name`` is how the report calls the document."""
     settings = settings or RenderSettings.from_env()
-    result = render_bytes(data, settings=settings, force=force, validator=validator, name=name)
+    result = render_bytes(data, settings=settings, force=force, validator=validator, name=name, roots=roots)
     return _written(result, Path(out), roots)
 
 
@@ -173,15 +176,16 @@ def _read_source(source: Path, limit: int, roots: Sequence[Path] = ()) -> bytes:
                           message_en=f"Could not read {source}: {render_text(describe_read_error(exc), 'en')}") from exc
 
 
-def load_logo(path: Path | None, limits: RenderSettings | None = None) -> bytes | None:
+def load_logo(path: Path | None, limits: RenderSettings | None = None, *, roots: Sequence[Path] = ()) -> bytes | None:
     """The logo's bytes, checked to be a readable PNG/JPEG within the limits of ``limits`` (default settings when
-    not given): only a regular file of at most ``logo_max_bytes`` is read (never a FIFO or a device), and its
-    pixels are counted from the image's header before anything is decoded; ``RenderError`` otherwise."""
+    not given): only a regular file of at most ``logo_max_bytes`` is read (never a FIFO or a device), inside
+    ``roots`` when they are given (judged on the opened file), and its pixels are counted from the image's header
+    before anything is decoded; ``RenderError`` otherwise."""
     if path is None:
         return None
     max_bytes, max_pixels = (limits.logo_max_bytes, limits.logo_max_pixels) if limits else _DEFAULT_LIMITS
     try:
-        data = read_input(path, max_bytes)
+        data = read_input(path, max_bytes, roots=roots)
     except InputTooLarge as exc:
         raise RenderError(f"El logo {path} mide {exc.size} bytes y el límite es {max_bytes} "
                           "(FEL_RULES_LOGO_BYTES)",
