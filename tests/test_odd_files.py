@@ -123,6 +123,21 @@ def test_odd_files_never_hang_or_crash_validate(tmp_path):
     assert text.returncode == 2 and "factura-a\\xf1o.xml: VÁLIDO" in text.stdout
 
 
+def test_a_fifo_named_as_a_profile_or_a_rule_file_is_said_never_read(tmp_path):
+    """A profile or a rule file is read as an input is: a FIFO (or a device) with a rule file's name is refused
+    with what it is, instead of blocking the command until something writes to it."""
+    os.mkfifo(tmp_path / "perfil.yaml")
+    rules = tmp_path / "reglas"
+    rules.mkdir()
+    (rules / "documento.yaml").write_bytes((ROOT / "rules" / "documento.yaml").read_bytes())
+    os.mkfifo(rules / "tuberia.yaml")
+    source = str(EXAMPLES / "factura-fact.xml")
+    for option, value in (("--profile", tmp_path / "perfil.yaml"), ("--rules-dir", rules)):
+        done = run_cli("validate", source, option, str(value))
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert "no es un archivo regular: es una tubería con nombre (FIFO)" in done.stderr
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("odd", ["tuberia.xml", "ceros.xml"])
 def test_odd_files_never_hang_render(tmp_path, odd):

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from ..checks.registry import known_kinds
 from ..core.errors import RuleFileError
+from ..core.inputs import InputTooLarge, read_input
+from ..core.yamlfile import MAX_YAML_BYTES
 from .files import catalog_files, profile_path
 from .loaded import RuleCatalog, Ruleset
 from .places import Places
@@ -32,9 +34,12 @@ def load_catalog(directory: Path, profile: str | None = None) -> RuleCatalog:
 
 
 def _contents(directory: Path, profile: str | None) -> tuple[tuple[Path, bytes], ...] | None:
+    """Every file of the catalogue with its bytes, read as the loader reads them (regular files only, at most
+    :data:`~fel_rules.core.yamlfile.MAX_YAML_BYTES` each: a FIFO or a device named like a rule file is never
+    read); ``None`` when one cannot be read, and the loader then says which and why."""
     try:
-        return tuple((path.resolve(), path.read_bytes()) for path in catalog_files(directory, profile))
-    except (OSError, ValueError):
+        return tuple((path.resolve(), read_input(path, MAX_YAML_BYTES)) for path in catalog_files(directory, profile))
+    except (OSError, ValueError, InputTooLarge):
         return None
 
 

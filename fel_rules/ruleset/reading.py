@@ -306,7 +306,7 @@ def _unique(rulesets: list[Ruleset], problems: list[RuleFileError]) -> list[Rule
 def apply_profile(catalog: RuleCatalog, path: Path) -> RuleCatalog:
     """``catalog`` with the overrides of the profile file at ``path``."""
     try:
-        exists = path.is_file()
+        exists = path.exists()  # (a FIFO, a folder… exists: load_yaml says what it is and does not read it)
     except OSError as exc:  # e.g. a profile name longer than the filesystem allows (ENAMETOOLONG)
         raise RuleFileError(**error_texts(Text.of("profile.cannot_read", reason=os_error(exc))), path=str(path),
                             detail=str(exc)) from exc
