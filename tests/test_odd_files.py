@@ -138,6 +138,22 @@ def test_a_fifo_named_as_a_profile_or_a_rule_file_is_said_never_read(tmp_path):
         assert "no es un archivo regular: es una tubería con nombre (FIFO)" in done.stderr
 
 
+def test_a_fifo_in_place_of_a_file_the_batch_reads_back_is_said_never_read(tmp_path):
+    """What a batch wrote and reads back (here a journal entry, read on the next run) is read as an input is: a FIFO
+    put in its place stops the run with a message naming it, instead of blocking it."""
+    folder, out = tmp_path / "entrada", tmp_path / "salida"
+    folder.mkdir()
+    for name in ("factura-fact.xml", "anulacion.xml"):
+        (folder / name).write_bytes((EXAMPLES / name).read_bytes())
+    assert run_cli("batch", str(folder), "--out", str(out)).returncode == 0
+    entry = sorted((out / ".fel-rules" / "journal").glob("*.json"))[0]
+    entry.unlink()
+    os.mkfifo(entry)
+    done = run_cli("batch", str(folder), "--out", str(out))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"{entry}: no es un archivo regular" in done.stderr and "--resume" in done.stderr
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("odd", ["tuberia.xml", "ceros.xml"])
 def test_odd_files_never_hang_render(tmp_path, odd):

@@ -10,13 +10,13 @@ from collections.abc import Collection
 from pathlib import Path
 
 from ..core.confine import confine
+from ..core.inputs import OWN_FILE_LIMIT, read_own
 from .fingerprint import content_digest
 from .worker import FileResult, FileTask, entry_name, journal_file, record, validator_for
 
 __all__ = ["STATE_DIR", "Journal"]
 
 STATE_DIR = ".fel-rules"  # in the output folder: the journal and the lock
-_MAX_OUTPUT_BYTES = 1 << 30  # larger than any report or PDF a batch writes; only guards against a swapped device
 
 
 class Journal:
@@ -62,13 +62,13 @@ class Journal:
 
     def load(self, rel: str) -> FileResult:
         """The recorded result of ``rel``."""
-        return FileResult.from_dict(json.loads(self._file(rel).read_text(encoding="utf-8"))["result"])
+        return FileResult.from_dict(json.loads(read_own(self._file(rel)))["result"])
 
     def reusable(self, task: FileTask) -> FileResult | None:
         """The recorded result when input, rules, schema and renderer are unchanged and the outputs are intact
         (the report and PDF on disk are the very bytes recorded)."""
         try:
-            data = json.loads(self._file(task.rel).read_text(encoding="utf-8"))
+            data = json.loads(read_own(self._file(task.rel)))
             result = FileResult.from_dict(data["result"])
         except (OSError, ValueError, KeyError, TypeError):
             return None
@@ -93,4 +93,4 @@ class Journal:
 def _intact(path: Path, recorded: str | None, roots: tuple[Path, ...]) -> bool:
     """True when the output at ``path`` (inside ``roots``) holds exactly the bytes whose sha256 the journal
     recorded."""
-    return recorded is not None and content_digest(path, _MAX_OUTPUT_BYTES, roots) == recorded  # (None outside)
+    return recorded is not None and content_digest(path, OWN_FILE_LIMIT, roots) == recorded  # (None outside)

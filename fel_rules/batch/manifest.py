@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
+from ..core.inputs import read_own
 from ..core.report import Counts, RulesetRef, SchemaInfo
 
 __all__ = ["MANIFEST_VERSION", "Entry", "Manifest", "RunStats", "Summary", "first_error", "manifest_json_schema"]
@@ -100,7 +101,7 @@ def first_error(out_dir: Path, entry: Entry) -> tuple[str | None, str] | None:
     if entry.valid or entry.report is None:
         return None
     try:
-        issues = json.loads((out_dir / entry.report).read_text(encoding="utf-8")).get("issues", [])
+        issues = json.loads(read_own(out_dir / entry.report)).get("issues", [])
     except (OSError, ValueError, AttributeError):
         return None
     first = next((i for i in issues if isinstance(i, dict) and i.get("severity") == "error"), None)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..core.config import Config
+from ..core.inputs import read_own
 from ..outputs.render.settings import RenderSettings
 from .cross import MAX_CROSS_FINDINGS
 from .manifest import Manifest, Summary
@@ -71,4 +72,4 @@ class BatchResult:
     @cached_property
     def manifest(self) -> Manifest:
         """The manifest as written."""
-        return Manifest.model_validate_json(self.path.read_text(encoding="utf-8"))
+        return Manifest.model_validate_json(read_own(self.path))

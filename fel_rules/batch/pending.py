@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..core.atomic import write_atomic
 from ..core.confine import confine
+from ..core.inputs import read_own
 
 __all__ = ["drop_folder", "drop_view", "load_view", "save_view", "view_file"]
 
@@ -42,7 +43,7 @@ def load_view(journal: str | Path, rel: str, fingerprint: str, sha256: str | Non
         return None
     try:
         path = view_file(journal, rel)
-        data = json.loads(confine(path, roots).read_bytes() if roots else path.read_bytes())
+        data = json.loads(read_own(confine(path, roots) if roots else path))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("fingerprint") != fingerprint or data.get("sha256") != sha256:

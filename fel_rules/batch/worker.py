@@ -20,7 +20,7 @@ from ..core.atomic import describe_os_error, remove_own, write_atomic
 from ..core.catalogue import render_text
 from ..core.config import Config
 from ..core.confine import confine
-from ..core.inputs import InputTooLarge, input_sha256, readable_name
+from ..core.inputs import InputTooLarge, input_sha256, read_own, readable_name
 from ..core.owned import own_pdf, own_report, recorded
 from ..core.report import Report
 from ..core.text import Text
@@ -544,7 +544,7 @@ def record_pdf(journal: str | Path, fingerprint: str, rel: str, digest: str | No
     """Patch the journal entry of ``rel`` with its PDF (``digest``) and the characters its font could not draw
     (``missing``), or with why it could not be written."""
     path = journal_file(journal, rel)
-    result = FileResult.from_dict(json.loads(confine(path, roots).read_text(encoding="utf-8"))["result"])
+    result = FileResult.from_dict(json.loads(read_own(confine(path, roots)))["result"])
     result.pdf_sha256, result.missing_glyphs = digest, list(missing)
     if error is None:
         result.pdf, result.pdf_note = output_paths(rel)[1], None

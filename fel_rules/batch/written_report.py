@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..core.inputs import read_own
 from ..core.report import Report
 
 __all__ = ["read_report"]
@@ -11,4 +12,4 @@ __all__ = ["read_report"]
 
 def read_report(path: Path) -> Report:
     """The report in the file at ``path`` (``OSError`` when it cannot be read, ``ValueError`` when it is not one)."""
-    return Report.from_json(path.read_bytes())
+    return Report.from_json(read_own(path))

@@ -22,7 +22,8 @@ from .confine import OutsideRoots, confine, confine_opened
 from .foreign import os_error
 from .text import Text
 
-__all__ = ["InputTooLarge", "NotRegularFile", "describe_read_error", "input_sha256", "read_input", "readable_name"]
+__all__ = ["OWN_FILE_LIMIT", "InputTooLarge", "NotRegularFile", "describe_read_error", "input_sha256", "read_input",
+           "read_own", "readable_name"]
 
 _CHUNK = 1024 * 1024
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
@@ -76,6 +77,22 @@ def read_input(path: str | os.PathLike, limit: int, *, roots: Sequence[Path] = (
         if len(data) > limit:
             raise InputTooLarge(max(len(data), os.fstat(descriptor).st_size), limit)
         return data
+
+
+#: Larger than any file fel-rules writes and reads back (a report, a manifest, a journal entry); only guards against
+#: a swapped device.
+OWN_FILE_LIMIT = 1 << 30
+
+
+def read_own(path: str | os.PathLike, limit: int = OWN_FILE_LIMIT) -> bytes:
+    """The bytes of a file fel-rules wrote and reads back (a journal entry, a report, a kept view, the manifest),
+    read as :func:`read_input` reads inputs: a FIFO, a device or a folder put in its place is an ``OSError`` (never
+    a read that blocks or never ends), and so is a file over ``limit`` (``EFBIG``): callers that take a damaged
+    file for a missing one need no other case."""
+    try:
+        return read_input(path, limit)
+    except InputTooLarge as exc:
+        raise OSError(errno.EFBIG, os.strerror(errno.EFBIG), os.fspath(path)) from exc
 
 
 def input_sha256(path: str | os.PathLike, limit: int, *, roots: Sequence[Path] = ()) -> str:
