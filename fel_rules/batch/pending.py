@@ -43,7 +43,7 @@ def load_view(journal: str | Path, rel: str, fingerprint: str, sha256: str | Non
         return None
     try:
         path = view_file(journal, rel)
-        data = json.loads(read_own(confine(path, roots) if roots else path))
+        data = json.loads(read_own(path, roots=roots))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("fingerprint") != fingerprint or data.get("sha256") != sha256:

@@ -544,7 +544,7 @@ def record_pdf(journal: str | Path, fingerprint: str, rel: str, digest: str | No
     """Patch the journal entry of ``rel`` with its PDF (``digest``) and the characters its font could not draw
     (``missing``), or with why it could not be written."""
     path = journal_file(journal, rel)
-    result = FileResult.from_dict(json.loads(read_own(confine(path, roots)))["result"])
+    result = FileResult.from_dict(json.loads(read_own(path, roots=roots))["result"])
     result.pdf_sha256, result.missing_glyphs = digest, list(missing)
     if error is None:
         result.pdf, result.pdf_note = output_paths(rel)[1], None

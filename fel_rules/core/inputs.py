@@ -84,13 +84,13 @@ def read_input(path: str | os.PathLike, limit: int, *, roots: Sequence[Path] = (
 OWN_FILE_LIMIT = 1 << 30
 
 
-def read_own(path: str | os.PathLike, limit: int = OWN_FILE_LIMIT) -> bytes:
+def read_own(path: str | os.PathLike, limit: int = OWN_FILE_LIMIT, *, roots: Sequence[Path] = ()) -> bytes:
     """The bytes of a file fel-rules wrote and reads back (a journal entry, a report, a kept view, the manifest),
-    read as :func:`read_input` reads inputs: a FIFO, a device or a folder put in its place is an ``OSError`` (never
-    a read that blocks or never ends), and so is a file over ``limit`` (``EFBIG``): callers that take a damaged
-    file for a missing one need no other case."""
+    read as :func:`read_input` reads inputs (inside ``roots`` when given): a FIFO, a device or a folder put in its
+    place is an ``OSError`` (never a read that blocks or never ends), and so is a file over ``limit`` (``EFBIG``):
+    callers that take a damaged file for a missing one need no other case."""
     try:
-        return read_input(path, limit)
+        return read_input(path, limit, roots=roots)
     except InputTooLarge as exc:
         raise OSError(errno.EFBIG, os.strerror(errno.EFBIG), os.fspath(path)) from exc
 
