@@ -11,7 +11,7 @@ import pytest
 
 from fel_rules.authoring.rule_cases import apply_patches
 from fel_rules.checks import CheckError, CheckInput
-from fel_rules.checks.expression import ExpressionCheck
+from fel_rules.checks.expression import ExpressionCheck, _convert
 from fel_rules.core.money import MONEY_CONTEXT
 from fel_rules.document.parse import parse_xml
 from fel_rules.document.schema import strip_adendas
@@ -105,3 +105,37 @@ def test_the_documents_make_rules_fail(validator):
                 for finding in outcome[1] if outcome[0] == "findings" else ():
                     kinds["unreadable" if type(finding).__name__ == "Unreadable" else "findings"] += 1
     assert kinds["findings"] > 200 and kinds["unreadable"] > 5, kinds
+
+
+def _count_bindings(validator) -> list[tuple[str, ExpressionCheck, object]]:
+    """Every binding of the shipped rules whose path is ``count(…)``, with its rule and check."""
+    return [(rule.id, rule.check, binding)
+            for rule in validator.catalog.rules if isinstance(rule.check, ExpressionCheck)
+            for binding in rule.check.bindings
+            if binding.path is not None and binding.path.lstrip().startswith("count(")]
+
+
+def test_count_bindings_are_read_without_xpath(validator):
+    bindings = _count_bindings(validator)
+    assert len(bindings) >= 5
+    without = [(rule_id, binding.name) for rule_id, _, binding in bindings
+               if not binding.needs and binding.lookup is None]
+    assert not without
+
+
+def test_count_lookups_give_what_xpath_gives(validator):
+    """A ``count(…)`` binding read through its finder gives what its XPath, read the general way, gives."""
+    compared = 0
+    for _name, data in DOCUMENTS:
+        root = parse_xml(data, max_bytes=validator.config.max_bytes).root
+        if root is None:
+            continue
+        strip_adendas(root)
+        for rule_id, check, binding in _count_bindings(validator):
+            if binding.lookup is None:
+                continue
+            for node in check.context_nodes(CheckInput(root, config=validator.config, evaluator=validator._evaluator)):
+                expected = (*_convert(binding.xpath(node), binding.spec, binding.name), None)
+                assert binding.lookup(node, {}) == expected, rule_id
+                compared += 1
+    assert compared > 500

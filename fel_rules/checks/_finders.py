@@ -52,8 +52,8 @@ from lxml import etree
 from ..core.xmlpath import children_by_tag
 
 __all__ = [
-    "AttributeValue", "Finder", "anchored_finder", "child_tag", "children_by_tag", "context_chain", "finds_nodes",
-    "path_finder", "up_tag",
+    "AttributeValue", "Finder", "anchored_finder", "child_tag", "children_by_tag", "context_chain", "finds_count",
+    "finds_nodes", "path_finder", "up_tag",
 ]
 
 #: A finder: (context element, the document's memo) → list of nodes, a number or a boolean.
@@ -98,6 +98,8 @@ def path_finder(path: str, namespaces: Mapping[str, str], *, elements_only: bool
         return None
     if kind in ("elements", "attributes"):
         _NODE_FINDERS.add(finder)
+    elif kind == "number":
+        _NUMBER_FINDERS.add(finder)
     return finder
 
 
@@ -189,6 +191,8 @@ def _groups(nodes: list, depth: int) -> dict:
 
 #: The finders that give a list of nodes (the others give a number or a boolean).
 _NODE_FINDERS: set[Finder] = set()
+#: The finders of ``count(path)``: a float holding a whole number.
+_NUMBER_FINDERS: set[Finder] = set()
 #: The finders of a path that is one child step without predicates (``dte:Precio``), and the child's tag.
 _CHILD_TAGS: dict[Finder, str] = {}
 
@@ -213,6 +217,11 @@ def child_tag(finder: Finder) -> str | None:
 def finds_nodes(finder: Finder) -> bool:
     """True when ``finder`` gives a list of nodes (a path), not a number or a boolean."""
     return finder in _NODE_FINDERS
+
+
+def finds_count(finder: Finder) -> bool:
+    """True when ``finder`` is that of ``count(path)``: it gives the number of nodes as a float."""
+    return finder in _NUMBER_FINDERS
 
 
 class _Unsupported(Exception):

@@ -43,7 +43,7 @@ from ..expressions.language import (
     parse_date,
 )
 from ._expression_runner import Runner, make_runner
-from ._finders import anchored_finder, child_tag, context_chain, path_finder, up_tag
+from ._finders import anchored_finder, child_tag, context_chain, finds_count, path_finder, up_tag
 from ._plan_runner import QuietPlan, write_quiet_plan
 from ._xpath import (
     child_path_finder,
@@ -166,8 +166,11 @@ class _Binding:
         if finders is None:
             assert self.path is not None, "a binding without a value has a path"
             find = None if self.needs else self._finder()
-            lookup = (_first_value if self.single else _all_values)(find, self.read, self.kind, self.name) \
-                if find is not None and finds_nodes(find) else None
+            lookup = None
+            if find is not None and finds_nodes(find):
+                lookup = (_first_value if self.single else _all_values)(find, self.read, self.kind, self.name)
+            elif find is not None and finds_count(find):
+                lookup = _counted(find, self.name)
             finders = self._finders = (find, lookup)
         return finders
 
@@ -223,6 +226,20 @@ def _first_value(find: Callable, read: Callable[[str], object], kind: str, name:
             unread = _Unread(text, kind, first)
             return unread, first, unread
         return value, first, None
+
+    return lookup
+
+
+def _counted(find: Callable, name: str) -> Callable:
+    """What :func:`_lookup` gives for a ``count(…)`` binding read through ``find``: the number of nodes as a Decimal
+    (the value of any binding whose XPath gives a whole number), no node, nothing unread."""
+
+    def lookup(node: etree._Element, memo: dict) -> tuple[object, object, _Unread | None]:
+        try:
+            found = find(node, memo)
+        except Exception as exc:  # noqa: BLE001 - becomes the rule's CheckError, as an XPath failure does
+            raise _finder_failed(name, exc) from exc
+        return Decimal(int(found)), None, None
 
     return lookup
 
