@@ -41,12 +41,15 @@ _TAGS: dict[str, dict[str, tuple[str, str]]] = {}
 
 
 class _Reader:
-    """Child lookup and located values within one namespace, building XPaths as it goes."""
+    """Child lookup and located values within one namespace, building XPaths as it goes. The children index of
+    the element read last is kept at hand: a record's fields are read from one element, one after the other."""
 
     def __init__(self, namespace: str, memo: dict | None = None) -> None:
         self.ns = namespace
         self._tags = _TAGS.setdefault(namespace, {})  # (Clark name, prefixed name) of each local name
         self._memo = {} if memo is None else memo  # each element's children by tag (core.xmlpath.children_by_tag)
+        self._parent: etree._Element | None = None  # the element whose children index is at hand
+        self._children: dict = {}
 
     def tag(self, local: str) -> str:
         return self._names(local)[0]
@@ -58,12 +61,19 @@ class _Reader:
             names = self._tags[local] = (clark, prefixed(clark))
         return names
 
+    def _first(self, parent: etree._Element, clark: str) -> etree._Element | None:
+        """``parent``'s first child ``clark`` (from its children index, kept at hand for the next field)."""
+        if parent is not self._parent:
+            self._children = children_by_tag(parent, self._memo)
+            self._parent = parent
+        found = self._children.get(clark)
+        return found[0] if found else None
+
     def child(self, parent: etree._Element | None, path: str, local: str) -> tuple[etree._Element | None, str]:
         if parent is None:
             return None, ""
         clark, step = self._names(local)
-        found = children_by_tag(parent, self._memo).get(clark)
-        return (found[0] if found else None), f"{path}/{step}"
+        return self._first(parent, clark), f"{path}/{step}"
 
     def children(self, parent: etree._Element | None, path: str, local: str) -> list[tuple[etree._Element, str]]:
         if parent is None:
@@ -84,17 +94,25 @@ class _Reader:
         return build(Text, {"xpath": f"{path}/@{name}", "line": element.sourceline, "value": value})
 
     def text(self, parent: etree._Element | None, path: str, local: str) -> Text | None:
-        element, xpath = self.child(parent, path, local)
+        if parent is None:
+            return None
+        clark, step = self._names(local)
+        element = self._first(parent, clark)
         if element is None:
             return None
-        return build(Text, {"xpath": xpath, "line": element.sourceline, "value": (element.text or "").strip(XML_SPACE)})
+        return build(Text, {"xpath": f"{path}/{step}", "line": element.sourceline,
+                            "value": (element.text or "").strip(XML_SPACE)})
 
     def amount(self, parent: etree._Element | None, path: str, local: str) -> Amount | None:
-        element, xpath = self.child(parent, path, local)
+        if parent is None:
+            return None
+        clark, step = self._names(local)
+        element = self._first(parent, clark)
         if element is None:
             return None
         raw = (element.text or "").strip(XML_SPACE)
-        return build(Amount, {"xpath": xpath, "line": element.sourceline, "raw": raw, "value": parse_decimal(raw)})
+        return build(Amount, {"xpath": f"{path}/{step}", "line": element.sourceline, "raw": raw,
+                              "value": parse_decimal(raw)})
 
 
 def extract_facts(root: etree._Element, *, lines: bool = True, memo: dict | None = None) -> Documento | Anulacion:
