@@ -6,6 +6,7 @@ The per-file functions run in this process (an executor that runs them in turn),
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from pathlib import Path
@@ -112,23 +113,48 @@ def test_resume_after_the_first_pass_renders_from_the_kept_view(monkeypatch, tmp
     assert calls.pdfs_removed == []
 
 
-def test_a_view_of_other_bytes_is_not_used(monkeypatch, tmp_path):
-    """An input changed between the first pass and its PDF is validated again (the kept view is stale)."""
+def _changed_before_its_pdf(monkeypatch, tmp_path, change) -> tuple[Calls, dict]:
+    """A batch whose input ``a-factura.xml`` (valid, its PDF waiting for the cross-document rules) is changed by
+    ``change(path)`` after the first pass, before its PDF: the calls and its manifest entry."""
     fill(tmp_path / "in")
-    stale = []
+    source = tmp_path / "in" / "a-factura.xml"
+    judged = hashlib.sha256(source.read_bytes()).hexdigest()
 
     def change_input_then_reconcile(briefs, out_dir, journal, render):
-        source = tmp_path / "in" / "a-factura.xml"
-        source.write_bytes(source.read_bytes().replace(b"Cemento gris", b"Cemento blanco"))
-        stale.append(True)
+        change(source)
         return reconcile(briefs, out_dir, journal, render)
 
     reconcile = runner._reconcile_pdfs
     calls = Calls(monkeypatch)
     monkeypatch.setattr(runner, "_reconcile_pdfs", change_input_then_reconcile)
-    _run(tmp_path)
-    assert stale and calls.validated["a-factura.xml"] == 2
-    assert calls.validated["c-nota-correcta.xml"] == 1
+    result = _run(tmp_path)
+    entry = next(e for e in json.loads(result.path.read_text())["entries"] if e["path"] == "a-factura.xml")
+    assert result.exit_code == 2 and entry["sha256"] == judged  # the verdict stays that of the bytes it judged
+    return calls, entry
+
+
+def test_a_changed_input_gets_no_pdf_of_content_that_was_not_judged(monkeypatch, tmp_path):
+    """An input changed between the first pass and its PDF: the kept view is stale, the input is validated again,
+    and since its bytes are not those its verdict judged, no PDF is printed; the entry says why."""
+    calls, entry = _changed_before_its_pdf(
+        monkeypatch, tmp_path, lambda source: source.write_bytes(source.read_bytes().replace(b"Cemento gris",
+                                                                                             b"Cemento blanco")))
+    assert calls.validated["a-factura.xml"] == 2 and calls.validated["c-nota-correcta.xml"] == 1
+    assert entry["pdf"] is None and "a-factura.xml" not in {path.name for path in calls.pdfs_written}
+    assert not (tmp_path / "out" / "a-factura.pdf").exists()
+    assert "cambió después de validarse" in entry["error"]
+
+
+def test_an_input_swapped_for_another_valid_invoice_gets_no_pdf(monkeypatch, tmp_path):
+    """Swapped for another document that is valid on its own: still not the content the verdict is about."""
+    other = (tmp_path / "other.xml")
+    other.write_bytes(Path(__file__).resolve().parent.parent.joinpath("examples", "factura-certificada.xml")
+                      .read_bytes())
+    calls, entry = _changed_before_its_pdf(monkeypatch, tmp_path, lambda source: source.write_bytes(
+        other.read_bytes()))
+    assert Validator().validate_path(other).valid  # (the swapped-in document is valid on its own)
+    assert entry["pdf"] is None and not (tmp_path / "out" / "a-factura.pdf").exists()
+    assert sum(calls.rendered.values()) == 2  # h-anidada (in the first pass) and c-nota-correcta: nothing else
 
 
 class _Stopped(Exception):

@@ -467,23 +467,41 @@ def write_output(path: Path, data: bytes, roots: tuple[Path, ...], owned, *, dur
     return hashlib.sha256(data).hexdigest()
 
 
+class InputChanged(Exception):
+    """The input of a task is no longer the content its recorded verdict judged: no PDF is made of it."""
+
+
 def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> WrittenPdf:
     """Render the PDF of ``task`` and write it atomically. From the given facts and report, else
     from the view its first pass kept (:mod:`.pending`), else by validating the input again (no view kept:
-    an earlier run's entry, a failed write, an input changed since)."""
+    an earlier run's entry, a failed write). A PDF shows only the content its journal entry judged valid: an input
+    whose bytes are no longer those (changed since it was validated) or that is not valid when validated again
+    raises :class:`InputChanged`."""
     if facts is not None and report is not None:
         return _write_pdf(task, _view(task, facts, report))
     view = _kept_view(task)
     if view is None:
         report, found = validator_for(task.config).inspect_path(task.source_path(), name=task.rel,
                                                                 roots=task.allowed)
-        if not isinstance(found, Documento):  # the input changed since it was validated
-            raise ValueError(f"{task.rel} ya no es un DTE imprimible / is no longer a printable DTE")
+        judged = _judged_sha256(task)
+        if judged is None or report.document.sha256 != judged or not report.valid or not isinstance(found, Documento):
+            raise InputChanged(task.rel)
         view = _view(task, found, report)
     written = _write_pdf(task, view)
     if task.journal:
         drop_view(task.journal, task.rel, task.allowed)
     return written
+
+
+def _judged_sha256(task: FileTask) -> str | None:
+    """The sha256 of the content the journal entry of ``task`` records a verdict for (``None``: no entry)."""
+    if not task.journal:
+        return None
+    try:
+        entry = json.loads(read_own(journal_file(task.journal, task.rel), roots=task.allowed))
+        return FileResult.from_dict(entry["result"]).sha256
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _view(task: FileTask, facts: Documento, report: Report):
@@ -563,6 +581,8 @@ def render_task(task: FileTask) -> tuple[str, WrittenPdf | None, str | None]:
             written = render_pdf(task)
     except FileTimeLimit as exc:
         return task.rel, None, time_limit_error(exc.seconds, task.config.get("lang", "es"))
+    except InputChanged:
+        return task.rel, None, task.say(Text.of("batch.input_changed", path=task.rel))
     except OSError as exc:
         return task.rel, None, _write_error(Text("batch.the_pdf"), output_paths(task.rel)[1], exc, task)
     except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
