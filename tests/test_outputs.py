@@ -196,6 +196,59 @@ def test_output_folder_is_held_by_one_batch_at_a_time(tmp_path, capsys):
     assert manifest["summary"]["files"] == len(manifest["entries"]) == 3
 
 
+_TRY_LOCK = """
+import sys
+from pathlib import Path
+from fel_rules.batch import BatchError
+from fel_rules.batch.lock import exclusive
+try:
+    with exclusive(Path(sys.argv[1]), ()):
+        pass
+except BatchError:
+    sys.exit(3)
+"""
+
+
+def _other_process_may_hold(out: Path) -> bool:
+    """Whether another process could take the batch lock of ``out`` now (it takes it and lets it go)."""
+    done = subprocess.run([sys.executable, "-c", _TRY_LOCK, str(out)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode in (0, 3), done.stderr
+    return done.returncode == 0
+
+
+def test_reading_the_lock_file_does_not_release_the_lock(tmp_path):
+    """A tool of the process that runs a batch may be asked to read ``OUT/.fel-rules/lock`` (an MCP call naming
+    it): opening and closing that file must not let another batch into the folder."""
+    from fel_rules.batch.lock import exclusive
+    from fel_rules.core.inputs import read_input
+
+    out = tmp_path / "salida"
+    with exclusive(out, ()):
+        assert read_input(out / ".fel-rules" / "lock", 1024) == b""
+        os.close(os.open(out / ".fel-rules" / "lock", os.O_RDONLY))
+        assert not _other_process_may_hold(out)
+    assert _other_process_may_hold(out)
+
+
+def test_a_forked_child_does_not_keep_the_lock(tmp_path):
+    """A process forked while a batch holds its folder (a worker, or a pool the MCP server keeps) does not hold the
+    folder once the batch is over."""
+    from fel_rules.batch.lock import exclusive
+
+    out = tmp_path / "salida"
+    with exclusive(out, ()):
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the child only waits to be killed
+            signal.pause()
+            os._exit(0)
+    try:
+        assert _other_process_may_hold(out)
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+
+
 def test_outputs_behave_like_normal_files(tmp_path):
     """The umask's permissions (0644 under 022), still written atomically; ``--out carpeta/`` is a folder."""
     previous = os.umask(0o022)
