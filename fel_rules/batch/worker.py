@@ -476,15 +476,15 @@ def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> W
     from the view its first pass kept (:mod:`.pending`), else by validating the input again (no view kept:
     an earlier run's entry, a failed write). A PDF shows only the content its journal entry judged valid: an input
     whose bytes are no longer those (changed since it was validated) or that is not valid when validated again
-    raises :class:`InputChanged`."""
+    raises :class:`InputChanged` (a task without a journal has no verdict yet: the new one must be valid)."""
     if facts is not None and report is not None:
         return _write_pdf(task, _view(task, facts, report))
     view = _kept_view(task)
     if view is None:
         report, found = validator_for(task.config).inspect_path(task.source_path(), name=task.rel,
                                                                 roots=task.allowed)
-        judged = _judged_sha256(task)
-        if judged is None or report.document.sha256 != judged or not report.valid or not isinstance(found, Documento):
+        judged = report.document.sha256 if not task.journal else _judged_sha256(task)  # (no journal: no verdict yet)
+        if report.document.sha256 != judged or not report.valid or not isinstance(found, Documento):
             raise InputChanged(task.rel)
         view = _view(task, found, report)
     written = _write_pdf(task, view)
