@@ -205,6 +205,11 @@ CASES: list[Case] = [
          _write("atributos.xml", _replace(b"<dte:DatosGenerales ", b"<dte:DatosGenerales "
                                           + b" ".join(b'a%d="x"' % n for n in range(2000)) + b" ")),
          "FEL-XML-09", 2, "refused before the schema (limit 100 attributes per element, Config.max_attributes)"),
+    # work without bounds: the schema engine's explanation of unexpected children grows with the square of their number
+    Case("64000-children", "64,000 unexpected empty elements in dte:DatosEmision (260 kB)",
+         _write("hijos.xml", _replace(b'<dte:DatosEmision ID="DatosEmision">',
+                                      b'<dte:DatosEmision ID="DatosEmision">' + b"<a/>" * 64_000)),
+         "FEL-XML-11", 2, "refused before the schema (limit: as many children as items, 9,999, --max-items)"),
     # valid documents that strain the renderer: SAT allows a 10,000-character description
     Case("long-description", "A 9,975-character item description (SAT's limit: 10,000)", _long_description,
          None, 0, "valid; the PDF splits the description across pages"),

@@ -40,7 +40,7 @@ from ..core.catalogue import MESSAGES, error_texts
 from ..core.config import DEFAULT_MAX_SCHEMA_ERRORS
 from ..core.errors import SchemaSetError
 from ..core.foreign import evaluation, xml_syntax
-from ..core.namespaces import DS, DTE, DTE_ANULACION
+from ..core.namespaces import DS, DTE, DTE_ANULACION, prefixed
 from ..core.report import SchemaInfo, Severity, StageStatus
 from ..core.resources import BUILTIN_XSD_DIR, tree_digest
 from ..core.text import Text
@@ -318,9 +318,13 @@ def check_schema(
         return passed
     if source is not None and _quick_pass(schema_set, source, presignature):
         return passed
+    from .schema_budget import ErrorBudget  # (imports xmlschema: only documents that need it pay)
+
     findings: list[Finding] = []
+    budget = ErrorBudget(max_errors + 1)  # (bounded work: see schema_budget)
     try:
-        errors = schema_set.schema.iter_errors(root, extra_validator=lexical_errors)  # type: ignore[attr-defined]
+        errors = schema_set.schema.iter_errors(root, extra_validator=lexical_errors,  # type: ignore[attr-defined]
+                                               validation_hook=budget)
         if presignature:
             errors = (error for error in errors if not _is_missing_signature(error, root))
         errors = list(islice(errors, max_errors + 1))
@@ -329,19 +333,28 @@ def check_schema(
     except Exception as exc:  # noqa: BLE001 - a validator crash must become a finding, never a traceback
         return SchemaCheck("error", [Finding(id="FEL-XSD-03", values={"detail": evaluation(exc)},
                                              detail=f"{type(exc).__name__}: {exc}")])
-    for error in errors[:max_errors]:
+    crowded = [_crowded_finding(element, count) for element, count in budget.crowded[:max_errors]]
+    for error in errors[:max_errors - len(crowded)]:
         try:
             findings.append(describe_error(error))
         except Exception as exc:  # noqa: BLE001 - an odd error object still becomes a finding
             said = f"{getattr(error, 'reason', error)} ({type(exc).__name__}: {exc})"
             unreadable = Text.of("xsd.unreadable", where=Text("xsd.the_document"))
             findings.append(Finding(id="FEL-XSD-01", values={"detail": unreadable}, detail=said))
-    if len(errors) > max_errors:
-        findings.append(Finding(id="FEL-XSD-05", values={"shown": max_errors}))
+    findings += crowded
+    if len(errors) + len(budget.crowded) > max_errors or budget.stopped:
+        findings.append(Finding(id="FEL-XSD-05", values={"shown": len(findings)}))
     if presignature:
         findings.append(_at_root("FEL-XSD-02", root))
     failed = any(MESSAGES.entry(finding.id).severity == Severity.ERROR for finding in findings)
     return SchemaCheck("failed" if failed else "passed", findings)
+
+
+def _crowded_finding(element: etree._Element, count: int) -> Finding:
+    """An element skipped by the error budget: how many children or attributes it has that the schema does not admit
+    there (FEL-XSD-06)."""
+    return Finding(id="FEL-XSD-06", xpath=element_xpath(element), line=element.sourceline,
+                   values={"element": prefixed(element.tag), "line": element.sourceline, "count": count})
 
 
 def _is_presignature(root: etree._Element) -> bool:
@@ -366,13 +379,17 @@ def _quick_pass(schema_set: SchemaSet, source: bytes, presignature: bool) -> boo
     except ElementTree.ParseError:
         return False
     strip_adendas(quick_root)  # works on ElementTree elements too
+    from .schema_budget import ErrorBudget  # (imports xmlschema: only documents that need it pay)
+
+    budget = ErrorBudget(0)  # the first certain error decides (bounded work: see schema_budget)
     try:
-        for error in schema_set.schema.iter_errors(quick_root, extra_validator=lexical_errors):  # type: ignore[attr-defined]
+        for error in schema_set.schema.iter_errors(quick_root, extra_validator=lexical_errors,  # type: ignore[attr-defined]
+                                                   validation_hook=budget):
             if not presignature or not _is_missing_signature(error, quick_root):
                 return False
     except Exception:  # noqa: BLE001 - let the detailed pass report it
         return False
-    return True
+    return not budget.certain
 
 
 def _at_root(id: str, root: etree._Element, **values: object) -> Finding:

@@ -1,0 +1,108 @@
+"""Bounded work for the schema engine that explains errors (fel_rules.document.schema_budget): what it counts as a
+certain error is one, and a document made of such errors costs the explanation a bounded number of errors."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from xmlschema.validators.validation import ValidationContext
+
+from fel_rules import Config, Validator
+from fel_rules.document.parse import parse_xml
+from fel_rules.document.schema import builtin_schema_set, strip_adendas
+from fel_rules.document.schema_budget import CROWDED, certain_errors
+from fel_rules.document.schema_lexical import lexical_errors
+
+from .conftest import EXAMPLES
+from .test_quick_checks import DOCUMENTS
+
+FACT = (EXAMPLES / "factura-fact.xml").read_bytes()
+_ITEM = re.compile(rb"<dte:Item .*?</dte:Item>", re.S)
+
+
+def _items(count: int, inside: bytes = b"", attributes: bytes = b"") -> bytes:
+    """FACT with ``count`` copies of its first item, each with ``inside`` as its first children and ``attributes``."""
+    item = _ITEM.search(FACT).group(0)
+    opened = item.index(b">")
+    bad = item[:opened] + attributes + b">" + inside + item[opened + 1:]
+    return FACT.replace(item, b"".join(bad.replace(b'NumeroLinea="1"', b'NumeroLinea="%d"' % n)
+                                       for n in range(1, count + 1)), 1)
+
+
+def _schema_errors(data: bytes) -> tuple[list, dict]:
+    """xmlschema's errors on ``data`` (as check_schema's reference pass sees the tree) and the certain errors the
+    budget counts per element, without skipping or stopping anything."""
+    root = parse_xml(data, max_bytes=10**8).root
+    strip_adendas(root)
+    certain: dict = {}
+
+    def count(element, declaration) -> bool:
+        if (found := certain_errors(element, declaration)):
+            certain[element] = found
+        return False
+
+    schema = builtin_schema_set().schema
+    return list(schema.iter_errors(root, extra_validator=lexical_errors, validation_hook=count)), certain
+
+
+@pytest.mark.parametrize(("name", "data"), DOCUMENTS, ids=[name for name, _ in DOCUMENTS])
+def test_a_certain_error_is_an_error(name, data):
+    """Never a certain error where the reference engine finds none (the budget never touches a valid document)."""
+    if parse_xml(data, max_bytes=10**8).root is None:
+        pytest.skip("not XML")
+    errors, certain = _schema_errors(data)
+    assert errors or not certain, certain
+
+
+def test_the_shipped_examples_have_no_certain_error():
+    for path in sorted(EXAMPLES.glob("*.xml")):
+        assert _schema_errors(path.read_bytes())[1] == {}, path.name
+
+
+def test_children_the_model_does_not_admit_are_counted():
+    _, certain = _schema_errors(_items(2, inside=b"<a/>" * 3 + b"<dte:Cantidad>1</dte:Cantidad>"))
+    assert sorted(certain.values()) == [4, 4]  # three <a/> and a second dte:Cantidad in each item
+    _, certain = _schema_errors(_items(1, attributes=b' x="1" y="2"'))
+    assert list(certain.values()) == [2]
+
+
+def _built_errors(monkeypatch) -> list:
+    """The errors xmlschema builds from now on (one entry each)."""
+    built: list = []
+    original = ValidationContext.validation_error
+
+    def counted(context, *args, **kwargs):
+        built.append(None)
+        return original(context, *args, **kwargs)
+
+    monkeypatch.setattr(ValidationContext, "validation_error", counted)
+    return built
+
+
+def test_crowded_items_are_not_explained_child_by_child(monkeypatch):
+    """20 items with 2,000 unexpected children each: 40,000 errors to build one by one (each found by indexing its
+    parent's children), for a report that shows 200. The first item is said in one finding and validation stops."""
+    built = _built_errors(monkeypatch)
+    report = Validator(Config(schema_engine="xmlschema")).validate_bytes(_items(20, inside=b"<a/>" * 2_000))
+    schema = [issue for issue in report.issues if issue.stage == "schema"]
+    crowded = [issue for issue in schema if issue.rule_id == "FEL-XSD-06"]
+    assert [issue.message for issue in crowded] == [
+        "El elemento dte:Item (línea 29) tiene 2000 elementos hijos o atributos que el esquema no admite ahí; no se "
+        "detallan uno por uno."]
+    assert any(issue.rule_id == "FEL-XSD-05" for issue in schema) and not report.valid
+    assert len(built) < 2 * CROWDED
+
+
+def test_many_elements_with_a_few_errors_each_stop_once_the_report_is_full(monkeypatch):
+    """2,000 items with 30 unexpected attributes each (under the crowded mark): explained until the report has its
+    200 errors, then validation stops."""
+    built = _built_errors(monkeypatch)
+    attributes = b"".join(b' a%d="x"' % n for n in range(30))
+    report = Validator(Config(schema_engine="xmlschema")).validate_bytes(_items(2_000, attributes=attributes))
+    schema = [issue for issue in report.issues if issue.stage == "schema"]
+    assert sum(1 for issue in schema if issue.rule_id == "FEL-XSD-01") == 200
+    notice = next(issue for issue in schema if issue.rule_id == "FEL-XSD-05")
+    assert notice.message.startswith("El documento tiene más de 200 errores de esquema")
+    assert len(built) < 300  # not 60,000
+
