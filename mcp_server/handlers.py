@@ -184,7 +184,7 @@ def batch(args: SimpleNamespace, ctx: ToolContext) -> tuple[dict, str]:
         result = fel_rules.run_batch(options)
     except BatchCancelled as exc:
         raise ToolFailure(str(exc)) from exc
-    problems = _problems(result.path)
+    problems = _problems(result)
     s = result.summary
     output = BatchOutput(ok=s.errors == 0, count=s.files, out_dir=str(out), manifest_path=str(result.path),
                          report_html=str(result.report_html), ledger_csv=str(result.ledger_csv), summary=s,
@@ -194,19 +194,20 @@ def batch(args: SimpleNamespace, ctx: ToolContext) -> tuple[dict, str]:
                                                                where=str(result.path)))
 
 
-def _problems(manifest_path: Path) -> list:
+def _problems(result: fel_rules.BatchResult) -> list:
     """Every entry of the manifest that is not valid, with its first error (read from its report), and every valid
-    one whose PDF has warnings."""
-    from fel_rules import Manifest, first_error
+    one whose PDF has warnings. The manifest and the reports are read as a batch reads back what it wrote: regular
+    files only, judged inside the roots once open."""
+    from fel_rules import first_error
 
     from .tools import BatchProblem
 
-    manifest = Manifest.model_validate_json(manifest_path.read_text(encoding="utf-8"))
+    manifest, roots = result.manifest, result.roots
     problems = []
     for entry in manifest.entries:
         if not entry.valid or entry.error:
             unread = (None, render_text(Text("mcp.report_unreadable")))
-            rule_id, message = first_error(manifest_path.parent, entry) or unread
+            rule_id, message = first_error(result.path.parent, entry, roots=roots) or unread
         elif entry.pdf_warnings:
             rule_id, message = None, entry.pdf_warnings[0]
         else:

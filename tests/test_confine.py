@@ -192,3 +192,27 @@ def test_a_logo_out_of_the_roots_is_never_printed(tree, tmp_path):
         run_batch(BatchOptions(input_dir=root / "in", out_dir=root / "out", render_settings=settings,
                                roots=(root,), progress=False))
     assert not (root / "out").exists()
+
+
+def test_what_a_batch_reads_back_for_a_tool_stays_inside_the_roots(tree, tmp_path):
+    """The first error of an invalid entry and the manifest itself, read back for an MCP host, are judged inside
+    the roots once open: a report or a manifest swapped for a link to a file outside is not read."""
+    import json
+
+    from fel_rules.batch import BatchResult
+    from fel_rules.batch.manifest import Entry, Summary, first_error
+
+    outside = tree / "a" / "afuera.json"
+    outside.write_text(json.dumps({"issues": [{"severity": "error", "rule_id": "SECRETO", "message": "x"}]}))
+    out = tree / "salida"
+    out.mkdir()
+    os.symlink(outside, out / "f.report.json")
+    entry = Entry(path="f.xml", sha256=None, valid=False, complete=True,
+                  counts={"error": 1, "warning": 0, "info": 0}, report="f.report.json", pdf=None)
+    assert first_error(out, entry) == ("SECRETO", "x")  # (no roots: anywhere)
+    assert first_error(out, entry, roots=[out]) is None  # (as a report that can no longer be read)
+    os.symlink(outside, out / "manifest.json")
+    result = BatchResult(out / "manifest.json", Summary(files=0, valid=0, invalid=0, errors=0, rendered=0), 0,
+                         (out,))
+    with pytest.raises(OutsideRoots):
+        result.manifest  # noqa: B018

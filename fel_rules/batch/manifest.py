@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
@@ -92,16 +93,16 @@ class Manifest(_Model):
         return json.dumps(data, ensure_ascii=False, indent=2)
 
 
-def first_error(out_dir: Path, entry: Entry) -> tuple[str | None, str] | None:
+def first_error(out_dir: Path, entry: Entry, *, roots: Sequence[Path] = ()) -> tuple[str | None, str] | None:
     """What is first wrong with the document of ``entry``: (rule id, message) of the first error of the report
     the batch wrote in ``out_dir``, or (None, why it could not be processed); ``None`` for a valid document
-    (or a report that can no longer be read)."""
+    (or a report that can no longer be read, or, with ``roots``, one that is not inside them once open)."""
     if entry.error:
         return None, entry.error
     if entry.valid or entry.report is None:
         return None
     try:
-        issues = json.loads(read_own(out_dir / entry.report)).get("issues", [])
+        issues = json.loads(read_own(out_dir / entry.report, roots=roots)).get("issues", [])
     except (OSError, ValueError, AttributeError):
         return None
     first = next((i for i in issues if isinstance(i, dict) and i.get("severity") == "error"), None)

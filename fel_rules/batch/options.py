@@ -53,11 +53,12 @@ class BatchOptions:
 class BatchResult:
     """Where the manifest (and beside it the page and the ledger) was written, its summary, and the exit code
     (0 all valid, 1 some invalid, 2 some could not be processed). :attr:`manifest` reads the whole manifest back
-    when asked for."""
+    when asked for (judged inside the batch's ``roots`` once open, when it had any)."""
 
     path: Path
     summary: Summary
     exit_code: int
+    roots: tuple[Path, ...] = ()
 
     @property
     def report_html(self) -> Path:
@@ -72,4 +73,4 @@ class BatchResult:
     @cached_property
     def manifest(self) -> Manifest:
         """The manifest as written."""
-        return Manifest.model_validate_json(read_own(self.path))
+        return Manifest.model_validate_json(read_own(self.path, roots=self.roots))

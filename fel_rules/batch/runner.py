@@ -88,7 +88,7 @@ def _run(batch: BatchRun) -> BatchResult:
     finally:
         progress.close()
     executor.close()
-    return BatchResult(batch.manifest_path, summary, _exit_code(summary))
+    return BatchResult(batch.manifest_path, summary, _exit_code(summary), batch.roots)
 
 
 def _clear_output_folder(batch: BatchRun) -> None:
