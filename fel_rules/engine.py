@@ -81,6 +81,9 @@ _EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
 #: (compiled once; libxml2 walks the attribute axis, never counting every element's attributes nor testing
 #: elements without any).
 _CROWDED = etree.XPath("(//@*[$limit + 1]/..)[1]")
+#: The fewest child elements of one element refused (FEL-XML-11) whatever the limit of items: a small
+#: ``--max-items`` is about lines, not about the header's elements.
+CHILDREN_FLOOR = 1000
 #: The first element with more child elements than ``$limit`` (libxml2 counts each element's children once).
 _CROWDED_CHILDREN = etree.XPath("(//*[count(*) > $limit])[1]")
 #: How many documents :meth:`Validator.inspect_many` takes through the pipeline's stages together: the gain levels
@@ -445,11 +448,12 @@ class Validator:
 
     def _crowded(self, root, source: bytes) -> Finding | None:
         """The finding refusing a document (its adendas stripped) with an element of more child elements than a
-        document may have items: none in the FEL schemas has more (the dte:Item of dte:Items). The schema engine's
+        document may have items (:data:`CHILDREN_FLOOR` at least): none in the FEL schemas has more (the dte:Item of
+        dte:Items, the rows of a complement; an element of fixed content has fewer than twenty). The schema engine's
         explanation of unexpected children grows with the square of their number (64,000 empty ones, 260 kB: 43 s).
         ``source``: the bytes ``root`` was parsed from; no element can have more children than the bytes have ``<``,
         so a document with fewer is not searched."""
-        limit = self.config.max_items
+        limit = max(self.config.max_items, CHILDREN_FLOOR)
         if (source.count(b"<") <= limit
                 and (root.getroottree().docinfo.encoding or "UTF-8").upper() in _ASCII_EQUALS):
             return None

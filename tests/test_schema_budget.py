@@ -68,7 +68,9 @@ def test_children_the_model_does_not_admit_are_counted():
 
 
 def _built_errors(monkeypatch) -> list:
-    """The errors xmlschema builds from now on (one entry each)."""
+    """The errors xmlschema builds from now on (one entry each), the schema compiled first (its own checks build
+    some)."""
+    builtin_schema_set().schema  # noqa: B018
     built: list = []
     original = ValidationContext.validation_error
 
@@ -106,3 +108,58 @@ def test_many_elements_with_a_few_errors_each_stop_once_the_report_is_full(monke
     assert notice.message.startswith("El documento tiene más de 200 errores de esquema")
     assert len(built) < 300  # not 60,000
 
+
+
+def _exports(typed: int, bad: bool) -> bytes:
+    """The export example with ``typed`` more export complements whose cex:aduanaSalida (declared xs:string) has
+    ``xsi:type`` glp:CustomsDeclarationType, a string type that adds the attribute ``codigo`` (schema-valid), then,
+    with ``bad``, one complement holding an element the schema does not know."""
+    source = (EXAMPLES / "factura-exportacion.xml").read_text(encoding="utf-8")
+    namespaces = ('xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+                  'xmlns:glp="http://www.sat.gob.gt/face2/ComplementoGasLicuadoPetroleo/0.1.0" ')
+    source = source.replace("<dte:GTDocumento ", "<dte:GTDocumento " + namespaces, 1)
+    start = source.index("<dte:Complemento IDComplemento")
+    end = source.index("</dte:Complemento>") + len("</dte:Complemento>")
+    complement = source[start:end]
+    with_type = complement.replace("<cex:aduanaSalida>",
+                                   '<cex:aduanaSalida xsi:type="glp:CustomsDeclarationType" codigo="1">')
+    tail = complement.replace("<cex:LugarExpedicion>", "<cex:NoSuchElement/><cex:LugarExpedicion>") if bad else ""
+    return (source[:start] + complement + with_type * typed + tail + source[end:]).encode()
+
+
+@pytest.mark.parametrize("engine", ["auto", "xmlschema"])
+def test_an_element_with_xsi_type_has_no_certain_error(engine):
+    """Its type is not the declaration's: its attributes are not counted, and a real error after many such
+    elements is still found."""
+    _, certain = _schema_errors(_exports(3, bad=False))
+    assert certain == {}
+    validator = Validator(Config(schema_engine=engine))
+    assert validator.validate_bytes(_exports(250, bad=False)).valid
+    report = validator.validate_bytes(_exports(250, bad=True))
+    assert not report.valid and "FEL-XSD-01" in {issue.rule_id for issue in report.issues}
+
+
+def test_children_a_wildcard_takes_once_are_counted_beyond_once(monkeypatch):
+    """dte:Complemento takes one element of any namespace: 2,000 more are certain errors, said in one finding."""
+    built = _built_errors(monkeypatch)
+    complement = b"<dte:Complemento"
+    source = (EXAMPLES / "factura-exportacion.xml").read_bytes()
+    opened = source.index(b">", source.index(complement)) + 1
+    report = Validator(Config(schema_engine="xmlschema")).validate_bytes(
+        source[:opened] + b"<a/>" * 2_000 + source[opened:])
+    assert [issue.rule_id for issue in report.issues if issue.rule_id.startswith("FEL-XSD-0")].count("FEL-XSD-06") == 1
+    assert not report.valid and len(built) < 2 * CROWDED
+
+
+def test_a_stop_without_an_error_is_never_a_pass(monkeypatch):
+    """Were the budget ever to count as certain what the engine does not report, the document stays without a
+    verdict rather than valid: the rest of it was not validated."""
+    from fel_rules.document import schema_budget
+
+    monkeypatch.setattr(schema_budget, "certain_errors", lambda element, declaration: 1)
+    root = parse_xml(FACT, max_bytes=10**8).root
+    strip_adendas(root)
+    from fel_rules.document.schema import check_schema
+
+    checked = check_schema(builtin_schema_set(), root, source=FACT, engine="xmlschema", max_errors=5)
+    assert checked.status == "error" and checked.findings[-1].id == "FEL-XSD-03"

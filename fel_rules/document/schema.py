@@ -347,6 +347,9 @@ def check_schema(
     if presignature:
         findings.append(_at_root("FEL-XSD-02", root))
     failed = any(MESSAGES.entry(finding.id).severity == Severity.ERROR for finding in findings)
+    if budget.stopped and not failed:  # (never a pass when the rest of the document was not validated)
+        return SchemaCheck("error", [*findings, Finding(id="FEL-XSD-03",
+                                                        values={"detail": Text("xsd.stopped_unreported")})])
     return SchemaCheck("failed" if failed else "passed", findings)
 
 

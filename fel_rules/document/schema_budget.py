@@ -15,7 +15,10 @@ are schema errors whatever else the element holds, so the verdict is never in do
   there are more, FEL-XSD-05).
 
 Counts are upper bounds of what a content model admits (every particle at its ``maxOccurs``, a choice as if each of
-its branches could be taken), so the certain errors are never more than xmlschema would report.
+its branches could be taken; children its wildcards may take against all their occurrences together), and an element
+with ``xsi:type`` is not counted (its type is not the declaration's), so the certain errors are errors of the
+document. A validation the budget stopped, or that skipped an element, never passes: :func:`~.schema.check_schema`
+says so when no error was found before the stop.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ CROWDED = 50
 
 _UNBOUNDED = float("inf")
 _XSI = "{http://www.w3.org/2001/XMLSchema-instance}"
+_XSI_TYPE = _XSI + "type"
 
 
 class ErrorBudget:
@@ -63,7 +67,11 @@ class ErrorBudget:
 
 def certain_errors(element: Any, declaration: XsdElement) -> int:
     """The errors ``element`` certainly has against ``declaration``: children beyond what its content model admits
-    of their tag, and undeclared attributes."""
+    of their tag (children its wildcards may take count against all the wildcards' occurrences together), and
+    undeclared attributes. An element with ``xsi:type`` is validated against a type the declaration does not say
+    (its attributes, its content): nothing is certain about it."""
+    if _XSI_TYPE in element.attrib:
+        return 0
     children, attributes = _admitted(declaration)
     errors = 0
     if len(element):
@@ -74,51 +82,60 @@ def certain_errors(element: Any, declaration: XsdElement) -> int:
             for child in element:
                 tag = child.tag
                 counts[tag] = counts.get(tag, 0) + 1
-            maxima, wildcards = children
+            maxima, wildcards, taken_by_wildcards = children
+            left_to_wildcards = 0.0
             for tag, count in counts.items():
                 if not isinstance(tag, str):  # (a comment, a PI or an entity: not an element)
                     continue
-                admitted = maxima.get(tag)
-                if admitted is None:
-                    admitted = _UNBOUNDED if any(wildcard.is_matching(tag) for wildcard in wildcards) else 0
-                if count > admitted:
-                    errors += int(count - admitted)
+                beyond = count - maxima.get(tag, 0)
+                if beyond <= 0:
+                    continue
+                if any(wildcard.is_matching(tag) for wildcard in wildcards):
+                    left_to_wildcards += beyond
+                else:
+                    errors += int(beyond)
+            if left_to_wildcards > taken_by_wildcards:
+                errors += int(left_to_wildcards - taken_by_wildcards)
     if attributes is not None:
         errors += sum(1 for name in element.attrib if name not in attributes and not name.startswith(_XSI))
     return errors
 
 
-#: Per declaration: (maxima by tag and the element wildcards of its content model, or ``None`` for simple content;
-#: the names of its attributes, or ``None`` when an attribute wildcard admits others).
+#: Per declaration: (maxima by tag, the element wildcards of its content model and how many children they may take
+#: together, or ``None`` for simple content; the names of its attributes, or ``None`` when an attribute wildcard
+#: admits others).
 _ADMITTED: dict[int, tuple[XsdElement, Any, frozenset[str] | None]] = {}
 
+_Children = tuple[dict[str, float], list[XsdAnyElement], float]
 
-def _admitted(declaration: XsdElement) -> tuple[tuple[dict[str, float], list[XsdAnyElement]] | None,
-                                                 frozenset[str] | None]:
+
+def _admitted(declaration: XsdElement) -> tuple[_Children | None, frozenset[str] | None]:
     known = _ADMITTED.get(id(declaration))
     if known is None or known[0] is not declaration:
         content = getattr(declaration.type, "content", None)
         children = None
         if isinstance(content, XsdGroup):
             maxima: dict[str, float] = {}
-            wildcards: list[XsdAnyElement] = []
+            wildcards: list[tuple[XsdAnyElement, float]] = []
             _count(content, 1, maxima, wildcards)
-            children = (maxima, wildcards)
+            children = (maxima, [wildcard for wildcard, _ in wildcards], sum(occurs for _, occurs in wildcards))
         group = declaration.attributes
         attributes = None if None in group else frozenset(name for name in group if isinstance(name, str))
         known = _ADMITTED[id(declaration)] = (declaration, children, attributes)
     return known[1], known[2]
 
 
-def _count(group: XsdGroup, times: float, maxima: dict[str, float], wildcards: list[XsdAnyElement]) -> None:
-    """Add to ``maxima`` how many times each tag may occur in ``group`` taken ``times`` times (an upper bound)."""
+def _count(group: XsdGroup, times: float, maxima: dict[str, float],
+           wildcards: list[tuple[XsdAnyElement, float]]) -> None:
+    """Add to ``maxima`` how many times each tag may occur in ``group`` taken ``times`` times, and to ``wildcards``
+    each wildcard with how many children it may take (upper bounds)."""
     times = _product(times, group.max_occurs)
     for particle in group:
         if isinstance(particle, XsdGroup):
             _count(particle, times, maxima, wildcards)
         elif isinstance(particle, XsdAnyElement):
-            if _product(times, particle.max_occurs):
-                wildcards.append(particle)
+            if (occurs := _product(times, particle.max_occurs)):
+                wildcards.append((particle, occurs))
         elif isinstance(particle, XsdElement):
             occurs = _product(times, particle.max_occurs)
             for admitted in (particle, *particle.iter_substitutes()):
