@@ -189,3 +189,33 @@ def test_outputs_are_flushed_to_disk_once_before_the_manifest(monkeypatch, tmp_p
     assert result.summary.rendered == 3
     assert flushes == [False]  # once, and no manifest yet
     assert len(fsyncs) == 1  # the manifest's
+
+
+def test_a_kept_view_of_other_bytes_than_the_verdict_is_never_printed(tmp_path):
+    """A view kept by an earlier run for bytes the input holds again, while the journal's verdict is about other
+    bytes (a later run judged those): printing it would show one document under another's sha256 and verdict."""
+    from fel_rules.batch.pending import save_view
+    from fel_rules.batch.worker import FileResult, FileTask, InputChanged, _view, record, render_pdf
+    from fel_rules.outputs.render import RenderSettings
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    certified, plain = (examples / "factura-certificada.xml").read_bytes(), (examples / "factura-fact.xml").read_bytes()
+    source, journal = tmp_path / "a.xml", tmp_path / "out" / ".fel-rules" / "journal"
+    journal.mkdir(parents=True)
+    source.write_bytes(certified)
+    task = FileTask(str(source), "a.xml", str(tmp_path / "out"), True, {"lang": "es"},
+                    RenderSettings().model_dump(mode="json"), journal=str(journal), fingerprint="f")
+    report, facts = Validator().inspect_bytes(certified, path="a.xml")
+    save_view(journal, "a.xml", "f", hashlib.sha256(certified).hexdigest(), _view(task, facts, report).model_dump(
+        mode="json"))
+    record(journal, "f", FileResult(rel="a.xml", sha256=hashlib.sha256(plain).hexdigest(), tipo="FACT",
+                                    numero_autorizacion=None, valid=True, complete=True,
+                                    counts={"error": 0, "warning": 0, "info": 1}, report="a.report.json", pdf=None,
+                                    pdf_note=None, error=None))
+    try:
+        render_pdf(task)
+    except InputChanged:
+        pass
+    else:
+        raise AssertionError("a PDF was printed of bytes the verdict is not about")
+    assert not (tmp_path / "out" / "a.pdf").exists() and not view_file(journal, "a.xml").exists()

@@ -474,17 +474,21 @@ class InputChanged(Exception):
 def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> WrittenPdf:
     """Render the PDF of ``task`` and write it atomically. From the given facts and report, else
     from the view its first pass kept (:mod:`.pending`), else by validating the input again (no view kept:
-    an earlier run's entry, a failed write). A PDF shows only the content its journal entry judged valid: an input
-    whose bytes are no longer those (changed since it was validated) or that is not valid when validated again
-    raises :class:`InputChanged` (a task without a journal has no verdict yet: the new one must be valid)."""
+    an earlier run's entry, a failed write). A PDF shows only the content its journal entry judged valid: the kept
+    view must be of those bytes, and so must the input be now; an input whose bytes are no longer those (changed
+    since it was validated) or that is not valid when validated again raises :class:`InputChanged`, and its view is
+    let go (a task without a journal has no verdict yet: the new validation must be valid)."""
     if facts is not None and report is not None:
         return _write_pdf(task, _view(task, facts, report))
-    view = _kept_view(task)
+    judged = _judged_sha256(task) if task.journal else None
+    view = _kept_view(task, judged)
     if view is None:
         report, found = validator_for(task.config).inspect_path(task.source_path(), name=task.rel,
                                                                 roots=task.allowed)
-        judged = report.document.sha256 if not task.journal else _judged_sha256(task)  # (no journal: no verdict yet)
-        if report.document.sha256 != judged or not report.valid or not isinstance(found, Documento):
+        expected = judged if task.journal else report.document.sha256
+        if report.document.sha256 != expected or not report.valid or not isinstance(found, Documento):
+            if task.journal:
+                drop_view(task.journal, task.rel, task.allowed)
             raise InputChanged(task.rel)
         view = _view(task, found, report)
     written = _write_pdf(task, view)
@@ -512,17 +516,20 @@ def _view(task: FileTask, facts: Documento, report: Report):
     return build_view(facts, report, frases=validator_for(task.config).catalog.catalogues.frases, lang=lang)
 
 
-def _kept_view(task: FileTask):
-    """The view kept by the first pass over ``task``, when it still matches the input's bytes."""
+def _kept_view(task: FileTask, judged: str | None):
+    """The view kept by the first pass over ``task``, when it is of the bytes its verdict judged (``judged``) and
+    the input still holds those bytes."""
     from ..outputs.render import InvoiceView
 
-    if not task.journal:
+    if not task.journal or judged is None:
         return None
     try:
         digest = input_sha256(task.source_path(), validator_for(task.config).config.max_bytes, roots=task.allowed)
     except (OSError, InputTooLarge):
         return None
-    data = load_view(task.journal, task.rel, task.fingerprint, digest, task.allowed)
+    if digest != judged:
+        return None
+    data = load_view(task.journal, task.rel, task.fingerprint, judged, task.allowed)
     try:
         return None if data is None else InvoiceView.model_validate(data)
     except ValueError:  # not a view (edited by hand): validate again
