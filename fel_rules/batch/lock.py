@@ -54,9 +54,9 @@ def exclusive(out_dir: Path, roots: tuple[Path, ...]) -> Iterator[None]:
             _lock(handle, out_dir)
             yield
         finally:
-            with _HELD_GUARD:
+            with _HELD_GUARD:  # (a fork in between would inherit a descriptor no longer registered)
                 _DESCRIPTORS.discard(handle)
-            os.close(handle)  # releases the lock
+                os.close(handle)  # releases the lock
 
 
 @contextmanager
