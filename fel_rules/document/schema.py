@@ -311,17 +311,21 @@ def check_schema(
     Otherwise (or with the ``xmlschema`` engine), when the original bytes are given, a first xmlschema pass
     runs on an ElementTree copy (about 20 % faster); only a document with real errors is validated again on
     ``root`` to locate them. ``source`` must be the bytes ``root`` was parsed from (known to carry no DTD).
+
+    xmlschema's work is bounded (:mod:`.schema_budget`) for a document libxml2 refuses (or when it has no libxml2
+    schema): the budget never touches a document libxml2 accepts.
     """
     presignature = _is_presignature(root)
     passed = SchemaCheck("passed", [_at_root("FEL-XSD-02", root)] if presignature else [])
-    if engine == "auto" and schema_set.decides(root, presignature, source):
+    accepted = schema_set.accepts(root, presignature)
+    if engine == "auto" and accepted and not schema_set.guard.doubts(root, source):
         return passed
-    if source is not None and _quick_pass(schema_set, source, presignature):
+    if source is not None and _quick_pass(schema_set, source, presignature, bounded=not accepted):
         return passed
     from .schema_budget import ErrorBudget  # (imports xmlschema: only documents that need it pay)
 
     findings: list[Finding] = []
-    budget = ErrorBudget(max_errors + 1)  # (bounded work: see schema_budget)
+    budget = ErrorBudget(max_errors + 1, active=not accepted)
     try:
         errors = schema_set.schema.iter_errors(root, extra_validator=lexical_errors,  # type: ignore[attr-defined]
                                                validation_hook=budget)
@@ -372,9 +376,10 @@ def _is_presignature(root: etree._Element) -> bool:
     return not _CERTIFIED(root)
 
 
-def _quick_pass(schema_set: SchemaSet, source: bytes, presignature: bool) -> bool:
+def _quick_pass(schema_set: SchemaSet, source: bytes, presignature: bool, *, bounded: bool) -> bool:
     """True when the document is schema-valid (a pre-signature one may lack ds:Signature), judged on ElementTree
-    (not for a document with ``xsi:type``: ElementTree forgets the prefixes its value needs)."""
+    (not for a document with ``xsi:type``: ElementTree forgets the prefixes its value needs); ``bounded``: the
+    first certain error (:mod:`.schema_budget`) decides."""
     if names_types(source):
         return False
     try:
@@ -384,7 +389,7 @@ def _quick_pass(schema_set: SchemaSet, source: bytes, presignature: bool) -> boo
     strip_adendas(quick_root)  # works on ElementTree elements too
     from .schema_budget import ErrorBudget  # (imports xmlschema: only documents that need it pay)
 
-    budget = ErrorBudget(0)  # the first certain error decides (bounded work: see schema_budget)
+    budget = ErrorBudget(0, active=bounded)
     try:
         for error in schema_set.schema.iter_errors(quick_root, extra_validator=lexical_errors,  # type: ignore[attr-defined]
                                                    validation_hook=budget):

@@ -17,8 +17,9 @@ are schema errors whatever else the element holds, so the verdict is never in do
 Counts are upper bounds of what a content model admits (every particle at its ``maxOccurs``, a choice as if each of
 its branches could be taken; children its wildcards may take against all their occurrences together), and an element
 with ``xsi:type`` is not counted (its type is not the declaration's), so the certain errors are errors of the
-document. A validation the budget stopped, or that skipped an element, never passes: :func:`~.schema.check_schema`
-says so when no error was found before the stop.
+document. And the budget is only active for a document libxml2 refuses (or when the set has no libxml2 schema): a
+document libxml2 accepts is validated whole. A validation the budget stopped, or that skipped an element, never
+passes: :func:`~.schema.check_schema` says so when no error was found before the stop.
 """
 
 from __future__ import annotations
@@ -41,16 +42,20 @@ _XSI_TYPE = _XSI + "type"
 
 class ErrorBudget:
     """A ``validation_hook`` for xmlschema's ``iter_errors`` (one per validation): ``limit`` is the number of errors
-    the report shows. After the validation, :attr:`crowded` holds the elements skipped and their certain errors,
-    :attr:`stopped` whether it stopped before the end."""
+    the report shows; not ``active``, it counts nothing and never skips nor stops. After the validation,
+    :attr:`crowded` holds the elements skipped and their certain errors, :attr:`stopped` whether it stopped before
+    the end."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, *, active: bool = True) -> None:
         self.left = limit
+        self.active = active
         self.certain = 0  # the certain errors counted so far
         self.crowded: list[tuple[Any, int]] = []
         self.stopped = False
 
     def __call__(self, element: Any, declaration: XsdElement) -> bool:
+        if not self.active:
+            return False
         if self.left < 0:
             self.stopped = True
             raise XMLSchemaStopValidation
