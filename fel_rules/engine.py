@@ -81,11 +81,6 @@ _EMISION = f"{{{DTE}}}SAT/{{{DTE}}}DTE/{{{DTE}}}DatosEmision"
 #: (compiled once; libxml2 walks the attribute axis, never counting every element's attributes nor testing
 #: elements without any).
 _CROWDED = etree.XPath("(//@*[$limit + 1]/..)[1]")
-#: The fewest child elements of one element refused (FEL-XML-11) whatever the limit of items: a small
-#: ``--max-items`` is about lines, not about the header's elements.
-CHILDREN_FLOOR = 1000
-#: The first element with more child elements than ``$limit`` (libxml2 counts each element's children once).
-_CROWDED_CHILDREN = etree.XPath("(//*[count(*) > $limit])[1]")
 #: How many documents :meth:`Validator.inspect_many` takes through the pipeline's stages together: the gain levels
 #: off from some 16 (measured: 1.54 ms a signed invoice one by one, 1.38 by 4, 1.31 by 16 or 32).
 GROUP_SIZE = 32
@@ -346,10 +341,6 @@ class Validator:
             return
         work.adenda = read_adenda(root) if work.lines else None  # printed on the PDF only
         strip_adendas(root)  # free-form certifier data: neither the schema nor the rules look inside
-        refused = self._crowded(root, data)
-        if refused is not None:
-            work.outcome = self._finish(work.path, work.sha256, [self._say(refused)], ["error"], None, work.started)
-            return
         work.root = root
 
     def _schema_stage(self, work: _Work) -> None:
@@ -445,25 +436,6 @@ class Validator:
                            values={"element": prefixed(element.tag), "line": element.sourceline,
                                    "count": len(element.attrib), "limit": config.max_attributes})
         return None
-
-    def _crowded(self, root, source: bytes) -> Finding | None:
-        """The finding refusing a document (its adendas stripped) with an element of more child elements than a
-        document may have items (:data:`CHILDREN_FLOOR` at least): none in the FEL schemas has more (the dte:Item of
-        dte:Items, the rows of a complement; an element of fixed content has fewer than twenty). The schema engine's
-        explanation of unexpected children grows with the square of their number (64,000 empty ones, 260 kB: 43 s).
-        ``source``: the bytes ``root`` was parsed from; no element can have more children than the bytes have ``<``,
-        so a document with fewer is not searched."""
-        limit = max(self.config.max_items, CHILDREN_FLOOR)
-        if (source.count(b"<") <= limit
-                and (root.getroottree().docinfo.encoding or "UTF-8").upper() in _ASCII_EQUALS):
-            return None
-        crowded = _CROWDED_CHILDREN(root, limit=limit)
-        if not crowded:
-            return None
-        element = crowded[0]
-        return Finding(id="FEL-XML-11", xpath=element_xpath(element), line=element.sourceline,
-                       values={"element": prefixed(element.tag), "line": element.sourceline, "count": len(element),
-                               "limit": limit})
 
     def _run_rules(self, root, facts: Documento | Anulacion, source: bytes | None = None,
                    memo: dict | None = None, *, plan_function: bool = False) -> tuple[list[Issue], str]:

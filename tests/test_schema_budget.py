@@ -176,3 +176,46 @@ def test_the_budget_never_touches_a_document_libxml2_accepts(monkeypatch, engine
     root = parse_xml(FACT, max_bytes=10**8).root
     strip_adendas(root)
     assert check_schema(builtin_schema_set(), root, source=FACT, engine=engine).status == "passed"
+
+
+def test_errors_counted_in_ancestors_before_a_stop_are_said(monkeypatch):
+    """45 undeclared elements first in each of five nested elements: 225 certain errors, counted on the ancestors
+    before the engine reports any (it reports an element's own once its content is validated). The document is
+    invalid, each of those elements in one finding, never "could not validate"."""
+    data = FACT
+    for opening in (b'<dte:GTDocumento ', b"<dte:SAT ", b"<dte:DTE ", b'<dte:DatosEmision ', b"<dte:Emisor "):
+        start = data.index(opening)
+        end = data.index(b">", start) + 1
+        data = data[:end] + b"<dte:X/>" * 45 + data[end:]
+    for engine in ("auto", "xmlschema"):
+        report = Validator(Config(schema_engine=engine)).validate_bytes(data)
+        assert (report.valid, report.complete, report.exit_code()) == (False, True, 1), engine
+        said = [issue for issue in report.issues if issue.rule_id == "FEL-XSD-06"]
+        assert len(said) >= 4 and all(" tiene 45 elementos hijos " in issue.message for issue in said), engine
+        assert "FEL-XSD-03" not in {issue.rule_id for issue in report.issues}
+
+
+def test_what_the_budget_learns_of_declarations_is_let_go_after_each_validation():
+    """xmlschema makes a new declaration for each element under a wildcard (the XAdES properties under ds:Object):
+    none is kept once a validation is over."""
+    import gc
+
+    from xmlschema.validators import XsdElement
+
+    from fel_rules.document.schema_budget import ErrorBudget
+
+    data = (EXAMPLES / "factura-certificada.xml").read_bytes().replace(b"<dte:GranTotal>1911.50<",
+                                                                        b"<dte:GranTotal>uno<")
+    schema = builtin_schema_set().schema
+
+    def declarations_after(validations: int) -> int:
+        for _ in range(validations):
+            root = parse_xml(data, max_bytes=10**8).root
+            strip_adendas(root)
+            budget = ErrorBudget(201)
+            list(schema.iter_errors(root, extra_validator=lexical_errors, validation_hook=budget))
+            assert budget.counted == [] and budget._known  # (it learnt, and the document has no certain error)
+        gc.collect()
+        return sum(1 for thing in gc.get_objects() if isinstance(thing, XsdElement))
+
+    assert declarations_after(20) == declarations_after(1)

@@ -130,8 +130,7 @@ def build_parser(*, plugins: bool = True) -> argparse.ArgumentParser:
     validate.add_argument("--max-bytes", type=_positive_int, default=DEFAULT_MAX_BYTES, metavar="N",
                           help="tamaño máximo de un documento en bytes (20 MB)")
     validate.add_argument("--max-items", type=_positive_int, default=DEFAULT_MAX_ITEMS, metavar="N",
-                          help="máximo de ítems por documento (9999, el límite de SAT), y de elementos hijos de un "
-                               "elemento")
+                          help="máximo de ítems por documento (9999, el límite de SAT)")
     validate.add_argument("--as-of", type=_date, metavar="AAAA-MM-DD",
                           help="usar las reglas vigentes en esta fecha en lugar de la fecha de emisión")
 

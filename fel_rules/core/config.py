@@ -41,7 +41,7 @@ class Config(Record):
     max_bytes: int = DEFAULT_MAX_BYTES
     """Largest document accepted, in bytes."""
     max_items: int = DEFAULT_MAX_ITEMS
-    """Most dte:Item elements accepted (SAT: 9,999), and most child elements of any one element (adendas aside)."""
+    """Most dte:Item elements accepted (SAT: 9,999)."""
     max_attributes: int = DEFAULT_MAX_ATTRIBUTES
     """Most attributes accepted on one element."""
     max_schema_errors: int = DEFAULT_MAX_SCHEMA_ERRORS

@@ -6,8 +6,7 @@ __all__ = ["DEFAULT_MAX_ATTRIBUTES", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_ITEMS", "
 
 #: Documents larger than this are refused before parsing (20 MB).
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
-#: Documents with more lines than this, or with an element of more child elements (adendas aside), are refused before
-#: the schema check (SAT's own maximum; no FEL element has more children than dte:Items).
+#: Documents with more lines than this are refused before the schema check (SAT's own maximum).
 DEFAULT_MAX_ITEMS = 9999
 #: Documents with an element carrying more attributes than this are refused before the schema check
 #: (no FEL element has more than a dozen; the schema engine's work grows with the square of the count).

@@ -346,20 +346,28 @@ def check_schema(
             unreadable = Text.of("xsd.unreadable", where=Text("xsd.the_document"))
             findings.append(Finding(id="FEL-XSD-01", values={"detail": unreadable}, detail=said))
     findings += crowded
+    if budget.stopped and not any(_is_error(finding) for finding in findings):
+        # stopped before the engine reported the errors it counted (an element's own are reported once its content
+        # is validated): the elements that certainly have them, each in one finding
+        findings += [_crowded_finding(element, count) for element, count in budget.counted[:max_errors]]
     if len(errors) + len(budget.crowded) > max_errors or budget.stopped:
         findings.append(Finding(id="FEL-XSD-05", values={"shown": len(findings)}))
     if presignature:
         findings.append(_at_root("FEL-XSD-02", root))
-    failed = any(MESSAGES.entry(finding.id).severity == Severity.ERROR for finding in findings)
+    failed = any(_is_error(finding) for finding in findings)
     if budget.stopped and not failed:  # (never a pass when the rest of the document was not validated)
         return SchemaCheck("error", [*findings, Finding(id="FEL-XSD-03",
                                                         values={"detail": Text("xsd.stopped_unreported")})])
     return SchemaCheck("failed" if failed else "passed", findings)
 
 
+def _is_error(finding: Finding) -> bool:
+    return MESSAGES.entry(finding.id).severity == Severity.ERROR
+
+
 def _crowded_finding(element: etree._Element, count: int) -> Finding:
-    """An element skipped by the error budget: how many children or attributes it has that the schema does not admit
-    there (FEL-XSD-06)."""
+    """An element the error budget skipped, or whose errors it counted before it stopped: how many children or
+    attributes it has that the schema does not admit there (FEL-XSD-06)."""
     return Finding(id="FEL-XSD-06", xpath=element_xpath(element), line=element.sourceline,
                    values={"element": prefixed(element.tag), "line": element.sourceline, "count": count})
 

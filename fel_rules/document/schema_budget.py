@@ -43,15 +43,18 @@ _XSI_TYPE = _XSI + "type"
 class ErrorBudget:
     """A ``validation_hook`` for xmlschema's ``iter_errors`` (one per validation): ``limit`` is the number of errors
     the report shows; not ``active``, it counts nothing and never skips nor stops. After the validation,
-    :attr:`crowded` holds the elements skipped and their certain errors, :attr:`stopped` whether it stopped before
-    the end."""
+    :attr:`crowded` holds the elements skipped and their certain errors, :attr:`counted` every element found with
+    certain errors (the first ``limit``), :attr:`stopped` whether it stopped before the end. What it knows of each
+    declaration is kept for this validation only (xmlschema makes new declarations for content under wildcards)."""
 
     def __init__(self, limit: int, *, active: bool = True) -> None:
-        self.left = limit
+        self.left = self.limit = limit
         self.active = active
         self.certain = 0  # the certain errors counted so far
+        self.counted: list[tuple[Any, int]] = []
         self.crowded: list[tuple[Any, int]] = []
         self.stopped = False
+        self._known: dict[int, _Admitted] = {}
 
     def __call__(self, element: Any, declaration: XsdElement) -> bool:
         if not self.active:
@@ -59,25 +62,27 @@ class ErrorBudget:
         if self.left < 0:
             self.stopped = True
             raise XMLSchemaStopValidation
-        certain = certain_errors(element, declaration)
+        certain = certain_errors(element, declaration, self._known)
         if not certain:
             return False
         self.certain += certain
         self.left -= certain
+        if len(self.counted) < self.limit:
+            self.counted.append((element, certain))
         if certain > CROWDED:
             self.crowded.append((element, certain))
             return True  # skipped: its content is not validated
         return False
 
 
-def certain_errors(element: Any, declaration: XsdElement) -> int:
+def certain_errors(element: Any, declaration: XsdElement, known: dict[int, _Admitted] | None = None) -> int:
     """The errors ``element`` certainly has against ``declaration``: children beyond what its content model admits
     of their tag (children its wildcards may take count against all the wildcards' occurrences together), and
     undeclared attributes. An element with ``xsi:type`` is validated against a type the declaration does not say
     (its attributes, its content): nothing is certain about it."""
     if _XSI_TYPE in element.attrib:
         return 0
-    children, attributes = _admitted(declaration)
+    children, attributes = _admitted(declaration, {} if known is None else known)
     errors = 0
     if len(element):
         if children is None:  # simple content: one error, however many children
@@ -106,17 +111,17 @@ def certain_errors(element: Any, declaration: XsdElement) -> int:
     return errors
 
 
-#: Per declaration: (maxima by tag, the element wildcards of its content model and how many children they may take
-#: together, or ``None`` for simple content; the names of its attributes, or ``None`` when an attribute wildcard
-#: admits others).
-_ADMITTED: dict[int, tuple[XsdElement, Any, frozenset[str] | None]] = {}
-
 _Children = tuple[dict[str, float], list[XsdAnyElement], float]
+#: What a declaration admits: (the declaration; maxima by tag, the element wildcards of its content model and how
+#: many children they may take together, or ``None`` for simple content; the names of its attributes, or ``None``
+#: when an attribute wildcard admits others).
+_Admitted = tuple[XsdElement, "_Children | None", "frozenset[str] | None"]
 
 
-def _admitted(declaration: XsdElement) -> tuple[_Children | None, frozenset[str] | None]:
-    known = _ADMITTED.get(id(declaration))
-    if known is None or known[0] is not declaration:
+def _admitted(declaration: XsdElement, known: dict[int, _Admitted]) -> tuple[_Children | None, frozenset[str] | None]:
+    """What ``declaration`` admits, worked out once per validation (``known``)."""
+    found = known.get(id(declaration))
+    if found is None or found[0] is not declaration:
         content = getattr(declaration.type, "content", None)
         children = None
         if isinstance(content, XsdGroup):
@@ -126,8 +131,8 @@ def _admitted(declaration: XsdElement) -> tuple[_Children | None, frozenset[str]
             children = (maxima, [wildcard for wildcard, _ in wildcards], sum(occurs for _, occurs in wildcards))
         group = declaration.attributes
         attributes = None if None in group else frozenset(name for name in group if isinstance(name, str))
-        known = _ADMITTED[id(declaration)] = (declaration, children, attributes)
-    return known[1], known[2]
+        found = known[id(declaration)] = (declaration, children, attributes)
+    return found[1], found[2]
 
 
 def _count(group: XsdGroup, times: float, maxima: dict[str, float],
