@@ -328,7 +328,7 @@ def check_schema(
     budget = ErrorBudget(max_errors + 1, active=not accepted)
     try:
         errors = schema_set.schema.iter_errors(root, extra_validator=lexical_errors,  # type: ignore[attr-defined]
-                                               validation_hook=budget)
+                                               validation_hook=budget if budget.active else None)
         if presignature:
             errors = (error for error in errors if not _is_missing_signature(error, root))
         errors = list(islice(errors, max_errors + 1))
@@ -400,7 +400,7 @@ def _quick_pass(schema_set: SchemaSet, source: bytes, presignature: bool, *, bou
     budget = ErrorBudget(0, active=bounded)
     try:
         for error in schema_set.schema.iter_errors(quick_root, extra_validator=lexical_errors,  # type: ignore[attr-defined]
-                                                   validation_hook=budget):
+                                                   validation_hook=budget if bounded else None):
             if not presignature or not _is_missing_signature(error, quick_root):
                 return False
     except Exception:  # noqa: BLE001 - let the detailed pass report it
