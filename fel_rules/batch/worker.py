@@ -480,7 +480,7 @@ def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> W
     let go (a task without a journal has no verdict yet: the new validation must be valid)."""
     if facts is not None and report is not None:
         return _write_pdf(task, _view(task, facts, report))
-    judged = _judged_sha256(task) if task.journal else None
+    judged = _judged_sha256(task)
     view = _kept_view(task, judged)
     if view is None:
         report, found = validator_for(task.config).inspect_path(task.source_path(), name=task.rel,
@@ -502,10 +502,14 @@ def _judged_sha256(task: FileTask) -> str | None:
     if not task.journal:
         return None
     try:
-        entry = json.loads(read_own(journal_file(task.journal, task.rel), roots=task.allowed))
-        return FileResult.from_dict(entry["result"]).sha256
+        return _recorded(task.journal, task.rel, task.allowed).sha256
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def _recorded(journal: str | Path, rel: str, roots: tuple[Path, ...]) -> FileResult:
+    """The result the journal entry of ``rel`` records (read as the batch reads back what it wrote)."""
+    return FileResult.from_dict(json.loads(read_own(journal_file(journal, rel), roots=roots))["result"])
 
 
 def _view(task: FileTask, facts: Documento, report: Report):
@@ -568,8 +572,7 @@ def record_pdf(journal: str | Path, fingerprint: str, rel: str, digest: str | No
                roots: tuple[Path, ...] = (), *, missing: Sequence[str] = ()) -> None:
     """Patch the journal entry of ``rel`` with its PDF (``digest``) and the characters its font could not draw
     (``missing``), or with why it could not be written."""
-    path = journal_file(journal, rel)
-    result = FileResult.from_dict(json.loads(read_own(path, roots=roots))["result"])
+    result = _recorded(journal, rel, roots)
     result.pdf_sha256, result.missing_glyphs = digest, list(missing)
     if error is None:
         result.pdf, result.pdf_note = output_paths(rel)[1], None
