@@ -73,7 +73,8 @@ def _empty_page(logo: Path | None) -> bytes:
 def _layout_row(label: str, data: bytes, validator: Validator, logo: bytes | None, logo_file: Path | None,
                 repeat: int) -> str:
     """One line of the table: laying out a validated document against the empty page, side by side."""
-    report, facts = validator.inspect_bytes(data, path="bench.xml")
+    outcome = validator.inspect_bytes(data, path="bench.xml")
+    report, facts = outcome.report, outcome.facts
     frases = validator.catalog.catalogues.frases
 
     def layout() -> bytes:

@@ -49,6 +49,7 @@ from .core.version import __version__
 from .core.xmlpath import element_xpath
 from .document.adenda import AdendaText, read_adenda
 from .document.facts import Anulacion, Documento, extract_facts
+from .document.ledger import LedgerFacts, ledger_facts
 from .document.parse import parse_xml
 from .document.schema import (
     SchemaSet,
@@ -123,10 +124,12 @@ WARM_UP_SAMPLE = BUILTIN_RULES_DIR / "tests" / "bases" / "firmas-factura-compact
 
 
 class Outcome(NamedTuple):
-    """A report and the facts it was computed from (``None`` when the XML could not be read)."""
+    """A report, the facts it was computed from (``None`` when the XML could not be read) and what a ledger reads
+    of the document beyond them (see :func:`~fel_rules.document.ledger.ledger_facts`)."""
 
     report: Report
     facts: Documento | Anulacion | None
+    ledger: LedgerFacts = LedgerFacts()
 
 
 class Validator:
@@ -189,12 +192,14 @@ class Validator:
         files = [(_existing(path), str(path)) for path in paths]
         return [outcome.report for outcome in self._many(files, lines=False, roots=roots) if outcome is not None]
 
-    def inspect_path(self, path: str | Path, *, name: str | None = None, roots: Sequence[Path] = ()) -> Outcome:
+    def inspect_path(self, path: str | Path, *, name: str | None = None, roots: Sequence[Path] = (),
+                     lines: bool = True) -> Outcome:
         """Like :meth:`inspect_bytes` on the file at ``path``, read safely: only a regular file is read, never
         more than the size limit; anything else (a FIFO, a device, an unreadable or too large file) gives a
         report without a verdict. ``roots`` (resolved folders): the file read must be inside one of them, judged
-        on the opened file (a path swapped for a symlink after an earlier check is refused all the same)."""
-        return self._inspect_path(Path(path), str(path) if name is None else name, lines=True, roots=roots)
+        on the opened file (a path swapped for a symlink after an earlier check is refused all the same).
+        ``lines=False``: the facts leave out what only a PDF prints (see :meth:`inspect_bytes`)."""
+        return self._inspect_path(Path(path), str(path) if name is None else name, lines=lines, roots=roots)
 
     def _inspect_path(self, path: Path, name: str, *, lines: bool, roots: Sequence[Path] = ()) -> Outcome:
         return self._group([self._read(path, name, lines, roots=roots)], None)[0]  # type: ignore[return-value]
@@ -209,13 +214,15 @@ class Validator:
         """Validate one document given as bytes; ``path`` only names it in the report."""
         return self._inspect(data, path, lines=False).report
 
-    def inspect_bytes(self, data: bytes, *, path: str | None = None) -> Outcome:
-        """Like :meth:`validate_bytes`, also returning the document's facts (for rendering)."""
-        return self._inspect(data, path, lines=True)
+    def inspect_bytes(self, data: bytes, *, path: str | None = None, lines: bool = True) -> Outcome:
+        """Like :meth:`validate_bytes`, also returning the document's facts (for rendering) and its ledger facts.
+        ``lines=False``: the facts leave out the lines and the complements' rows, which only a PDF prints (the
+        report and the ledger facts are the same either way)."""
+        return self._inspect(data, path, lines=lines)
 
     def inspect_many(self, items: Iterable[tuple[Path, str]], *,
                      guard: Callable[[float], AbstractContextManager[object]] | None = None,
-                     roots: Sequence[Path] = ()) -> list[Outcome | None]:
+                     roots: Sequence[Path] = (), lines: bool = True) -> list[Outcome | None]:
         """:meth:`inspect_path` of each ``(path, name)``, in order, with the same outcomes. The documents go through
         each stage of the pipeline together, in groups (:data:`GROUP_SIZE` documents or :data:`GROUP_BYTES` of
         input at most; a file over :data:`ALONE_BYTES` alone): all parsed, then all checked against the schema…,
@@ -224,9 +231,9 @@ class Validator:
 
         ``guard(spent)``: a context manager around each stage of each document, given the seconds that document's
         stages took so far (a time limit of its own, say); one that raises :class:`Stopped` stops that document, whose
-        outcome is then ``None``, and the others go on. ``roots``: as for :meth:`inspect_path`, each file judged when
-        it is read."""
-        return list(self._many(items, lines=True, guard=guard, roots=roots))
+        outcome is then ``None``, and the others go on. ``roots`` and ``lines``: as for :meth:`inspect_path`, each
+        file judged when it is read."""
+        return list(self._many(items, lines=lines, guard=guard, roots=roots))
 
     def _many(self, items: Iterable[tuple[Path, str]], *, lines: bool,
               guard: Callable[[float], AbstractContextManager[object]] | None = None,
@@ -542,6 +549,7 @@ class Validator:
         valid, complete = decide(stages, counts)
         with decimal.localcontext(MONEY_CONTEXT):
             totals = document_totals(root, memo)
+            ledger = ledger_facts(facts, root, memo)
         report = build(Report, {  # every field, in order (tests/test_report_records.py checks it)
             "report_version": REPORT_VERSION,
             "valid": valid,
@@ -562,7 +570,7 @@ class Validator:
                 "as_of": as_of.isoformat() if as_of else None,
             }),
         })
-        return Outcome(report, facts)
+        return Outcome(report, facts, ledger)
 
 
 class _Work:

@@ -205,7 +205,8 @@ def test_a_kept_view_of_other_bytes_than_the_verdict_is_never_printed(tmp_path):
     source.write_bytes(certified)
     task = FileTask(str(source), "a.xml", str(tmp_path / "out"), True, {"lang": "es"},
                     RenderSettings().model_dump(mode="json"), journal=str(journal), fingerprint="f")
-    report, facts = Validator().inspect_bytes(certified, path="a.xml")
+    outcome = Validator().inspect_bytes(certified, path="a.xml")
+    report, facts = outcome.report, outcome.facts
     save_view(journal, "a.xml", "f", hashlib.sha256(certified).hexdigest(), _view(task, facts, report).model_dump(
         mode="json"))
     record(journal, "f", FileResult(rel="a.xml", sha256=hashlib.sha256(plain).hexdigest(), tipo="FACT",

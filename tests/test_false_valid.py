@@ -122,7 +122,7 @@ def test_unreadable_gran_total_is_never_printed_as_valid_nor_given_a_qr(validato
     forced = render_bytes(document, settings=SETTINGS, validator=validator, force=True)
     assert "NO VÁLIDO" in forced.view.watermarks and forced.view.qr_url is None
     assert forced.view.gran_total == "99 999.99"
-    _, facts = validator.inspect_bytes(document)
+    facts = validator.inspect_bytes(document).facts
     assert verifier_url(facts) is None
 
 

@@ -221,6 +221,23 @@ def test_same_bytes_on_resume_and_in_english(folder, run, tmp_path):
     assert ">PDF<" not in page and "rendering disabled (--no-render)" in page
 
 
+def test_without_pdfs_the_same_reports_ledger_and_cross_results(folder, run, tmp_path):
+    """A batch without PDFs reads no facts of the lines: its reports (cross-document issues patched in), ledger and
+    manifest entries are those of the batch with PDFs, bar what says where the PDF is or why there is none."""
+    _, out = run
+    plain = tmp_path / "plain"
+    batch(folder, plain, render=False)
+    assert (plain / "libro.csv").read_bytes() == (out / "libro.csv").read_bytes()
+    reports = sorted(path.name for path in out.glob("*.report.json"))
+    assert reports == sorted(path.name for path in plain.glob("*.report.json")) and len(reports) >= 9
+    for name in reports:
+        assert (plain / name).read_bytes() == (out / name).read_bytes(), name
+    pdf_fields = {"pdf", "pdf_sha256", "pdf_note"}
+    entries = [[{key: value for key, value in entry.items() if key not in pdf_fields} for entry in manifest["entries"]]
+               for manifest in (json.loads((where / "manifest.json").read_text()) for where in (out, plain))]
+    assert entries[0] == entries[1] and len(entries[1]) == len(NAMES)
+
+
 @pytest.mark.parametrize("name", ["reporte.html", "libro.csv"])
 def test_another_programs_file_stops_the_run_before_any_work(folder, tmp_path, name):
     out = tmp_path / "out"

@@ -86,7 +86,8 @@ def test_the_adenda_is_printed_as_text_and_changes_no_verdict(validator):
             issue["location"].pop("line")
         return data
 
-    report, facts = validator.inspect_bytes(with_adenda)
+    outcome = validator.inspect_bytes(with_adenda)
+    report, facts = outcome.report, outcome.facts
     assert facts.adenda and validator.inspect_bytes(without).facts.adenda == []
     assert verdict(report) == verdict(validator.validate_bytes(with_adenda)) == verdict(
         validator.validate_bytes(without))

@@ -72,7 +72,8 @@ def _documents(scale: float) -> st.SearchStrategy[bytes]:
 
 
 def _check(validator, data: bytes, page: str, logo: bool) -> None:
-    report, facts = validator.inspect_bytes(data)
+    outcome = validator.inspect_bytes(data)
+    report, facts = outcome.report, outcome.facts
     view = build_view(facts, report, frases=validator.catalog.catalogues.frases, invalid=not report.valid)
     pdf = render_view(view, logo=LOGO if logo else None, page=page).pdf
     problems = collisions(pdf, PAGES[page].margin)

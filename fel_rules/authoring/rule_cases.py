@@ -476,7 +476,7 @@ def _run_batch_case(validator: Any, case_file: CaseFile, case: RuleCase, folder:
     outcomes = {}
     for document in case.documents or ():
         data = build_document(folder, document.base or case.base or case_file.base, document.patch)
-        outcomes[document.name] = validator.inspect_bytes(data, path=document.name)
+        outcomes[document.name] = validator.inspect_bytes(data, path=document.name, lines=False)
     catalog, config = validator.catalog, validator.config
     found = cross_issues(((name, cross_facts(outcome.facts)) for name, outcome in outcomes.items()), catalog,
                          lang=config.lang, as_of=config.as_of)

@@ -25,7 +25,6 @@ from ..core.owned import own_pdf, own_report, recorded
 from ..core.report import Report
 from ..core.text import Text
 from ..document.facts import Anulacion, Documento
-from ..document.ledger import ledger_facts
 from ..engine import WARM_UP_SAMPLE, Outcome, Stopped, Validator
 from ..outputs.render.notices import missing_glyphs_warnings
 from .pending import drop_view, load_view, save_view
@@ -237,7 +236,8 @@ def process_many(tasks: Sequence[FileTask]) -> list[Brief]:
             sources[index] = (task.source_path(), task.rel)
     try:
         with own_time_limits(first.time_limit) as guard:
-            outcomes = validator_for(first.config).inspect_many(sources.values(), guard=guard, roots=first.allowed)
+            outcomes = validator_for(first.config).inspect_many(sources.values(), guard=guard, roots=first.allowed,
+                                                                lines=first.render)
     except (Exception, FileTimeLimit, Stopped):  # noqa: BLE001 - each task meets it again and says it in its entry
         return [process_and_record(task) for task in tasks]
     validated = dict(zip(sources, outcomes, strict=True))
@@ -292,7 +292,7 @@ def warm_up_validator(config: dict, *, plan_function: bool = True) -> bool:
         validator = validator_for(config)
         if not validator.warm_up(plan_function=plan_function):
             return False
-        report, _ = validator.inspect_bytes(WARM_UP_SAMPLE.read_bytes(), path=WARM_UP_SAMPLE.name)
+        report = validator.inspect_bytes(WARM_UP_SAMPLE.read_bytes(), path=WARM_UP_SAMPLE.name).report
         read_back = Report.from_json(report.to_json(include_run=False))  # as the batch reads its reports back
     except Exception:  # noqa: BLE001 - a warm-up never stops a batch
         return False
@@ -346,8 +346,9 @@ def process_file(task: FileTask, validated: Outcome | None = None) -> FileResult
     """Validate one file (unless ``validated`` is its validation, already made), write its report, render its PDF
     when valid; never raises."""
     try:
-        report, facts = _inspect(task) if validated is None else validated
-        result = _result_of(task, report, facts)
+        outcome = _inspect(task) if validated is None else validated
+        report, facts = outcome.report, outcome.facts
+        result = _result_of(task, outcome)
         if _write_report(task, report, result):
             _add_pdf(task, facts, report, result)
         return result
@@ -358,18 +359,21 @@ def process_file(task: FileTask, validated: Outcome | None = None) -> FileResult
                           pdf_note=PdfNote.NOT_PROCESSED, error=detail)
 
 
-def _inspect(task: FileTask) -> tuple[Report, Documento | Anulacion | None]:
-    """The report and facts of the task's input (a read error when it resolves outside the roots)."""
+def _inspect(task: FileTask) -> Outcome:
+    """The outcome of the task's input (a read error when it resolves outside the roots); the facts of its lines
+    only when it may get a PDF."""
     validator = validator_for(task.config)
     try:
         source = task.source_path()
     except OSError as exc:  # it resolves outside the roots
-        return validator.read_error(task.rel, exc), None
-    return validator.inspect_path(source, name=task.rel, roots=task.allowed)  # (judged again once open)
+        return Outcome(validator.read_error(task.rel, exc), None)
+    return validator.inspect_path(source, name=task.rel, roots=task.allowed,  # (judged again once open)
+                                  lines=task.render)
 
 
-def _result_of(task: FileTask, report: Report, facts: Documento | Anulacion | None) -> FileResult:
-    """The result the report gives, before any output is written."""
+def _result_of(task: FileTask, outcome: Outcome) -> FileResult:
+    """The result the outcome gives, before any output is written."""
+    report, facts = outcome.report, outcome.facts
     error = None
     if report.could_not_validate:
         first = next((i for i in report.issues if i.severity.value == "error"), None)
@@ -378,7 +382,7 @@ def _result_of(task: FileTask, report: Report, facts: Documento | Anulacion | No
         rel=task.rel, sha256=report.document.sha256, tipo=report.document.tipo,
         numero_autorizacion=report.document.numero_autorizacion, valid=report.valid, complete=report.complete,
         counts=report.counts.to_dict(), report=output_paths(task.rel)[0], pdf=None, pdf_note=None, error=error,
-        cross=cross_facts(facts), renderable=isinstance(facts, Documento), ledger=ledger_facts(facts).to_dict(),
+        cross=cross_facts(facts), renderable=isinstance(facts, Documento), ledger=outcome.ledger.to_dict(),
     )
 
 
@@ -483,8 +487,8 @@ def render_pdf(task: FileTask, facts: Documento | None = None, report=None) -> W
     judged = _judged_sha256(task)
     view = _kept_view(task, judged)
     if view is None:
-        report, found = validator_for(task.config).inspect_path(task.source_path(), name=task.rel,
-                                                                roots=task.allowed)
+        outcome = validator_for(task.config).inspect_path(task.source_path(), name=task.rel, roots=task.allowed)
+        report, found = outcome.report, outcome.facts
         expected = judged if task.journal else report.document.sha256
         if report.document.sha256 != expected or not report.valid or not isinstance(found, Documento):
             if task.journal:

@@ -340,14 +340,13 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _html_page(validator, files: Sequence[Path], lang: str) -> tuple[list[Report], str]:
     """The reports of ``files`` and the HTML page over them (with the names the page shows beside each)."""
-    from ..document.ledger import ledger_facts
     from ..outputs.formats.html import render_html
     from ..outputs.formats.listing import Listed
 
-    outcomes = validator.inspect_many((path, str(path)) for path in files)
-    documents = [Listed(path=report.document.path or readable_name(path), report=report, facts=ledger_facts(facts))
-                 for path, (report, facts) in zip(files, outcomes, strict=True)]
-    return [report for report, _ in outcomes], render_html(documents, lang=lang)
+    outcomes = validator.inspect_many(((path, str(path)) for path in files), lines=False)
+    documents = [Listed(path=outcome.report.document.path or readable_name(path), report=outcome.report,
+                        facts=outcome.ledger) for path, outcome in zip(files, outcomes, strict=True)]
+    return [outcome.report for outcome in outcomes], render_html(documents, lang=lang)
 
 
 def _check_output(output: Path, inputs: Sequence[Path]) -> None:

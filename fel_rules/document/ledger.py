@@ -3,7 +3,8 @@ receptor, the taxes other than IVA, and for an annulment the document it annuls.
 
 The report's ``totals`` already hold the IVA base, the IVA and the GranTotal; :attr:`LedgerFacts.otros_impuestos`
 is the sum of every other tax of the lines (IDP, timbre, turismo…), so that base + IVA + other taxes = GranTotal
-on a consistent document.
+on a consistent document. It is read from the tree, as the totals are, so a document's ledger facts need no facts
+of its lines.
 """
 
 from __future__ import annotations
@@ -11,10 +12,18 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from decimal import Decimal, localcontext
 
-from ..core.money import MONEY_CONTEXT, decimal_str
+from lxml import etree
+
+from ..core.money import MONEY_CONTEXT, XML_SPACE, decimal_str, parse_decimal
+from ..core.namespaces import DTE
+from ..core.xmlpath import children_by_tag
 from .facts import Anulacion, Documento
 
 __all__ = ["LedgerFacts", "ledger_facts"]
+
+_EMISION_PATH = tuple(f"{{{DTE}}}{local}" for local in ("SAT", "DTE", "DatosEmision", "Items"))
+_ITEM, _IMPUESTOS, _IMPUESTO, _NOMBRE_CORTO, _MONTO_IMPUESTO = (
+    f"{{{DTE}}}{local}" for local in ("Item", "Impuestos", "Impuesto", "NombreCorto", "MontoImpuesto"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,8 +45,10 @@ class LedgerFacts:
         return cls(**data) if data else cls()
 
 
-def ledger_facts(facts: Documento | Anulacion | None) -> LedgerFacts:
-    """The ledger facts of a read document (empty when it could not be read)."""
+def ledger_facts(facts: Documento | Anulacion | None, root: etree._Element | None = None,
+                 memo: dict | None = None) -> LedgerFacts:
+    """The ledger facts of a read document (empty when it could not be read): ``facts`` (its header is enough) and
+    ``root``, the tree they were read from, with the document's ``memo`` (its children indexes are shared)."""
     if isinstance(facts, Anulacion):
         return LedgerFacts(documento_anulado=_value(facts.numero_documento_a_anular))
     if not isinstance(facts, Documento):
@@ -45,24 +56,37 @@ def ledger_facts(facts: Documento | Anulacion | None) -> LedgerFacts:
     return LedgerFacts(
         nombre_emisor=_value(facts.emisor.nombre) if facts.emisor else None,
         nombre_receptor=_value(facts.receptor.nombre) if facts.receptor else None,
-        otros_impuestos=decimal_str(_other_taxes(facts)),
+        otros_impuestos=decimal_str(other_taxes(root, {} if memo is None else memo)) if root is not None else None,
     )
 
 
-def _other_taxes(facts: Documento) -> Decimal | None:
-    """The sum of the lines' taxes other than IVA; ``None`` when a document without lines, or one of those
-    amounts cannot be read."""
-    if not facts.items:
+def other_taxes(root: etree._Element, memo: dict) -> Decimal | None:
+    """The sum of the lines' taxes other than IVA, read as the facts of the lines read them (the first element of
+    each name on the way to the lines, each line's first ``dte:Impuestos``); ``None`` when the document has no lines,
+    or one of those amounts is missing or cannot be read."""
+    parent = root
+    for tag in _EMISION_PATH:
+        found = children_by_tag(parent, memo).get(tag)
+        if not found:
+            return None
+        parent = found[0]
+    items = children_by_tag(parent, memo).get(_ITEM)
+    if not items:
         return None
     total = Decimal(0)
     with localcontext(MONEY_CONTEXT):
-        for item in facts.items:
-            for tax in item.impuestos:
-                if tax.nombre_corto is not None and tax.nombre_corto.value.strip() == "IVA":
+        for item in items:
+            groups = children_by_tag(item, memo).get(_IMPUESTOS)
+            for tax in children_by_tag(groups[0], memo).get(_IMPUESTO, ()) if groups else ():
+                fields = children_by_tag(tax, memo)
+                name = fields.get(_NOMBRE_CORTO)
+                if name is not None and (name[0].text or "").strip(XML_SPACE).strip() == "IVA":
                     continue
-                if tax.monto_impuesto is None or tax.monto_impuesto.value is None:
+                amount = fields.get(_MONTO_IMPUESTO)
+                value = parse_decimal((amount[0].text or "").strip(XML_SPACE)) if amount else None
+                if value is None:
                     return None
-                total += tax.monto_impuesto.value
+                total += value
     return total
 
 

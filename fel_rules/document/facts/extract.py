@@ -119,9 +119,10 @@ def extract_facts(root: etree._Element, *, lines: bool = True, memo: dict | None
     """Facts of a GTDocumento or GTAnulacionDocumento root (already checked by the parser).
 
     ``lines=False`` reads only the document's header (general data, parties, frases, totals,
-    certification) and leaves ``items`` and ``complementos`` empty: what validation needs, at a
-    fraction of the cost on long invoices. ``memo``: the document's memo, whose index of each element's
-    children (:func:`~fel_rules.core.xmlpath.children_by_tag`) the rules use too.
+    certification, each complement's own fields) and leaves ``items`` and the complements' ``rows`` empty:
+    what validation and a batch's cross-document rules need, at a fraction of the cost on long invoices.
+    ``memo``: the document's memo, whose index of each element's children
+    (:func:`~fel_rules.core.xmlpath.children_by_tag`) the rules use too.
     """
     if etree.QName(root).namespace == DTE_ANULACION:
         return _anulacion(root, memo)
@@ -148,8 +149,8 @@ def _documento(root: etree._Element, lines: bool = True, memo: dict | None = Non
         "frases": [_frase(r, el, p) for el, p in r.children(frases_el, frases_path, "Frase")],
         "items": [_item(r, el, p) for el, p in r.children(items_el, items_path, "Item")] if lines else [],
         "totales": _totales(r, *r.child(emision, em_path, "Totales")),
-        "complementos": ([_complemento(r, el, p) for el, p in r.children(complementos_el, comp_path, "Complemento")]
-                      if lines else []),
+        "complementos": [_complemento(r, el, p, lines)
+                         for el, p in r.children(complementos_el, comp_path, "Complemento")],
         "certificacion": _certificacion(r, *r.child(dte, dte_path, "Certificacion")),
         "signatures": len(root.findall(_SIGNATURE)),
         "signed_references": _signed_references(root),
@@ -295,7 +296,8 @@ def _attr_amount(el: etree._Element, path: str, name: str) -> Amount | None:
                           "value": parse_decimal(raw)})
 
 
-def _complemento(r: _Reader, el: etree._Element, path: str) -> Complemento:
+def _complemento(r: _Reader, el: etree._Element, path: str, lines: bool = True) -> Complemento:
+    """A complement: its own fields, and its rows (one per child element with leaves) only with ``lines``."""
     content = next((child for child in el if isinstance(child.tag, str)), None)
     fields: dict[str, str] = {}
     rows: list[dict[str, str]] = []
@@ -306,7 +308,8 @@ def _complemento(r: _Reader, el: etree._Element, path: str) -> Complemento:
                 continue
             leaves = [leaf for leaf in child if isinstance(leaf.tag, str)]
             if leaves:
-                rows.append({etree.QName(leaf).localname: (leaf.text or "").strip(XML_SPACE) for leaf in leaves})
+                if lines:
+                    rows.append({etree.QName(leaf).localname: (leaf.text or "").strip(XML_SPACE) for leaf in leaves})
             else:
                 fields.setdefault(etree.QName(child).localname, (child.text or "").strip(XML_SPACE))
     return build(Complemento, {

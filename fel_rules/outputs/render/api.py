@@ -61,7 +61,8 @@ def render_bytes(data: bytes, *, settings: RenderSettings | None = None, force: 
     :func:`render_document` and the frases catalogue of the validator's rules (nothing is written)."""
     settings = settings or RenderSettings.from_env()
     validator = validator or Validator(Config(lang=settings.lang))
-    report, facts = validator.inspect_bytes(data, path=name)
+    outcome = validator.inspect_bytes(data, path=name)
+    report, facts = outcome.report, outcome.facts
     return render_document(report, facts, frases=validator.catalog.catalogues.frases, settings=settings, force=force,
                            roots=roots)
 
