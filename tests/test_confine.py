@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fel_rules.core.atomic import write_atomic
-from fel_rules.core.confine import OutsideRoots, confine, open_folder
+from fel_rules.core.confine import OutsideRoots, _inside, confine, open_folder
 
 
 @pytest.fixture
@@ -21,6 +21,18 @@ def tree(tmp_path: Path) -> Path:
     for name, target in links.items():
         os.symlink(target, base / name)
     return base
+
+
+_PATHS = [Path(name) for name in ("/", "/a", "/a/b", "/ab", "/a/bc", "/a/b/c", "/b", "/a b", "/aa/b", "/a/b c/d")]
+
+
+@pytest.mark.parametrize("real", _PATHS, ids=str)
+def test_inside_is_being_a_root_or_under_one(real):
+    """Judged as text, whatever the roots' names share with the path's (``/a`` is not a folder of ``/ab``)."""
+    for root in _PATHS:
+        assert _inside(real, [root]) == (real == root or root in real.parents), root
+        for other in _PATHS:
+            assert _inside(real, [root, other]) == (_inside(real, [root]) or _inside(real, [other]))
 
 
 @pytest.mark.parametrize("name", ["a/b", "to-b", "to-b/f.xml", "to-f", "to-b/../b", "to-b/..", "a/./b/", "up",

@@ -205,8 +205,7 @@ def _read_private(name: str, folder: int) -> bytes | None:
         info = os.fstat(handle)
         if not _private(info, directory=False) or info.st_size > _MAX_ENTRY_BYTES:
             return None
-        with os.fdopen(os.dup(handle), "rb") as stream:
-            data = read_capped(stream, info.st_size, _MAX_ENTRY_BYTES)
+        data = read_capped(handle, info.st_size, _MAX_ENTRY_BYTES)
         return data if len(data) <= _MAX_ENTRY_BYTES else None
     except OSError:
         return None

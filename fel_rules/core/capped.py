@@ -6,18 +6,29 @@ cycle (the input reader's messages come from the catalogue, which the rule cache
 
 from __future__ import annotations
 
-from typing import BinaryIO
+import os
 
 __all__ = ["read_capped"]
 
+#: What one read asks for once the file holds more than it said: room is reserved for that much at a time.
+_MORE = 1 << 20
 
-def read_capped(stream: BinaryIO, size: int, limit: int) -> bytes:
-    """What ``stream`` holds to its end, or its first ``limit + 1`` bytes when it holds more than ``limit``;
-    ``size``: what the file said it holds (its ``st_size``, at most ``limit``). A read first reserves room for all
-    it asks for, so the file's size is asked for (a read of ``limit + 1`` bytes reserved megabytes for a file of a
-    few kilobytes), and one more byte: when it comes, the file grew since (or its size is not told, as in /proc)
-    and the rest is read up to the limit."""
-    data = stream.read(size + 1)
-    if len(data) > size:
-        data += stream.read(limit + 1 - len(data))
-    return data
+
+def read_capped(descriptor: int, size: int, limit: int) -> bytes:
+    """What the file open at ``descriptor`` holds from where it stands to its end, or its first ``limit + 1`` bytes
+    when it holds more than ``limit``; ``size``: what the file said it holds (its ``st_size``, at most ``limit``).
+    Read with :func:`os.read`, no stream made. A read reserves room for all it asks for, so the file's size is asked
+    for (not the limit: megabytes reserved for a file of a few kilobytes), and one more byte: when it comes, the
+    file grew since (or its size is not told, as in /proc) and the rest is read up to the limit, a megabyte at a
+    time. A read that gives less than asked (a pipe-like file system) is followed by another, to the end."""
+    parts: list[bytes] = []
+    done, goal = 0, size + 1
+    while done < goal:
+        part = os.read(descriptor, goal - done if goal == size + 1 else min(goal - done, _MORE))
+        if not part:
+            break
+        parts.append(part)
+        done += len(part)
+        if done == goal and goal == size + 1:  # the file grew since it told its size
+            goal = limit + 1
+    return b"".join(parts)  # (one part, the usual case: the bytes themselves, no copy)

@@ -67,7 +67,14 @@ def confine_opened(handle: int, path: str | os.PathLike, roots: Sequence[Path]) 
 
 
 def _inside(real: Path, roots: Sequence[Path]) -> bool:
-    return any(real == root or root in real.parents for root in roots)
+    """True when ``real`` is one of ``roots`` or lies under one (all absolute and resolved: compared as text, which
+    is what ``real == root or root in real.parents`` says, without making a path of each parent)."""
+    text = str(real)
+    for root in roots:
+        folder = str(root)
+        if text == folder or text.startswith(folder if folder.endswith("/") else folder + "/"):
+            return True
+    return False
 
 
 def _kernel_resolved(path: Path) -> Path | None:

@@ -68,15 +68,16 @@ def read_input(path: str | os.PathLike, limit: int, *, roots: Sequence[Path] = (
     :class:`~fel_rules.core.confine.OutsideRoots` (``roots`` given and the opened file is outside them) or
     :class:`OSError`.
     """
-    descriptor = _open_regular(path, roots)
-    with os.fdopen(descriptor, "rb") as stream:
-        size = os.fstat(descriptor).st_size
+    descriptor, size = _open_regular(path, roots)
+    try:
         if size > limit:
             raise InputTooLarge(size, limit)
-        data = read_capped(stream, size, limit)
+        data = read_capped(descriptor, size, limit)
         if len(data) > limit:
             raise InputTooLarge(max(len(data), os.fstat(descriptor).st_size), limit)
         return data
+    finally:
+        os.close(descriptor)
 
 
 #: Larger than any file fel-rules writes and reads back (a report, a manifest, a journal entry); only guards against
@@ -97,7 +98,7 @@ def read_own(path: str | os.PathLike, limit: int = OWN_FILE_LIMIT, *, roots: Seq
 
 def input_sha256(path: str | os.PathLike, limit: int, *, roots: Sequence[Path] = ()) -> str:
     """sha256 of the regular file at ``path`` read in chunks (same refusals as :func:`read_input`)."""
-    descriptor = _open_regular(path, roots)
+    descriptor, _ = _open_regular(path, roots)
     digest, seen = hashlib.sha256(), 0
     with os.fdopen(descriptor, "rb", buffering=0) as stream:
         while chunk := stream.read(_CHUNK):
@@ -108,10 +109,10 @@ def input_sha256(path: str | os.PathLike, limit: int, *, roots: Sequence[Path] =
     return digest.hexdigest()
 
 
-def _open_regular(path: str | os.PathLike, roots: Sequence[Path] = ()) -> int:
+def _open_regular(path: str | os.PathLike, roots: Sequence[Path] = ()) -> tuple[int, int]:
     """A descriptor open for reading on the regular file at ``path``, inside ``roots`` when they are given (see
-    :func:`read_input`): a path outside them is not even opened, and the opened file is judged again (the path
-    may have been swapped for a symlink in between)."""
+    :func:`read_input`), and the size the file says it has: a path outside them is not even opened, and the opened
+    file is judged again (the path may have been swapped for a symlink in between)."""
     if roots:
         confine(Path(path), roots)
     try:
@@ -122,15 +123,15 @@ def _open_regular(path: str | os.PathLike, roots: Sequence[Path] = ()) -> int:
         raise
     try:
         confine_opened(descriptor, path, roots)
-        mode = os.fstat(descriptor).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegularFile(path, mode)
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(path, info.st_mode)
         if hasattr(os, "set_blocking"):
             os.set_blocking(descriptor, True)
     except BaseException:
         os.close(descriptor)
         raise
-    return descriptor
+    return descriptor, info.st_size
 
 
 def _mode(path: str | os.PathLike) -> int | None:

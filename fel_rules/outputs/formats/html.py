@@ -16,6 +16,7 @@ import base64
 import hashlib
 import html
 import io
+import re
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -422,10 +423,14 @@ _VERDICT_TEXT = {"valid": "report.verdict.valid", "invalid": "report.verdict.inv
                  "unknown": "report.verdict.unknown"}
 
 
+_MARKUP = re.compile("[&<>\"']")
+
+
 def _escape(text: object) -> str:
     """``text`` safe inside HTML text and quoted attributes: control characters written visibly, ``& < > " '``
-    as references."""
-    return html.escape(escape_controls(str(text)), quote=True)
+    as references (most texts have none: they are given back as they are)."""
+    text = escape_controls(str(text))
+    return html.escape(text, quote=True) if _MARKUP.search(text) else text
 
 
 def _href(path: str) -> str:
