@@ -9,7 +9,7 @@ of its lines.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from decimal import Decimal, localcontext
 
 from lxml import etree
@@ -36,13 +36,16 @@ class LedgerFacts:
     documento_anulado: str | None = None  # NumeroDocumentoAAnular of an annulment
 
     def to_dict(self) -> dict[str, str | None]:
-        """Plain data (for a batch's journal)."""
-        return asdict(self)
+        """Plain data (for a batch's journal): what ``dataclasses.asdict`` gives, without its deep copies."""
+        return {name: getattr(self, name) for name in _FIELDS}
 
     @classmethod
     def from_dict(cls, data: dict | None) -> LedgerFacts:
         """Inverse of :meth:`to_dict`; empty facts for ``None`` (a journal entry written without them)."""
         return cls(**data) if data else cls()
+
+
+_FIELDS = tuple(field.name for field in fields(LedgerFacts))
 
 
 def ledger_facts(facts: Documento | Anulacion | None, root: etree._Element | None = None,
@@ -73,21 +76,23 @@ def other_taxes(root: etree._Element, memo: dict) -> Decimal | None:
     items = children_by_tag(parent, memo).get(_ITEM)
     if not items:
         return None
-    total = Decimal(0)
+    amounts = []
+    for item in items:
+        groups = children_by_tag(item, memo).get(_IMPUESTOS)
+        for tax in children_by_tag(groups[0], memo).get(_IMPUESTO, ()) if groups else ():
+            fields = children_by_tag(tax, memo)
+            name = fields.get(_NOMBRE_CORTO)
+            if name is not None and (name[0].text or "").strip(XML_SPACE).strip() == "IVA":
+                continue
+            amount = fields.get(_MONTO_IMPUESTO)
+            value = parse_decimal((amount[0].text or "").strip(XML_SPACE)) if amount else None
+            if value is None:
+                return None
+            amounts.append(value)
+    if not amounts:
+        return Decimal(0)
     with localcontext(MONEY_CONTEXT):
-        for item in items:
-            groups = children_by_tag(item, memo).get(_IMPUESTOS)
-            for tax in children_by_tag(groups[0], memo).get(_IMPUESTO, ()) if groups else ():
-                fields = children_by_tag(tax, memo)
-                name = fields.get(_NOMBRE_CORTO)
-                if name is not None and (name[0].text or "").strip(XML_SPACE).strip() == "IVA":
-                    continue
-                amount = fields.get(_MONTO_IMPUESTO)
-                value = parse_decimal((amount[0].text or "").strip(XML_SPACE)) if amount else None
-                if value is None:
-                    return None
-                total += value
-    return total
+        return sum(amounts, Decimal(0))
 
 
 def _value(field) -> str | None:
