@@ -56,44 +56,28 @@ def own_time_limits(seconds: float | None) -> Iterator[Callable[[float], Abstrac
     if not seconds or threading.current_thread() is not threading.main_thread():
         yield None
         return
+    limit = seconds
 
     def expire(_signum, _frame) -> None:  # wherever it lands within a guarded stage, its document is stopped
         raise Stopped
 
+    @contextmanager  # (a generator: an alarm landing while the stage is left, before the timer is stopped,
+    def within(spent: float) -> Iterator[None]:  # still stops it, when the generator is closed; a class would not)
+        left = limit - spent
+        if left <= 0:
+            raise Stopped
+        try:  # armed inside: an alarm between arming and the stage, or after it, still stops this document
+            signal.setitimer(signal.ITIMER_REAL, left, _repeat_interval(limit))
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
     previous = signal.signal(signal.SIGALRM, expire)
     try:
-        yield _StageTimer(seconds)
+        yield within
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-
-
-class _StageTimer:
-    """The guard of :func:`own_time_limits`: ``guard(spent)`` is the context of one stage of one document, which
-    sets the timer to what is left of the document's ``limit`` (:class:`Stopped` at once when nothing is) and stops
-    it when the stage ends. One object serves every stage, one after the other (a stage is never within another);
-    a class, not a generator: it is entered for each stage of each document."""
-
-    __slots__ = ("_interval", "_left", "_limit")
-
-    def __init__(self, limit: float) -> None:
-        self._limit, self._interval, self._left = limit, _repeat_interval(limit), 0.0
-
-    def __call__(self, spent: float) -> _StageTimer:
-        self._left = self._limit - spent
-        return self
-
-    def __enter__(self) -> None:
-        if self._left <= 0:
-            raise Stopped
-        try:  # an alarm between arming and the stage still stops this document, and leaves no timer running
-            signal.setitimer(signal.ITIMER_REAL, self._left, self._interval)
-        except BaseException:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            raise
-
-    def __exit__(self, *_exc: object) -> None:
-        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def _repeat_interval(seconds: float) -> float:
