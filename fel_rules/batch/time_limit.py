@@ -61,8 +61,10 @@ def own_time_limits(seconds: float | None) -> Iterator[Callable[[float], Abstrac
     def expire(_signum, _frame) -> None:  # wherever it lands within a guarded stage, its document is stopped
         raise Stopped
 
-    @contextmanager  # (a generator: an alarm landing while the stage is left, before the timer is stopped,
-    def within(spent: float) -> Iterator[None]:  # still stops it, when the generator is closed; a class would not)
+    # A generator, not a class: an alarm that lands as the stage is left, before the timer is stopped, still stops
+    # it (the generator, dropped, is closed and runs its ``finally``); a class's ``__exit__`` would leave it set.
+    @contextmanager
+    def within(spent: float) -> Iterator[None]:
         left = limit - spent
         if left <= 0:
             raise Stopped
