@@ -182,7 +182,7 @@ class Validator:
     def validate_path(self, path: str | Path, *, name: str | None = None, roots: Sequence[Path] = ()) -> Report:
         """Validate the file at ``path`` (see :meth:`inspect_path`); ``name`` names it in the report (default:
         the path). A path that does not exist, or a folder, is a misuse (:class:`InputError`)."""
-        return self._inspect_path(_existing(path), str(path) if name is None else name, lines=False,
+        return self._inspect_path(_existing(path), str(path) if name is None else name, lines=None,
                                   roots=roots).report
 
     def validate_many(self, paths: Iterable[str | Path], *, roots: Sequence[Path] = ()) -> list[Report]:
@@ -190,7 +190,7 @@ class Validator:
         taken through the pipeline's stages in groups (see :meth:`inspect_many`). A path that does not exist, or a
         folder, is a misuse (:class:`InputError`, before any document is validated)."""
         files = [(_existing(path), str(path)) for path in paths]
-        return [outcome.report for outcome in self._many(files, lines=False, roots=roots) if outcome is not None]
+        return [outcome.report for outcome in self._many(files, lines=None, roots=roots) if outcome is not None]
 
     def inspect_path(self, path: str | Path, *, name: str | None = None, roots: Sequence[Path] = (),
                      lines: bool = True) -> Outcome:
@@ -201,7 +201,7 @@ class Validator:
         ``lines=False``: the facts leave out what only a PDF prints (see :meth:`inspect_bytes`)."""
         return self._inspect_path(Path(path), str(path) if name is None else name, lines=lines, roots=roots)
 
-    def _inspect_path(self, path: Path, name: str, *, lines: bool, roots: Sequence[Path] = ()) -> Outcome:
+    def _inspect_path(self, path: Path, name: str, *, lines: bool | None, roots: Sequence[Path] = ()) -> Outcome:
         return self._group([self._read(path, name, lines, roots=roots)], None)[0]  # type: ignore[return-value]
 
     def read_error(self, path: str | Path, exc: OSError) -> Report:
@@ -212,7 +212,7 @@ class Validator:
 
     def validate_bytes(self, data: bytes, *, path: str | None = None) -> Report:
         """Validate one document given as bytes; ``path`` only names it in the report."""
-        return self._inspect(data, path, lines=False).report
+        return self._inspect(data, path, lines=None).report
 
     def inspect_bytes(self, data: bytes, *, path: str | None = None, lines: bool = True) -> Outcome:
         """Like :meth:`validate_bytes`, also returning the document's facts (for rendering) and its ledger facts.
@@ -235,7 +235,7 @@ class Validator:
         file judged when it is read."""
         return list(self._many(items, lines=lines, guard=guard, roots=roots))
 
-    def _many(self, items: Iterable[tuple[Path, str]], *, lines: bool,
+    def _many(self, items: Iterable[tuple[Path, str]], *, lines: bool | None,
               guard: Callable[[float], AbstractContextManager[object]] | None = None,
               roots: Sequence[Path] = ()) -> Iterator[Outcome | None]:
         group: list[_Work] = []
@@ -254,7 +254,7 @@ class Validator:
         if group:
             yield from self._group(group, guard)
 
-    def _read(self, path: Path, name: str, lines: bool,
+    def _read(self, path: Path, name: str, lines: bool | None,
               guard: Callable[[float], AbstractContextManager[object]] | None = None,
               roots: Sequence[Path] = ()) -> _Work:
         """The document at ``path``, read safely (see :meth:`inspect_path`; within ``guard``, its reading counts in
@@ -281,7 +281,7 @@ class Validator:
         self._run_stages(works, _GROUP_PIPELINE if len(works) > 1 else _PIPELINE, guard)
         return [work.outcome for work in works]
 
-    def _inspect(self, data: bytes, path: str | None, *, lines: bool, plan_function: bool = False) -> Outcome:
+    def _inspect(self, data: bytes, path: str | None, *, lines: bool | None, plan_function: bool = False) -> Outcome:
         """The pipeline on ``data``; ``plan_function``: the function of the document's rule plan is made now if it
         is not yet (a warm-up's documents), rather than once the plan has validated enough documents to pay."""
         work = _Work(data, path, lines, plan_function)
@@ -376,7 +376,7 @@ class Validator:
         if excess:
             work.issues.append(self._say(Finding(id="FEL-ENG-03", values={"detail": excess})))
             work.outcome = self._finish(work.path, work.sha256, work.issues, [*work.statuses, "skipped"], facts,
-                                        work.started, root)
+                                        work.started, root, work.memo, ledger=work.ledger)
 
     def _prepare_stage(self, work: _Work) -> None:
         """In a group: what the document's checks can do ahead (its signatures verified…), see the ``prepare`` of
@@ -415,7 +415,7 @@ class Validator:
 
     def _report_stage(self, work: _Work) -> None:
         work.outcome = self._finish(work.path, work.sha256, work.issues, work.statuses, work.facts, work.started,
-                                    work.root, work.memo)
+                                    work.root, work.memo, ledger=work.ledger)
 
     def _say(self, finding: Finding, **overrides) -> Issue:
         """``finding`` as an issue in the configured language (see :func:`render_issue`)."""
@@ -541,7 +541,8 @@ class Validator:
         issue = self._say(Finding(id="FEL-XML-02", values={"size": size, "limit": self.config.max_bytes}))
         return self._finish(path, None, [issue], ["error"], None, time.perf_counter())
 
-    def _finish(self, path, sha256, issues, statuses, facts, started, root=None, memo=None) -> Outcome:
+    def _finish(self, path, sha256, issues, statuses, facts, started, root=None, memo=None, *,
+                ledger: bool = False) -> Outcome:
         as_of = self._as_of(facts) if facts is not None else self.config.as_of
         stages = [_STAGES[name, statuses[i] if i < len(statuses) else "skipped"] for i, name in enumerate(_STAGE_NAMES)]
         issues = sorted(issues, key=Issue.sort_key)
@@ -549,7 +550,6 @@ class Validator:
         valid, complete = decide(stages, counts)
         with decimal.localcontext(MONEY_CONTEXT):
             totals = document_totals(root, memo)
-            ledger = ledger_facts(facts, root, memo)
         report = build(Report, {  # every field, in order (tests/test_report_records.py checks it)
             "report_version": REPORT_VERSION,
             "valid": valid,
@@ -570,18 +570,21 @@ class Validator:
                 "as_of": as_of.isoformat() if as_of else None,
             }),
         })
-        return Outcome(report, facts, ledger)
+        return Outcome(report, facts, ledger_facts(facts, root, memo) if ledger else _NO_LEDGER)
 
 
 class _Work:
     """One document on its way through the pipeline: what each stage leaves for the next, and its outcome once
     it has one (an early one when a stage finishes it)."""
 
-    __slots__ = ("adenda", "data", "done", "facts", "issues", "lines", "memo", "outcome", "path", "plan_function",
-                 "root", "schema_passed", "sha256", "spent", "started", "statuses")
+    __slots__ = ("adenda", "data", "done", "facts", "issues", "ledger", "lines", "memo", "outcome", "path",
+                 "plan_function", "root", "schema_passed", "sha256", "spent", "started", "statuses")
 
-    def __init__(self, data: bytes, path: str | None, lines: bool, plan_function: bool = False) -> None:
-        self.data, self.path, self.lines, self.plan_function = data, path, lines, plan_function
+    def __init__(self, data: bytes, path: str | None, lines: bool | None, plan_function: bool = False) -> None:
+        """``lines``: the facts of the lines too (``True``), those of the header (``False``), or only what the report
+        needs (``None``: a validation, whose outcome's facts and ledger facts nobody reads)."""
+        self.data, self.path, self.plan_function = data, path, plan_function
+        self.lines, self.ledger = bool(lines), lines is not None
         self.outcome: Outcome | None = None
         self.done = False  # it has its outcome, or was stopped (outcome None)
         self.spent = 0.0  # seconds of this document's own stages so far
@@ -608,6 +611,7 @@ class _Work:
 
 
 #: The pipeline's stages in order; each either leaves its results in the work or finishes it with an outcome.
+_NO_LEDGER = LedgerFacts()
 _PIPELINE = (Validator._parse_stage, Validator._schema_stage, Validator._facts_stage, Validator._rules_stage,
              Validator._report_stage)
 #: A group's: its checks' work done ahead first, for every document (see ``prepare`` of CheckKind).

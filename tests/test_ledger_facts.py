@@ -4,6 +4,7 @@ without PDFs asks for) give the same reports, cross-document facts and ledger fa
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal, localcontext
 
 import pytest
@@ -16,7 +17,7 @@ from fel_rules.document.parse import parse_xml
 from fel_rules.document.schema import strip_adendas
 from fel_rules.testing.builder import Invoice, Item
 
-from .conftest import FEL_REFERENCE
+from .conftest import EXAMPLES, FEL_REFERENCE
 from .test_quick_checks import DOCUMENTS
 
 SAMPLES = sorted((FEL_REFERENCE / "samples").glob("*/*.[xX][mM][lL]")) if FEL_REFERENCE.is_dir() else []
@@ -84,3 +85,16 @@ def test_other_taxes_read_the_first_group_of_each_line_as_the_facts_do():
                                     b"</dte:MontoImpuesto></dte:Impuesto></dte:Impuestos>", 1)
     root = _root(data)
     assert other_taxes(root, {}) == _from_the_lines(extract_facts(root)) == Decimal(0)
+
+
+def test_a_document_whose_rules_are_skipped_still_has_its_ledger_facts(validator):
+    """A schema-invalid document beyond SAT's cardinalities is finished before its rules (FEL-ENG-03): the ledger
+    still reads its names and other taxes, with or without its lines."""
+    data = (EXAMPLES / "factura-combustible.xml").read_bytes()
+    many = b"".join(b'<dte:TotalImpuesto NombreCorto="T%d" TotalMontoImpuesto="1.00"/>' % n for n in range(30))
+    crowded = re.sub(rb"<dte:TotalImpuestos>.*?</dte:TotalImpuestos>", b"<dte:TotalImpuestos>" + many
+                     + b"</dte:TotalImpuestos>", data, count=1, flags=re.S)
+    whole = validator.inspect_bytes(data)
+    for outcome in (validator.inspect_bytes(crowded), validator.inspect_bytes(crowded, lines=False)):
+        assert any(issue.rule_id == "FEL-ENG-03" for issue in outcome.report.issues)
+        assert outcome.ledger == whole.ledger and outcome.ledger.otros_impuestos not in (None, "0")
