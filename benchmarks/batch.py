@@ -2,7 +2,9 @@
 batch itself costs per file beside the validation; peak memory for few vs many files without rendering.
 
 Run from the repository root: ``python -m benchmarks.batch [--files 400] [--many 0]``. Invoices are generated
-into a temporary folder first (not timed). Each measurement runs in a fresh process, one after the other in
+into a temporary folder first (not timed): certified ones, with their issuer's and certifier's signatures (what
+an accountant's folder holds), and the same before certification, unsigned (the last row: what signature checks
+cost a batch). Each measurement runs in a fresh process, one after the other in
 this run, so the ratios compare like with like. The "overhead" rows replace each file's validation with its
 report computed beforehand (in this benchmark only): what is left is the batch's own work per file (tasks
 sent to the workers, reports and journal written, cross-document rules, manifest). With ``--many N`` the
@@ -89,13 +91,15 @@ for _ in range(3):
         for start in range(0, len(share), 24):  # in groups, as a pool's tasks carry them (some 50 ms of work)
             group = [(path, path.name) for path in share[start:start + 24]]
             begin = time.process_time()
-            validator.inspect_many(group)
+            validator.inspect_many(group, lines=False)  # (a batch without PDFs reads no facts of the lines)
             spent.append((time.process_time() - begin) / len(group))
 print(json.dumps({"median": statistics.median(spent)}))
 """
 
 
-def generate(folder: Path, count: int) -> None:
+def generate(folder: Path, count: int, *, certified: bool = True) -> None:
+    """``count`` invoices of 3 to 7 lines: certified (issuer's and certifier's signatures, some 10 KB) or, with
+    ``certified=False``, as an issuer sends them to be certified (no signature, some 5 KB)."""
     from fel_rules.testing.builder import Invoice, Item
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -103,7 +107,8 @@ def generate(folder: Path, count: int) -> None:
         items = [Item.goods(f"Material de construcción {n}-{k}", str(1 + k % 4), f"{20 + (n + k) % 90}.75")
                  for k in range(1, 4 + n % 5)]
         invoice = Invoice(tipo="FACT", receptor_id="CF", frases=[(1, 1)], items=items)
-        invoice.certify(f"{n:08X}-1111-4222-8333-444455556666", "2026-03-02T09:15:27-06:00")
+        if certified:
+            invoice.certify(f"{n:08X}-1111-4222-8333-444455556666", "2026-03-02T09:15:27-06:00")
         (folder / f"factura-{n:05d}.xml").write_bytes(invoice.to_xml())
 
 
@@ -147,16 +152,19 @@ def main() -> None:
     parser.add_argument("--many", type=int, default=0, help="also compare peak memory with this many files")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        few = Path(tmp) / "few"
+        few, unsigned = Path(tmp) / "few", Path(tmp) / "unsigned"
         start = time.perf_counter()
         generate(few, args.files)
-        print(f"generated {args.files} invoices in {time.perf_counter() - start:.1f} s\n")
+        generate(unsigned, args.files, certified=False)
+        print(f"generated {args.files} certified invoices (3 to 7 lines, two signatures each) and {args.files} of the"
+              f" same before certification, in {time.perf_counter() - start:.1f} s\n")
         print(f"{'':>34} {'1 worker':>10} {'2 workers':>10} {'2w/1w':>6} {'CPU/file: coord.':>17} {'workers':>8}")
-        rows = (("validate", False, False), ("validate + PDF", True, False),
-                ("overhead (validation precomputed)", False, True), ("overhead + PDF", True, True))
+        rows = (("validate", few, False, False), ("validate + PDF", few, True, False),
+                ("overhead (validation precomputed)", few, False, True), ("overhead + PDF", few, True, True),
+                ("validate, before certification", unsigned, False, False))
         timelines = []
-        for label, render, precomputed in rows:
-            one, two = measure(few, 1, render, precomputed), measure(few, 2, render, precomputed)
+        for label, inputs, render, precomputed in rows:
+            one, two = measure(inputs, 1, render, precomputed), measure(inputs, 2, render, precomputed)
             coordinator, workers = (two[key] / two["files"] * 1000 for key in ("coordinator_cpu", "workers_cpu"))
             print(f"{label:>34} {_rate(one):>8.0f}/s {_rate(two):>8.0f}/s {_rate(two) / _rate(one):>6.2f} "
                   f"{coordinator:>14.2f} ms {workers:>5.2f} ms")
