@@ -362,7 +362,7 @@ class Validator:
         a schema-invalid document beyond SAT's cardinalities is finished here, its rules skipped."""
         root, memo = work.root, work.memo
         try:
-            facts = extract_facts(root, lines=work.lines, memo=memo)
+            facts = extract_facts(root, lines=work.lines, complements=work.inspected, memo=memo)
             adenda = work.adenda
             if adenda is not None and adenda.entries and isinstance(facts, Documento):
                 facts = replace(facts, adenda=adenda.entries, adenda_omitted=adenda.omitted)
@@ -376,7 +376,7 @@ class Validator:
         if excess:
             work.issues.append(self._say(Finding(id="FEL-ENG-03", values={"detail": excess})))
             work.outcome = self._finish(work.path, work.sha256, work.issues, [*work.statuses, "skipped"], facts,
-                                        work.started, root, work.memo, ledger=work.ledger)
+                                        work.started, root, work.memo, ledger=work.inspected)
 
     def _prepare_stage(self, work: _Work) -> None:
         """In a group: what the document's checks can do ahead (its signatures verified…), see the ``prepare`` of
@@ -415,7 +415,7 @@ class Validator:
 
     def _report_stage(self, work: _Work) -> None:
         work.outcome = self._finish(work.path, work.sha256, work.issues, work.statuses, work.facts, work.started,
-                                    work.root, work.memo, ledger=work.ledger)
+                                    work.root, work.memo, ledger=work.inspected)
 
     def _say(self, finding: Finding, **overrides) -> Issue:
         """``finding`` as an issue in the configured language (see :func:`render_issue`)."""
@@ -570,21 +570,22 @@ class Validator:
                 "as_of": as_of.isoformat() if as_of else None,
             }),
         })
-        return Outcome(report, facts, ledger_facts(facts, root, memo) if ledger else _NO_LEDGER)
+        return Outcome(report, facts, ledger_facts(facts, root, memo)) if ledger else Outcome(report, facts)
 
 
 class _Work:
     """One document on its way through the pipeline: what each stage leaves for the next, and its outcome once
     it has one (an early one when a stage finishes it)."""
 
-    __slots__ = ("adenda", "data", "done", "facts", "issues", "ledger", "lines", "memo", "outcome", "path",
+    __slots__ = ("adenda", "data", "done", "facts", "inspected", "issues", "lines", "memo", "outcome", "path",
                  "plan_function", "root", "schema_passed", "sha256", "spent", "started", "statuses")
 
     def __init__(self, data: bytes, path: str | None, lines: bool | None, plan_function: bool = False) -> None:
-        """``lines``: the facts of the lines too (``True``), those of the header (``False``), or only what the report
-        needs (``None``: a validation, whose outcome's facts and ledger facts nobody reads)."""
+        """``lines``: the facts of the lines too (``True``), those of the header and the complements' own fields
+        (``False``), or only what the report needs (``None``: a validation, whose outcome's facts and ledger facts
+        nobody reads)."""
         self.data, self.path, self.plan_function = data, path, plan_function
-        self.lines, self.ledger = bool(lines), lines is not None
+        self.lines, self.inspected = bool(lines), lines is not None
         self.outcome: Outcome | None = None
         self.done = False  # it has its outcome, or was stopped (outcome None)
         self.spent = 0.0  # seconds of this document's own stages so far
@@ -611,7 +612,6 @@ class _Work:
 
 
 #: The pipeline's stages in order; each either leaves its results in the work or finishes it with an outcome.
-_NO_LEDGER = LedgerFacts()
 _PIPELINE = (Validator._parse_stage, Validator._schema_stage, Validator._facts_stage, Validator._rules_stage,
              Validator._report_stage)
 #: A group's: its checks' work done ahead first, for every document (see ``prepare`` of CheckKind).

@@ -22,13 +22,13 @@ def read_capped(descriptor: int, size: int, limit: int) -> bytes:
     file grew since (or its size is not told, as in /proc) and the rest is read up to the limit, a megabyte at a
     time. A read that gives less than asked (a pipe-like file system) is followed by another, to the end."""
     parts: list[bytes] = []
-    done, goal = 0, size + 1
+    done, goal, grew = 0, size + 1, False
     while done < goal:
-        part = os.read(descriptor, goal - done if goal == size + 1 else min(goal - done, _MORE))
+        part = os.read(descriptor, min(goal - done, _MORE) if grew else goal - done)
         if not part:
             break
         parts.append(part)
         done += len(part)
-        if done == goal and goal == size + 1:  # the file grew since it told its size
-            goal = limit + 1
+        if done == goal and not grew:  # one byte more than the file said it held: it grew since
+            goal, grew = limit + 1, True
     return b"".join(parts)  # (one part, the usual case: the bytes themselves, no copy)

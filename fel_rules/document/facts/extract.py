@@ -115,21 +115,24 @@ class _Reader:
                               "value": parse_decimal(raw)})
 
 
-def extract_facts(root: etree._Element, *, lines: bool = True, memo: dict | None = None) -> Documento | Anulacion:
+def extract_facts(root: etree._Element, *, lines: bool = True, complements: bool = True,
+                  memo: dict | None = None) -> Documento | Anulacion:
     """Facts of a GTDocumento or GTAnulacionDocumento root (already checked by the parser).
 
     ``lines=False`` reads only the document's header (general data, parties, frases, totals,
     certification, each complement's own fields) and leaves ``items`` and the complements' ``rows`` empty:
-    what validation and a batch's cross-document rules need, at a fraction of the cost on long invoices.
-    ``memo``: the document's memo, whose index of each element's children
+    what a batch's cross-document rules need, at a fraction of the cost on long invoices; ``complements=False``
+    leaves ``complementos`` empty too: what validation needs. ``memo``: the document's memo, whose index of each
+    element's children
     (:func:`~fel_rules.core.xmlpath.children_by_tag`) the rules use too.
     """
     if etree.QName(root).namespace == DTE_ANULACION:
         return _anulacion(root, memo)
-    return _documento(root, lines, memo)
+    return _documento(root, lines, complements, memo)
 
 
-def _documento(root: etree._Element, lines: bool = True, memo: dict | None = None) -> Documento:
+def _documento(root: etree._Element, lines: bool = True, complements: bool = True, memo: dict | None = None,
+               ) -> Documento:
     r = _Reader(DTE, memo)
     path = "/dte:GTDocumento"
     sat, sat_path = r.child(root, path, "SAT")
@@ -149,8 +152,8 @@ def _documento(root: etree._Element, lines: bool = True, memo: dict | None = Non
         "frases": [_frase(r, el, p) for el, p in r.children(frases_el, frases_path, "Frase")],
         "items": [_item(r, el, p) for el, p in r.children(items_el, items_path, "Item")] if lines else [],
         "totales": _totales(r, *r.child(emision, em_path, "Totales")),
-        "complementos": [_complemento(r, el, p, lines)
-                         for el, p in r.children(complementos_el, comp_path, "Complemento")],
+        "complementos": ([_complemento(r, el, p, lines)
+                          for el, p in r.children(complementos_el, comp_path, "Complemento")] if complements else []),
         "certificacion": _certificacion(r, *r.child(dte, dte_path, "Certificacion")),
         "signatures": len(root.findall(_SIGNATURE)),
         "signed_references": _signed_references(root),
