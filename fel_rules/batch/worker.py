@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
+from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -142,6 +143,7 @@ class PdfNote(StrEnum):
     NOT_WRITTEN = "not_written"  # a valid document whose PDF could not be written
     VANISHED = "vanished"  # the PDF was deleted while the batch ran
 
+    @cache  # (a few notes in two languages, said for every file of a batch's manifest and page)
     def said(self, lang: str) -> str:
         """The note in ``lang``."""
         return render_text(Text(f"batch.pdf_note.{self.value}"), lang)
