@@ -152,16 +152,16 @@ def main() -> None:
     parser.add_argument("--many", type=int, default=0, help="also compare peak memory with this many files")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        few, unsigned = Path(tmp) / "few", Path(tmp) / "unsigned"
+        certified, unsigned = Path(tmp) / "certified", Path(tmp) / "unsigned"
         start = time.perf_counter()
-        generate(few, args.files)
+        generate(certified, args.files)
         generate(unsigned, args.files, certified=False)
         print(f"generated {args.files} certified invoices (3 to 7 lines, two signatures each) and {args.files} of the"
               f" same before certification, in {time.perf_counter() - start:.1f} s\n")
         print(f"{'':>34} {'1 worker':>10} {'2 workers':>10} {'2w/1w':>6} {'CPU/file: coord.':>17} {'workers':>8}")
-        rows = (("validate", few, False, False), ("validate + PDF", few, True, False),
-                ("overhead (validation precomputed)", few, False, True), ("overhead + PDF", few, True, True),
-                ("validate, before certification", unsigned, False, False))
+        rows = (("validate", certified, False, False), ("validate + PDF", certified, True, False),
+                ("overhead (validation precomputed)", certified, False, True),
+                ("overhead + PDF", certified, True, True), ("validate, before certification", unsigned, False, False))
         timelines = []
         for label, inputs, render, precomputed in rows:
             one, two = measure(inputs, 1, render, precomputed), measure(inputs, 2, render, precomputed)
@@ -180,10 +180,10 @@ def main() -> None:
         print("plan: inputs listed, rules and schema loaded; warm-up: the packaged sample validated before the"
               "\nworkers are forked (2 workers only); files: per-file work in the workers; end: cross-document rules,"
               "\nPDFs rendered once verdicts are final, page, ledger and manifest written, outputs flushed to disk.")
-        _bound(few, args.files, timelines[0][2])
+        _bound(certified, args.files, timelines[0][2])
         _file_system(Path(tmp) / "writes")
         if args.many:
-            _memory(few, Path(tmp) / "many", args.files, args.many)
+            _memory(certified, Path(tmp) / "many", args.files, args.many)
 
 
 def _file_system(folder: Path, count: int = 200) -> None:

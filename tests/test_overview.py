@@ -222,8 +222,9 @@ def test_same_bytes_on_resume_and_in_english(folder, run, tmp_path):
 
 
 def test_without_pdfs_the_same_reports_ledger_and_cross_results(folder, run, tmp_path):
-    """A batch without PDFs reads no facts of the lines: its reports (cross-document issues patched in), ledger and
-    manifest entries are those of the batch with PDFs, bar what says where the PDF is or why there is none."""
+    """A batch without PDFs (which validates without the facts of the lines): its reports (cross-document issues
+    patched in), ledger and manifest entries are those of the batch with PDFs, bar what says where the PDF is or why
+    there is none."""
     _, out = run
     plain = tmp_path / "plain"
     batch(folder, plain, render=False)

@@ -48,7 +48,7 @@ class LedgerFacts:
 _FIELDS = tuple(field.name for field in fields(LedgerFacts))
 
 
-def ledger_facts(facts: Documento | Anulacion | None, root: etree._Element | None = None,
+def ledger_facts(facts: Documento | Anulacion | None, root: etree._Element | None,
                  memo: dict | None = None) -> LedgerFacts:
     """The ledger facts of a read document (empty when it could not be read): ``facts`` (its header is enough) and
     ``root``, the tree they were read from, with the document's ``memo`` (its children indexes are shared)."""
@@ -80,11 +80,11 @@ def other_taxes(root: etree._Element, memo: dict) -> Decimal | None:
     for item in items:
         groups = children_by_tag(item, memo).get(_IMPUESTOS)
         for tax in children_by_tag(groups[0], memo).get(_IMPUESTO, ()) if groups else ():
-            fields = children_by_tag(tax, memo)
-            name = fields.get(_NOMBRE_CORTO)
+            children = children_by_tag(tax, memo)
+            name = children.get(_NOMBRE_CORTO)
             if name is not None and (name[0].text or "").strip(XML_SPACE).strip() == "IVA":
                 continue
-            amount = fields.get(_MONTO_IMPUESTO)
+            amount = children.get(_MONTO_IMPUESTO)
             value = parse_decimal((amount[0].text or "").strip(XML_SPACE)) if amount else None
             if value is None:
                 return None
