@@ -139,3 +139,24 @@ def test_a_sigterm_handler_inherited_by_a_forked_worker_ends_it_quietly():
             os._exit(3)  # reached only when the handler raised or returned
     _, status = os.waitpid(child, 0)
     assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM
+
+
+def _collector_thresholds(_item) -> tuple[int, ...]:
+    import gc
+
+    return gc.get_threshold()
+
+
+def test_workers_collect_garbage_less_often_than_python_does_and_the_batch_keeps_its_own():
+    import gc
+
+    from fel_rules.batch.executors import WORKER_GC_THRESHOLDS, LocalExecutor
+
+    own = gc.get_threshold()
+    executor = LocalExecutor(2)
+    try:
+        seen = set(executor.run(_collector_thresholds, range(4)))
+    finally:
+        executor.close()
+    assert seen == {WORKER_GC_THRESHOLDS}
+    assert WORKER_GC_THRESHOLDS[0] > 700 and gc.get_threshold() == own

