@@ -259,3 +259,22 @@ def test_an_earlier_runs_page_and_ledger_are_replaced(folder, tmp_path):
     batch(small, out, workers=1, render=False)
     assert len(ledger_rows(out)) == 1
     assert (out / "reporte.html").read_text(encoding="utf-8").count("<tbody") == 1
+
+
+def test_html_escape_with_one_search_is_the_full_escape_for_every_character():
+    """The page's escape skips texts with nothing to change after one search: for every code point, alone and
+    amid plain text, it gives what escaping control characters and then markup gives."""
+    import html
+    import sys
+
+    from fel_rules.core.printable import escape_controls
+    from fel_rules.outputs.formats.html import _escape
+
+    def full(text: str) -> str:
+        return html.escape(escape_controls(text), quote=True)
+
+    for code in range(sys.maxunicode + 1):
+        character = chr(code)
+        for text in (character, f"Factura {character} 1.50"):
+            assert _escape(text) == full(text), hex(code)
+    assert _escape(12) == "12" and _escape(None) == "None"

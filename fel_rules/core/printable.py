@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["escape_controls"]
+__all__ = ["CONTROL_CLASS", "escape_controls"]
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _CONTROLS = [*range(0x00, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
 _TABLE = {code: _NAMED.get(chr(code), f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}") for code in _CONTROLS}
-_ANY = re.compile("[" + "".join(re.escape(chr(code)) for code in _CONTROLS) + "]")
+#: The characters :func:`escape_controls` escapes, as the inside of a regular expression's character class.
+CONTROL_CLASS = "".join(re.escape(chr(code)) for code in _CONTROLS)
+_ANY = re.compile(f"[{CONTROL_CLASS}]")
 
 
 def escape_controls(text: str) -> str:

@@ -30,7 +30,7 @@ from urllib.parse import quote
 
 from ...core.catalogue import MESSAGES, render_text
 from ...core.money import format_money, parse_decimal
-from ...core.printable import escape_controls
+from ...core.printable import CONTROL_CLASS, escape_controls
 from ...core.report import Issue, Report, RulesetRef, SchemaInfo
 from ...core.text import Text
 from .listing import Listed, Verdict
@@ -424,12 +424,16 @@ _VERDICT_TEXT = {"valid": "report.verdict.valid", "invalid": "report.verdict.inv
 
 
 _MARKUP = re.compile("[&<>\"']")
+_SPECIAL = re.compile(f"[&<>\"'{CONTROL_CLASS}]")  # what _escape changes: markup, or a control character
 
 
 def _escape(text: object) -> str:
     """``text`` safe inside HTML text and quoted attributes: control characters written visibly, ``& < > " '``
-    as references (most texts have none: they are given back as they are)."""
-    text = escape_controls(str(text))
+    as references (most texts have none: they are given back as they are, after one search)."""
+    text = str(text)
+    if not _SPECIAL.search(text):
+        return text
+    text = escape_controls(text)
     return html.escape(text, quote=True) if _MARKUP.search(text) else text
 
 
