@@ -179,6 +179,28 @@ def test_a_group_writes_what_its_tasks_write_one_by_one(tmp_path):
     assert _outputs(tmp_path / "many") == _outputs(tmp_path / "one")
 
 
+def test_a_file_whose_write_up_fails_fails_alone_in_a_group_as_alone(monkeypatch, tmp_path):
+    """A group writes its files up a step at a time (results, reports, journal entries): one whose result cannot be
+    made, and one whose report cannot be written, get the entries they get alone, and the others their outputs."""
+    result_of = worker._result_of
+
+    def failing(task, outcome):
+        if task.rel == "anulacion.xml":
+            raise RuntimeError("no result")
+        return result_of(task, outcome)
+
+    monkeypatch.setattr(worker, "_result_of", failing)
+    for name in ("one", "many"):
+        (tmp_path / name / "out" / "factura-fact.report.json").mkdir(parents=True)  # a folder where its report goes
+    alone = [worker.process_and_record(task) for task in _tasks(tmp_path / "one", NAMES)]
+    together = worker.process_many(_tasks(tmp_path / "many", NAMES))
+    assert together == alone
+    assert [brief.failed for brief in together] == [True, True, False, True, False]
+    assert _outputs(tmp_path / "many") == _outputs(tmp_path / "one")  # (journal entries included)
+    assert len(list((tmp_path / "many" / "out" / "journal").glob("*.json"))) == len(NAMES)
+    assert (tmp_path / "many" / "out" / "factura-certificada.report.json").is_file()
+
+
 def _slow(monkeypatch, stage_name: str, name: str, seconds: float) -> list[str]:
     """Make ``stage_name`` take ``seconds`` (an interruptible sleep) for the document named ``name``; the documents
     that reach the report stage are listed."""

