@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fel_rules.engine as engine
 from fel_rules import Config, Validator
@@ -480,3 +482,21 @@ def test_a_file_read_with_roots_must_be_inside_them_once_open(tmp_path):
                    *validator.validate_many([root / "link.xml"], roots=[root])):
         assert [issue.rule_id for issue in report.issues] == ["FEL-XML-07"] and report.document.sha256 is None
         assert "fuera de las carpetas permitidas" in report.issues[0].message
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b.xml", ".", "..", "", ".xml", "x.", "c.XML", "d.tar.xml", ".hidden.xml",
+                                 "e.x", "ñ.xml"]), min_size=0, max_size=5), st.booleans())
+def test_an_inputs_outputs_are_named_as_pathlib_reads_its_suffix(parts, absolute):
+    from fel_rules.batch.worker import _suffix
+
+    path = ("/" if absolute else "") + "/".join(parts)
+    assert _suffix(path) == Path(path).suffix, path
+
+
+def test_output_names_keep_a_suffix_that_is_not_xml_and_a_stem_that_looks_like_xml():
+    assert worker.output_paths("a.xml") == ("a.report.json", "a.pdf")
+    assert worker.output_paths("sub/a.XML") == ("sub/a.XML.report.json", "sub/a.XML.pdf")
+    assert worker.output_paths("a.XML.xml") == ("a.XML.xml.report.json", "a.XML.xml.pdf")
+    assert worker.output_paths("b.xml/..xml") == ("b.xml/..xml.report.json", "b.xml/..xml.pdf")
+    assert worker.output_paths("b/.xml") == ("b/.report.json", "b/.pdf")

@@ -183,9 +183,19 @@ def output_paths(rel: str) -> tuple[str, str]:
     names are valid UTF-8, whatever the input's name."""
     rel = readable_name(rel)
     stem = rel[: -len(".xml")]
-    if not rel.endswith(".xml") or Path(stem).suffix.lower() == ".xml":
+    if not rel.endswith(".xml") or _suffix(stem).lower() == ".xml":
         stem = rel
     return f"{stem}.report.json", f"{stem}.pdf"
+
+
+def _suffix(path: str) -> str:
+    """``Path(path).suffix``, without making a path when its last component is a name (a batch asks for each
+    input's outputs several times)."""
+    name = path.rpartition("/")[2]
+    if name in ("", "."):  # (a path ending in "/" or "/.": its last component is the one before)
+        return Path(path).suffix
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
 def journal_file(journal: str | Path, rel: str) -> Path:
