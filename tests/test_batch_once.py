@@ -53,8 +53,8 @@ class Calls:
             return layout(view, **kwargs)
 
         def recorded_write(path, data, roots, owned, **kwargs):
-            if path.suffix == ".pdf":
-                self.pdfs_written.append(path)
+            if Path(path).suffix == ".pdf":
+                self.pdfs_written.append(Path(path))
             return write_output(path, data, roots, owned, **kwargs)
 
         def recorded_remove(path, owned, roots=()):

@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fel_rules.core.atomic import write_atomic
 from fel_rules.core.confine import OutsideRoots, _inside, confine, open_folder
@@ -228,3 +230,14 @@ def test_what_a_batch_reads_back_for_a_tool_stays_inside_the_roots(tree, tmp_pat
                          (out,))
     with pytest.raises(OutsideRoots):
         result.manifest  # noqa: B018
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b.json", ".", "..", "", ".hidden", "c d", "ñ"]), min_size=1, max_size=5),
+       st.booleans())
+def test_an_atomic_write_names_its_folder_and_file_as_pathlib_does(parts, absolute):
+    from fel_rules.core.atomic import _split
+
+    path = ("/" if absolute else "") + "/".join(parts)
+    parent, name = _split(path)
+    assert name == Path(path).name and Path(parent) == Path(path).parent, path

@@ -301,7 +301,7 @@ def test_a_documents_validation_counts_in_its_own_time_limit(monkeypatch, tmp_pa
     write_output = worker.write_output
 
     def slow_write(path, data, *args, **kwargs):
-        if path.name.startswith("factura-fact"):
+        if Path(path).name.startswith("factura-fact"):
             time.sleep(0.5)
         return write_output(path, data, *args, **kwargs)
 

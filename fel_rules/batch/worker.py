@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -211,8 +212,8 @@ def entry_name(rel: str) -> str:
 def record(journal: str | Path, fingerprint: str, result: FileResult, roots: tuple[Path, ...] = ()) -> None:
     """Write ``result`` to the journal (atomic; no fsync: the journal is a cache of finished work)."""
     data = {"fingerprint": fingerprint, "result": result.to_dict()}
-    write_atomic(journal_file(journal, result.rel), json.dumps(data, sort_keys=True).encode(), durable=False,
-                 roots=roots)
+    write_atomic(os.path.join(journal, entry_name(result.rel)), json.dumps(data, sort_keys=True).encode(),
+                 durable=False, roots=roots)  # (journal_file's path, as text: one path object fewer an entry)
 
 
 def process_and_record(task: FileTask, validated: Outcome | None = None, spent: float = 0.0) -> Brief:
@@ -489,7 +490,7 @@ def _write_report(task: FileTask, data: bytes, result: FileResult) -> bool:
     written."""
     report_rel = output_paths(task.rel)[0]
     try:
-        result.report_sha256 = write_output(Path(task.out_dir) / report_rel, data, task.allowed,
+        result.report_sha256 = write_output(os.path.join(task.out_dir, report_rel), data, task.allowed,
                                             task.owned(report_rel, own_report), durable=task.durable)
     except OSError as exc:  # disk full, read-only folder…: said in the entry, nothing half-written left
         result.report, result.pdf_note = None, PdfNote.NOT_PROCESSED
@@ -561,7 +562,8 @@ def _unprocessed_result(task: FileTask, error: str) -> FileResult:
                       pdf_note=PdfNote.NOT_PROCESSED, error=error)
 
 
-def write_output(path: Path, data: bytes, roots: tuple[Path, ...], owned, *, durable: bool = True) -> str:
+def write_output(path: str | os.PathLike, data: bytes, roots: tuple[Path, ...], owned, *, durable: bool = True,
+                 ) -> str:
     """Write an output file atomically inside ``roots``, replacing only a file ``owned`` recognises as
     fel-rules'; its sha256, which the journal keeps. ``durable``: flushed to disk before it replaces the old one."""
     write_atomic(path, data, durable=durable, roots=roots, owned=owned)

@@ -45,7 +45,7 @@ class UnsafeTarget(FileExistsError):
 
 
 @contextmanager
-def atomic_writer(path: Path, *, durable: bool = True, roots: Sequence[Path] = (),
+def atomic_writer(path: str | os.PathLike, *, durable: bool = True, roots: Sequence[Path] = (),
                   owned: Owned | None = None) -> Iterator[BinaryIO]:
     """A binary stream whose content replaces ``path`` only when the block ends without error.
 
@@ -55,9 +55,9 @@ def atomic_writer(path: Path, *, durable: bool = True, roots: Sequence[Path] = (
     replaced only when it is a regular file and ``owned`` (when given) recognises it, else
     :class:`UnsafeTarget`. On any failure the temporary file is removed and the error propagates.
     """
-    path = Path(path)
-    folder = open_folder(path.parent, roots)
-    temporary = f".{path.name}.fel-{secrets.token_hex(6)}.tmp"
+    parent, name = _split(path)
+    folder = open_folder(parent, roots)
+    temporary = f".{name}.fel-{secrets.token_hex(6)}.tmp"
     try:
         handle = os.open(temporary, _CREATE_FLAGS, 0o666, dir_fd=folder)
         try:
@@ -66,8 +66,8 @@ def atomic_writer(path: Path, *, durable: bool = True, roots: Sequence[Path] = (
                 if durable:
                     stream.flush()
                     os.fsync(stream.fileno())
-            _check_replaceable(folder, path, owned)
-            os.replace(temporary, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+            _check_replaceable(folder, name, path, owned)
+            os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
         except BaseException:
             try:
                 os.unlink(temporary, dir_fd=folder)
@@ -76,10 +76,21 @@ def atomic_writer(path: Path, *, durable: bool = True, roots: Sequence[Path] = (
             raise
     except OSError as exc:
         if isinstance(exc.filename, str) and "/" not in exc.filename:  # a descriptor-relative call: name it fully
-            exc.filename = str(path.parent / exc.filename)
+            exc.filename = os.path.join(parent, exc.filename)
         raise
     finally:
         os.close(folder)
+
+
+def _split(path: str | os.PathLike) -> tuple[str, str]:
+    """``(str(Path(path).parent), Path(path).name)``, without making a path when ``path`` ends in a plain name (a
+    batch writes two files for every input)."""
+    text = os.fspath(path)
+    parent, name = os.path.split(text)
+    if not parent or name in ("", ".", ".."):
+        whole = Path(text)
+        return str(whole.parent), whole.name
+    return parent, name
 
 
 def flush_to_disk(folder: Path, roots: Sequence[Path] = (), *, subfolders: Iterable[str] = ()) -> None:
@@ -133,7 +144,7 @@ def _syncfs(handle: int) -> int:
         return -1
 
 
-def write_atomic(path: Path, data: bytes, *, durable: bool = True, roots: Sequence[Path] = (),
+def write_atomic(path: str | os.PathLike, data: bytes, *, durable: bool = True, roots: Sequence[Path] = (),
                  owned: Owned | None = None) -> None:
     """Write ``data`` to ``path`` atomically (see :func:`atomic_writer`). A folder deleted while the file was
     being written (someone cleaning the output folder up) is created again, once."""
@@ -183,16 +194,17 @@ def remove_own_temporaries(folder: Path, roots: Sequence[Path] = ()) -> None:
         os.close(handle)
 
 
-def _check_replaceable(folder: int, path: Path, owned: Owned | None) -> None:
-    """:class:`UnsafeTarget` unless ``path`` is absent, or a regular file that ``owned`` (if any) recognises."""
+def _check_replaceable(folder: int, name: str, path: str | os.PathLike, owned: Owned | None) -> None:
+    """:class:`UnsafeTarget` unless ``name`` (in ``folder``; ``path``, as the caller named it) is absent, or a regular
+    file that ``owned`` (if any) recognises."""
     try:
-        mode = os.stat(path.name, dir_fd=folder, follow_symlinks=False).st_mode
+        mode = os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
     except FileNotFoundError:
         return
     if not stat.S_ISREG(mode):
-        raise UnsafeTarget(path, "special")
-    if owned is not None and not _is_own(folder, path.name, owned):
-        raise UnsafeTarget(path, "foreign")
+        raise UnsafeTarget(Path(path), "special")
+    if owned is not None and not _is_own(folder, name, owned):
+        raise UnsafeTarget(Path(path), "foreign")
 
 
 def _is_own(folder: int, name: str, owned: Owned) -> bool:

@@ -33,14 +33,19 @@ class OutsideRoots(PermissionError):
 def confine(path: Path, roots: Sequence[Path] = ()) -> Path:
     """``path`` made absolute with its symlinks resolved; :class:`OutsideRoots` when ``roots`` are given and
     it lands outside every one of them (the roots themselves must be resolved)."""
+    return Path(_confined(path, roots))
+
+
+def _confined(path: str | os.PathLike, roots: Sequence[Path]) -> str:
+    """What :func:`confine` gives, as text (no path object made on the way: a batch confines every write)."""
     real = _kernel_resolved(path)
     if real is None:
         try:
-            real = Path(path).resolve()
+            real = str(Path(path).resolve())
         except RuntimeError as exc:  # a symlink loop (Python < 3.13)
             raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path)) from exc
     if roots and not _inside(real, roots):
-        raise OutsideRoots(real)
+        raise OutsideRoots(Path(real))
     return real
 
 
@@ -55,7 +60,7 @@ def confine_opened(handle: int, path: str | os.PathLike, roots: Sequence[Path]) 
     real = _opened_path(handle)
     if real is not None:
         if not _inside(real, roots):
-            raise OutsideRoots(real)
+            raise OutsideRoots(Path(real))
         return
     checked = confine(Path(path), roots)
     try:
@@ -66,7 +71,7 @@ def confine_opened(handle: int, path: str | os.PathLike, roots: Sequence[Path]) 
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), os.fspath(path))
 
 
-def _inside(real: Path, roots: Sequence[Path]) -> bool:
+def _inside(real: str | Path, roots: Sequence[Path]) -> bool:
     """True when ``real`` is one of ``roots`` or lies under one (all absolute and resolved: compared as text, which
     is what ``real == root or root in real.parents`` says, without making a path of each parent)."""
     text = str(real)
@@ -77,7 +82,7 @@ def _inside(real: Path, roots: Sequence[Path]) -> bool:
     return False
 
 
-def _kernel_resolved(path: Path) -> Path | None:
+def _kernel_resolved(path: str | os.PathLike) -> str | None:
     """The absolute path, symlinks resolved, of an existing ``path`` as the kernel names it once opened
     (``/proc/self/fd``): what :meth:`Path.resolve` gives, in three system calls instead of one per component.
     ``None`` when the path is missing or cannot be opened (``Path.resolve`` then keeps its missing tail or
@@ -94,25 +99,24 @@ def _kernel_resolved(path: Path) -> Path | None:
         os.close(handle)
 
 
-def _opened_path(handle: int) -> Path | None:
+def _opened_path(handle: int) -> str | None:
     """The absolute path the kernel names the file open at ``handle`` by; ``None`` where ``/proc`` is not there
     or the file has been removed."""
     try:
         real = os.readlink(f"/proc/self/fd/{handle}")
     except OSError:
         return None
-    return Path(real) if real.startswith("/") and not real.endswith(" (deleted)") else None
+    return real if real.startswith("/") and not real.endswith(" (deleted)") else None
 
 
-def open_folder(folder: Path, roots: Sequence[Path] = (), *, create: bool = True) -> int:
+def open_folder(folder: str | os.PathLike, roots: Sequence[Path] = (), *, create: bool = True) -> int:
     """A descriptor of ``folder`` (see the module docstring); missing folders are created when ``create``.
     The caller closes it."""
-    real = confine(folder, roots)
-    parts = real.parts
+    names = [name for name in _confined(folder, roots).split("/") if name]  # (an absolute path, no . or ..)
     handle = os.open("/", _FOLDER_FLAGS)
     try:
-        for depth in range(2, len(parts) + 1):
-            child = _open_child(handle, parts[depth - 1], create, parts[:depth])
+        for depth, name in enumerate(names, 1):
+            child = _open_child(handle, name, create, names[:depth])
             os.close(handle)
             handle = child
     except BaseException:
@@ -121,33 +125,39 @@ def open_folder(folder: Path, roots: Sequence[Path] = (), *, create: bool = True
     return handle
 
 
-def _open_child(parent: int, name: str, create: bool, parts: tuple[str, ...]) -> int:
-    """The subfolder ``name`` of ``parent``, never through a symlink; ``parts`` (of its path) name it in errors."""
+def _open_child(parent: int, name: str, create: bool, names: list[str]) -> int:
+    """The subfolder ``name`` of ``parent``, never through a symlink; ``names`` (of its path from ``/``) name it in
+    errors."""
     try:
         return os.open(name, _FOLDER_FLAGS, dir_fd=parent)
     except FileNotFoundError:
         if not create:
-            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(Path(*parts))) from None
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), _shown(names)) from None
     except OSError as exc:
-        raise _refused_folder(parent, name, Path(*parts), exc) from None
+        raise _refused_folder(parent, name, _shown(names), exc) from None
     try:
         os.mkdir(name, 0o777, dir_fd=parent)
     except FileExistsError:  # created meanwhile by another worker
         pass
     except OSError as exc:
-        raise OSError(exc.errno, exc.strerror, str(Path(*parts))) from None
+        raise OSError(exc.errno, exc.strerror, _shown(names)) from None
     try:
         return os.open(name, _FOLDER_FLAGS, dir_fd=parent)
     except OSError as exc:
-        raise _refused_folder(parent, name, Path(*parts), exc) from None
+        raise _refused_folder(parent, name, _shown(names), exc) from None
 
 
-def _refused_folder(parent: int, name: str, shown: Path, exc: OSError) -> OSError:
+def _shown(names: list[str]) -> str:
+    """The absolute path of the folders ``names``, one inside the other from ``/``."""
+    return "/" + "/".join(names)
+
+
+def _refused_folder(parent: int, name: str, shown: str, exc: OSError) -> OSError:
     """``ELOOP`` for a symlink where a folder was expected, the original error otherwise (naming ``shown``)."""
     try:
         is_link = stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
     except OSError:
         is_link = False
     if is_link:
-        return OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(shown))
-    return OSError(exc.errno, exc.strerror, str(shown))
+        return OSError(errno.ELOOP, os.strerror(errno.ELOOP), shown)
+    return OSError(exc.errno, exc.strerror, shown)
