@@ -181,3 +181,28 @@ def test_batch_file_time_is_bounded(tmp_path, monkeypatch):
     assert not (tmp_path / "salida" / "lenta.report.json").exists()
     assert (normal.valid, normal.error, normal.pdf) == (True, None, "normal.pdf")
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize("seconds", [float("nan"), float("inf"), 1e12, -1.0, 0, True, "60"])
+def test_a_time_limit_that_is_not_a_number_of_seconds_stops_the_batch_before_any_work(tmp_path, seconds):
+    from fel_rules.core.errors import InputError
+
+    folder = tmp_path / "entrada"
+    folder.mkdir()
+    (folder / "a.xml").write_bytes(FACT)
+    with pytest.raises(InputError, match="límite de tiempo por archivo") as raised:
+        run_batch(BatchOptions(folder, tmp_path / "salida", workers=1, progress=False, file_time_limit=seconds))
+    assert "time limit per file" in raised.value.message_en
+    assert not (tmp_path / "salida").exists()
+
+
+def test_the_largest_time_limit_and_none_are_taken(tmp_path):
+    from fel_rules.batch.options import MAX_FILE_TIME_LIMIT
+
+    folder = tmp_path / "entrada"
+    folder.mkdir()
+    (folder / "a.xml").write_bytes(FACT)
+    for number, seconds in enumerate((MAX_FILE_TIME_LIMIT, None)):
+        result = run_batch(BatchOptions(folder, tmp_path / f"salida{number}", workers=1, progress=False,
+                                        render=False, file_time_limit=seconds))
+        assert result.exit_code == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import time
@@ -60,3 +61,32 @@ def test_a_document_stopped_as_its_stage_ends_leaves_no_timer_running():
                 armed += 1
                 signal.setitimer(signal.ITIMER_REAL, 0)
     assert armed == 0
+
+
+def test_alarms_landing_around_atomic_writes_leave_no_temporary_file_nor_descriptor(tmp_path):
+    """A time limit's alarm that lands while a write opens or closes a descriptor (the folder's, the temporary
+    file's) waits for the next one: it never leaves a temporary file or an open descriptor behind, nor turns into
+    another error (closing a descriptor twice said "Bad file descriptor"). Random by nature: before, some 50
+    temporary files were left, and some 80 descriptors, out of these 1,500 writes."""
+    from fel_rules.core.atomic import write_atomic
+    from fel_rules.core.inputs import read_own
+
+    rng = random.Random(11)
+    data = b"{" + b"x" * 20_000 + b"}"
+    (tmp_path / "out").mkdir()
+    descriptors = len(os.listdir("/proc/self/fd"))
+    others = []
+    with own_time_limits(0.01, over=lambda: FileTimeLimit(0.01)) as guard:
+        assert guard is not None
+        for number in range(1_500):
+            try:
+                with guard(0.01 - rng.uniform(0.0, 0.0004)):
+                    write_atomic(tmp_path / "out" / f"r{number % 20}.json", data, durable=False)
+                    read_own(tmp_path / "out" / f"r{number % 20}.json")
+            except FileTimeLimit:
+                pass
+            except OSError as exc:
+                others.append(exc)
+    assert not others
+    assert not [path.name for path in (tmp_path / "out").iterdir() if path.name.endswith(".tmp")]
+    assert len(os.listdir("/proc/self/fd")) == descriptors

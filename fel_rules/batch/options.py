@@ -15,11 +15,13 @@ from ..outputs.render.settings import RenderSettings
 from .cross import MAX_CROSS_FINDINGS
 from .manifest import Manifest, Summary
 
-__all__ = ["DEFAULT_FILE_TIME_LIMIT", "HTML_NAME", "LEDGER_NAME", "BatchOptions", "BatchResult"]
+__all__ = ["DEFAULT_FILE_TIME_LIMIT", "HTML_NAME", "LEDGER_NAME", "MAX_FILE_TIME_LIMIT", "BatchOptions", "BatchResult"]
 
 #: Seconds one file may take in a worker (validation, report and PDF); SAT's largest invoice, 9,999 lines,
 #: takes about 10 s. A file over the limit gets an ``error`` entry and the batch goes on.
 DEFAULT_FILE_TIME_LIMIT = 120.0
+#: The largest time limit a batch takes (about 11 days; ``None`` is no limit at all).
+MAX_FILE_TIME_LIMIT = 1_000_000.0
 
 HTML_NAME = "reporte.html"  # the batch's page, beside the manifest
 LEDGER_NAME = "libro.csv"  # the batch's purchase/sales ledger, beside the manifest
@@ -43,7 +45,8 @@ class BatchOptions:
     progress: bool | None = None
     max_files: int = 100_000
     max_cross_findings: int = MAX_CROSS_FINDINGS  # issues per batch rule and report, documents named per issue
-    file_time_limit: float | None = DEFAULT_FILE_TIME_LIMIT  # seconds per file (local workers); over it: an error
+    file_time_limit: float | None = DEFAULT_FILE_TIME_LIMIT  # seconds per file (local workers); over it: an error;
+    # None: no limit; a limit that is not a number of seconds above 0 and up to MAX_FILE_TIME_LIMIT stops the run
     on_progress: Callable[[int, int], None] | None = None
     cancel: threading.Event | None = None
     roots: tuple[Path, ...] = ()

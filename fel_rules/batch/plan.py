@@ -17,7 +17,7 @@ from ..core.report import SchemaInfo
 from ..outputs.render.settings import RenderSettings
 from .fingerprint import fingerprint, logo_dir_digest
 from .journal import Journal
-from .options import BatchOptions
+from .options import MAX_FILE_TIME_LIMIT, BatchOptions
 from .worker import FileTask, validator_for
 
 __all__ = ["BatchRun", "plan"]
@@ -84,6 +84,7 @@ def plan(options: BatchOptions) -> BatchRun:
     started, clock = datetime.now(UTC), time.perf_counter()
     options = replace(options, input_dir=options.input_dir.resolve(), out_dir=options.out_dir.resolve(),
                       roots=tuple(Path(root).resolve() for root in options.roots))
+    _check_time_limit(options.file_time_limit)
     files = _collect(options.input_dir, options.out_dir, options.recursive)
     if len(files) > options.max_files:
         raise InputError(f"El lote tiene {len(files)} archivos y el límite es {options.max_files} (--max-files)",
@@ -99,6 +100,18 @@ def plan(options: BatchOptions) -> BatchRun:
     return BatchRun(options, tuple(files), config, settings.model_dump(mode="json"),
                     tuple({"id": r.id, "version": r.version} for r in validator.catalog.rulesets), schema,
                     Journal(options.out_dir, key, options.roots), started, clock)
+
+
+def _check_time_limit(seconds: float | None) -> None:
+    """:class:`InputError` unless ``seconds`` is ``None`` (no limit) or a number of seconds above 0 and up to
+    :data:`MAX_FILE_TIME_LIMIT` (the system's timer takes no more, nor infinity or NaN)."""
+    if seconds is None:
+        return
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds <= MAX_FILE_TIME_LIMIT:
+        raise InputError(f"El límite de tiempo por archivo debe ser un número de segundos mayor que 0 y de a lo sumo "
+                         f"{MAX_FILE_TIME_LIMIT:g} (o ninguno): {seconds!r}",
+                         message_en=f"The time limit per file must be a number of seconds above 0 and at most "
+                                    f"{MAX_FILE_TIME_LIMIT:g} (or none): {seconds!r}")
 
 
 def _logo(settings: RenderSettings, roots: tuple[Path, ...]) -> bytes | None:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
 from ..core.catalogue import render_text
+from ..core.handover import handing_over
 from ..core.text import Text
 from ..engine import Stopped
 
@@ -30,12 +31,15 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
     The timer keeps firing after it expires (every :func:`_repeat_interval`): an exception raised where Python
     cannot pass it on (inside a garbage-collector callback or a ``__del__``) is only printed and dropped, and
-    the next one stops the block."""
+    the next one stops the block; an alarm during a descriptor's handover (:mod:`fel_rules.core.handover`) is let
+    pass for the same next one."""
     if not seconds or threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def expire(_signum, _frame) -> None:
+        if handing_over():  # a descriptor between an open and its ``try``: the timer fires again in a moment
+            return
         raise FileTimeLimit(seconds)
 
     previous = signal.signal(signal.SIGALRM, expire)
@@ -61,6 +65,8 @@ def own_time_limits(seconds: float | None, *, over: Callable[[], BaseException] 
     limit = seconds
 
     def expire(_signum, _frame) -> None:  # wherever it lands within a guarded stage, its document is stopped
+        if handing_over():  # (but not in a descriptor's handover: the timer fires again in a moment)
+            return
         raise over()
 
     # A generator, not a class: an alarm that lands as the stage is left, before the timer is stopped, still stops

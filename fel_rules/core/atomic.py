@@ -17,6 +17,7 @@ from typing import BinaryIO
 from .catalogue import render_text
 from .confine import OutsideRoots, open_folder
 from .foreign import os_error
+from .handover import HANDOVER
 from .text import Text
 
 __all__ = ["Owned", "UnsafeTarget", "atomic_writer", "describe_os_error", "flush_to_disk", "remove_own",
@@ -56,12 +57,18 @@ def atomic_writer(path: str | os.PathLike, *, durable: bool = True, roots: Seque
     :class:`UnsafeTarget`. On any failure the temporary file is removed and the error propagates.
     """
     parent, name = _split(path)
-    folder = open_folder(parent, roots)
     temporary = f".{name}.fel-{secrets.token_hex(6)}.tmp"
+    folder = -1
     try:
-        handle = os.open(temporary, _CREATE_FLAGS, 0o666, dir_fd=folder)
+        with HANDOVER:  # (a time limit's alarm waits until the descriptors are where they are closed, see handover)
+            folder = open_folder(parent, roots)
+        created = False
         try:
-            with os.fdopen(handle, "wb") as stream:
+            with HANDOVER:
+                handle = os.open(temporary, _CREATE_FLAGS, 0o666, dir_fd=folder)
+                created = True
+                stream = os.fdopen(handle, "wb")
+            with stream:
                 yield stream
                 if durable:
                     stream.flush()
@@ -69,17 +76,19 @@ def atomic_writer(path: str | os.PathLike, *, durable: bool = True, roots: Seque
             _check_replaceable(folder, name, path, owned)
             os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
         except BaseException:
-            try:
-                os.unlink(temporary, dir_fd=folder)
-            except OSError:  # already gone (folder deleted meanwhile): the original error is what matters
-                pass
+            if created:
+                try:
+                    os.unlink(temporary, dir_fd=folder)
+                except OSError:  # already gone (folder deleted meanwhile): the original error is what matters
+                    pass
             raise
     except OSError as exc:
         if isinstance(exc.filename, str) and "/" not in exc.filename:  # a descriptor-relative call: name it fully
             exc.filename = os.path.join(parent, exc.filename)
         raise
     finally:
-        os.close(folder)
+        if folder >= 0:
+            os.close(folder)
 
 
 def _split(path: str | os.PathLike) -> tuple[str, str]:
@@ -159,29 +168,31 @@ def write_atomic(path: str | os.PathLike, data: bytes, *, durable: bool = True, 
 def remove_own(path: Path, owned: Owned, roots: Sequence[Path] = ()) -> bool:
     """Remove ``path`` if it is a regular file ``owned`` recognises; True when nothing of ours is left there
     (removed, or absent). Anything else is left alone."""
+    folder = -1
     try:
-        folder = open_folder(Path(path).parent, roots, create=False)
-    except FileNotFoundError:
-        return True
-    try:
+        with HANDOVER:
+            folder = open_folder(Path(path).parent, roots, create=False)
         if _is_own(folder, path.name, owned):
             os.unlink(path.name, dir_fd=folder)
             return True
         return not _exists(folder, path.name)
-    except FileNotFoundError:  # removed meanwhile
+    except FileNotFoundError:  # no folder, or removed meanwhile
         return True
     finally:
-        os.close(folder)
+        if folder >= 0:
+            os.close(folder)
 
 
 def remove_own_temporaries(folder: Path, roots: Sequence[Path] = ()) -> None:
     """Temporary files a killed writer left anywhere under ``folder`` (only this module's, never another
     program's); subfolders are walked through descriptors, symlinks are not followed."""
+    handle = -1
     try:
-        handle = open_folder(folder, roots, create=False)
-    except FileNotFoundError:
-        return
-    try:
+        try:
+            with HANDOVER:
+                handle = open_folder(folder, roots, create=False)
+        except FileNotFoundError:
+            return
         for _, _, files, parent in os.fwalk(".", dir_fd=handle, follow_symlinks=False):
             for name in files:
                 if _TEMPORARY.fullmatch(name):
@@ -191,7 +202,8 @@ def remove_own_temporaries(folder: Path, roots: Sequence[Path] = ()) -> None:
                     except FileNotFoundError:
                         pass
     finally:
-        os.close(handle)
+        if handle >= 0:
+            os.close(handle)
 
 
 def _check_replaceable(folder: int, name: str, path: str | os.PathLike, owned: Owned | None) -> None:
@@ -209,11 +221,13 @@ def _check_replaceable(folder: int, name: str, path: str | os.PathLike, owned: O
 
 def _is_own(folder: int, name: str, owned: Owned) -> bool:
     """True when ``name`` is a regular file that ``owned`` recognises (False for anything else)."""
-    try:
-        handle = os.open(name, _READ_FLAGS, dir_fd=folder)
-    except OSError:  # absent, a symlink (ELOOP), a device that refuses to open…: nothing of ours
-        return False
-    with os.fdopen(handle, "rb") as stream:
+    with HANDOVER:  # (a time limit's alarm waits until the stream holds the descriptor)
+        try:
+            handle = os.open(name, _READ_FLAGS, dir_fd=folder)
+        except OSError:  # absent, a symlink (ELOOP), a device that refuses to open…: nothing of ours
+            return False
+        stream = os.fdopen(handle, "rb")
+    with stream:
         return stat.S_ISREG(os.fstat(handle).st_mode) and owned(stream)
 
 

@@ -16,6 +16,8 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
+from .handover import HANDOVER
+
 __all__ = ["OutsideRoots", "confine", "confine_opened", "open_folder"]
 
 # O_PATH (Linux): a folder needs only search permission to be walked through, as with a path
@@ -89,14 +91,15 @@ def _kernel_resolved(path: str | os.PathLike) -> str | None:
     says why) or where Linux's ``/proc`` is not there."""
     if not _O_PATH:
         return None
-    try:
-        handle = os.open(path, _O_PATH | os.O_CLOEXEC)
-    except (OSError, ValueError):
-        return None
-    try:
-        return _opened_path(handle)
-    finally:
-        os.close(handle)
+    with HANDOVER:  # (a time limit's alarm waits until the descriptor is closed again, see handover)
+        try:
+            handle = os.open(path, _O_PATH | os.O_CLOEXEC)
+        except (OSError, ValueError):
+            return None
+        try:
+            return _opened_path(handle)
+        finally:
+            os.close(handle)
 
 
 def _opened_path(handle: int) -> str | None:
@@ -113,16 +116,16 @@ def open_folder(folder: str | os.PathLike, roots: Sequence[Path] = (), *, create
     """A descriptor of ``folder`` (see the module docstring); missing folders are created when ``create``.
     The caller closes it."""
     names = [name for name in _confined(folder, roots).split("/") if name]  # (an absolute path, no . or ..)
-    handle = os.open("/", _FOLDER_FLAGS)
-    try:
-        for depth, name in enumerate(names, 1):
-            child = _open_child(handle, name, create, names[:depth])
+    with HANDOVER:  # a time limit's alarm waits for the walk: each descriptor is either held or closed (the caller
+        handle = os.open("/", _FOLDER_FLAGS)  # receives the last one in a handover of its own, see handover)
+        try:
+            for depth, name in enumerate(names, 1):
+                previous, handle = handle, _open_child(handle, name, create, names[:depth])
+                os.close(previous)
+        except BaseException:
             os.close(handle)
-            handle = child
-    except BaseException:
-        os.close(handle)
-        raise
-    return handle
+            raise
+        return handle
 
 
 def _open_child(parent: int, name: str, create: bool, names: list[str]) -> int:

@@ -20,6 +20,7 @@ from pathlib import Path
 from .capped import read_capped
 from .confine import OutsideRoots, confine, confine_opened
 from .foreign import os_error
+from .handover import HANDOVER
 from .text import Text
 
 __all__ = ["OWN_FILE_LIMIT", "InputTooLarge", "NotRegularFile", "describe_read_error", "input_sha256", "read_input",
@@ -68,8 +69,10 @@ def read_input(path: str | os.PathLike, limit: int, *, roots: Sequence[Path] = (
     :class:`~fel_rules.core.confine.OutsideRoots` (``roots`` given and the opened file is outside them) or
     :class:`OSError`.
     """
-    descriptor, size = _open_regular(path, roots)
+    descriptor = -1
     try:
+        with HANDOVER:  # (a time limit's alarm waits until the descriptor is where the ``finally`` closes it)
+            descriptor, size = _open_regular(path, roots)
         if size > limit:
             raise InputTooLarge(size, limit)
         data = read_capped(descriptor, size, limit)
@@ -77,7 +80,8 @@ def read_input(path: str | os.PathLike, limit: int, *, roots: Sequence[Path] = (
             raise InputTooLarge(max(len(data), os.fstat(descriptor).st_size), limit)
         return data
     finally:
-        os.close(descriptor)
+        if descriptor >= 0:
+            os.close(descriptor)
 
 
 #: Larger than any file fel-rules writes and reads back (a report, a manifest, a journal entry); only guards against
@@ -98,9 +102,11 @@ def read_own(path: str | os.PathLike, limit: int = OWN_FILE_LIMIT, *, roots: Seq
 
 def input_sha256(path: str | os.PathLike, limit: int, *, roots: Sequence[Path] = ()) -> str:
     """sha256 of the regular file at ``path`` read in chunks (same refusals as :func:`read_input`)."""
-    descriptor, _ = _open_regular(path, roots)
+    with HANDOVER:  # (a time limit's alarm waits until the stream holds the descriptor)
+        descriptor, _ = _open_regular(path, roots)
+        stream = os.fdopen(descriptor, "rb", buffering=0)
     digest, seen = hashlib.sha256(), 0
-    with os.fdopen(descriptor, "rb", buffering=0) as stream:
+    with stream:
         while chunk := stream.read(_CHUNK):
             seen += len(chunk)
             if seen > limit:
