@@ -241,3 +241,19 @@ def test_an_atomic_write_names_its_folder_and_file_as_pathlib_does(parts, absolu
     path = ("/" if absolute else "") + "/".join(parts)
     parent, name = _split(path)
     assert name == Path(path).name and Path(parent) == Path(path).parent, path
+
+
+def test_a_failed_write_names_its_target_as_given(tmp_path, monkeypatch):
+    """A relative target's error names it as the caller did: a symlink loop where its folder should be is that
+    folder (not the folder inside itself), and a folder where the file should be is the file's name."""
+    from fel_rules.core.atomic import UnsafeTarget
+
+    monkeypatch.chdir(tmp_path)
+    os.symlink("loop", "loop")
+    with pytest.raises(OSError) as looped:
+        write_atomic("loop/x.json", b"{}")
+    assert looped.value.filename == "loop"
+    os.mkdir("a")
+    with pytest.raises(UnsafeTarget) as refused:
+        write_atomic("a", b"{}")
+    assert refused.value.filename == "a"

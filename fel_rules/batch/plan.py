@@ -8,6 +8,7 @@ import time
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from numbers import Real
 from pathlib import Path
 
 from ..core.config import Config
@@ -107,11 +108,12 @@ def _check_time_limit(seconds: float | None) -> None:
     :data:`MAX_FILE_TIME_LIMIT` (the system's timer takes no more, nor infinity or NaN)."""
     if seconds is None:
         return
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds <= MAX_FILE_TIME_LIMIT:
+    if isinstance(seconds, bool) or not isinstance(seconds, Real) or not 0 < seconds <= MAX_FILE_TIME_LIMIT:
+        most = int(MAX_FILE_TIME_LIMIT)
         raise InputError(f"El límite de tiempo por archivo debe ser un número de segundos mayor que 0 y de a lo sumo "
-                         f"{MAX_FILE_TIME_LIMIT:g} (o ninguno): {seconds!r}",
-                         message_en=f"The time limit per file must be a number of seconds above 0 and at most "
-                                    f"{MAX_FILE_TIME_LIMIT:g} (or none): {seconds!r}")
+                         f"{most} (o ninguno): {seconds!r}",
+                         message_en=f"The time limit per file must be a number of seconds above 0 and at most {most} "
+                                    f"(or none): {seconds!r}")
 
 
 def _logo(settings: RenderSettings, roots: tuple[Path, ...]) -> bytes | None:

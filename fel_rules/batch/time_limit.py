@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
 from ..core.catalogue import render_text
-from ..core.handover import handing_over
+from ..core.handover import defer, forget_deferred
 from ..core.text import Text
 from ..engine import Stopped
 
@@ -31,16 +31,15 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
     The timer keeps firing after it expires (every :func:`_repeat_interval`): an exception raised where Python
     cannot pass it on (inside a garbage-collector callback or a ``__del__``) is only printed and dropped, and
-    the next one stops the block; an alarm during a descriptor's handover (:mod:`fel_rules.core.handover`) is let
-    pass for the same next one."""
+    the next one stops the block. An alarm during a descriptor's handover fires again as soon as the handover ends
+    (:mod:`fel_rules.core.handover`)."""
     if not seconds or threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def expire(_signum, _frame) -> None:
-        if handing_over():  # a descriptor between an open and its ``try``: the timer fires again in a moment
-            return
-        raise FileTimeLimit(seconds)
+        if not defer():  # (in a descriptor's handover: once it ends)
+            raise FileTimeLimit(seconds)
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds, _repeat_interval(seconds))
@@ -49,6 +48,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        forget_deferred()
 
 
 @contextmanager
@@ -65,9 +65,8 @@ def own_time_limits(seconds: float | None, *, over: Callable[[], BaseException] 
     limit = seconds
 
     def expire(_signum, _frame) -> None:  # wherever it lands within a guarded stage, its document is stopped
-        if handing_over():  # (but not in a descriptor's handover: the timer fires again in a moment)
-            return
-        raise over()
+        if not defer():  # (in a descriptor's handover: once it ends)
+            raise over()
 
     # A generator, not a class: an alarm that lands as the stage is left, before the timer is stopped, still stops
     # it (the generator, dropped, is closed and runs its ``finally``); a class's ``__exit__`` would leave it set.
@@ -81,6 +80,7 @@ def own_time_limits(seconds: float | None, *, over: Callable[[], BaseException] 
             yield
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+            forget_deferred()  # (an alarm of this document put off never sets the timer for the next)
 
     previous = signal.signal(signal.SIGALRM, expire)
     try:
@@ -88,6 +88,7 @@ def own_time_limits(seconds: float | None, *, over: Callable[[], BaseException] 
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        forget_deferred()
 
 
 def _repeat_interval(seconds: float) -> float:

@@ -62,7 +62,7 @@ def atomic_writer(path: str | os.PathLike, *, durable: bool = True, roots: Seque
     try:
         with HANDOVER:  # (a time limit's alarm waits until the descriptors are where they are closed, see handover)
             folder = open_folder(parent, roots)
-        created = False
+        created, stream = False, None
         try:
             with HANDOVER:
                 handle = os.open(temporary, _CREATE_FLAGS, 0o666, dir_fd=folder)
@@ -76,6 +76,8 @@ def atomic_writer(path: str | os.PathLike, *, durable: bool = True, roots: Seque
             _check_replaceable(folder, name, path, owned)
             os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
         except BaseException:
+            if stream is not None:  # (closed already, unless an alarm stopped it as the handover ended)
+                stream.close()
             if created:
                 try:
                     os.unlink(temporary, dir_fd=folder)
@@ -83,8 +85,8 @@ def atomic_writer(path: str | os.PathLike, *, durable: bool = True, roots: Seque
                     pass
             raise
     except OSError as exc:
-        if isinstance(exc.filename, str) and "/" not in exc.filename:  # a descriptor-relative call: name it fully
-            exc.filename = os.path.join(parent, exc.filename)
+        if folder >= 0 and isinstance(exc.filename, str) and "/" not in exc.filename:  # a call relative to the
+            exc.filename = str(Path(parent, exc.filename))  # folder's descriptor: named in full (as a path joins)
         raise
     finally:
         if folder >= 0:
