@@ -17,7 +17,7 @@ from typing import BinaryIO
 from .catalogue import render_text
 from .confine import OutsideRoots, open_folder
 from .foreign import os_error
-from .handover import HANDOVER
+from .handover import HANDOVER, alarms_wait_in
 from .text import Text
 
 __all__ = ["Owned", "UnsafeTarget", "atomic_writer", "describe_os_error", "flush_to_disk", "remove_own",
@@ -56,41 +56,74 @@ def atomic_writer(path: str | os.PathLike, *, durable: bool = True, roots: Seque
     replaced only when it is a regular file and ``owned`` (when given) recognises it, else
     :class:`UnsafeTarget`. On any failure the temporary file is removed and the error propagates.
     """
-    parent, name = _split(path)
-    temporary = f".{name}.fel-{secrets.token_hex(6)}.tmp"
-    folder = -1
+    target = _AtomicFile(path, roots)
     try:
-        with HANDOVER:  # (a time limit's alarm waits until the descriptors are where they are closed, see handover)
-            folder = open_folder(parent, roots)
-        created, stream = False, None
-        try:
-            with HANDOVER:
-                handle = os.open(temporary, _CREATE_FLAGS, 0o666, dir_fd=folder)
-                created = True
-                stream = os.fdopen(handle, "wb")
-            with stream:
-                yield stream
-                if durable:
-                    stream.flush()
-                    os.fsync(stream.fileno())
-            _check_replaceable(folder, name, path, owned)
-            os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
-        except BaseException:
-            if stream is not None:  # (closed already, unless an alarm stopped it as the handover ended)
-                stream.close()
-            if created:
-                try:
-                    os.unlink(temporary, dir_fd=folder)
-                except OSError:  # already gone (folder deleted meanwhile): the original error is what matters
-                    pass
-            raise
-    except OSError as exc:
-        if folder >= 0 and isinstance(exc.filename, str) and "/" not in exc.filename:  # a call relative to the
-            exc.filename = str(Path(parent, exc.filename))  # folder's descriptor: named in full (as a path joins)
+        yield target.open()
+        target.commit(durable, owned)
+    except BaseException as exc:
+        target.fail(exc)
         raise
     finally:
-        if folder >= 0:
-            os.close(folder)
+        target.close()
+
+
+class _AtomicFile:
+    """One atomic write (see :func:`atomic_writer`): the target's folder open, a temporary file beside it, renamed
+    over the target on :meth:`commit`. Every descriptor is an attribute from the moment it is opened (within a
+    handover, :mod:`.handover`), so whatever stops the write, :meth:`fail` and :meth:`close` find it and let it go."""
+
+    __slots__ = ("path", "roots", "parent", "name", "temporary", "folder", "created", "stream")
+
+    def __init__(self, path: str | os.PathLike, roots: Sequence[Path]) -> None:
+        self.path, self.roots = path, roots
+        self.parent, self.name = _split(path)
+        self.temporary = f".{self.name}.fel-{secrets.token_hex(6)}.tmp"
+        self.folder, self.created = -1, False
+        self.stream: BinaryIO | None = None
+
+    def open(self) -> BinaryIO:
+        """The stream of the temporary file (the folder opened, and created when missing, first)."""
+        with HANDOVER:
+            self.folder = open_folder(self.parent, self.roots)
+        with HANDOVER:
+            handle = os.open(self.temporary, _CREATE_FLAGS, 0o666, dir_fd=self.folder)
+            self.created = True
+            self.stream = stream = os.fdopen(handle, "wb")
+        return stream
+
+    def commit(self, durable: bool, owned: Owned | None) -> None:
+        """Close the temporary file (flushed to disk when ``durable``) and rename it over the target."""
+        stream = self.stream
+        assert stream is not None  # (opened first)
+        if durable:
+            stream.flush()
+            os.fsync(stream.fileno())
+        stream.close()
+        _check_replaceable(self.folder, self.name, self.path, owned)
+        os.replace(self.temporary, self.name, src_dir_fd=self.folder, dst_dir_fd=self.folder)
+        self.created = False  # (it is the target now)
+
+    @alarms_wait_in  # (it lets descriptors go: an alarm landing as it begins would leave them open)
+    def fail(self, exc: BaseException) -> None:
+        """After a failure: the temporary file closed and removed; an error of a call relative to the folder's
+        descriptor names its file in full."""
+        if self.stream is not None:
+            self.stream.close()
+        if self.created:
+            try:
+                os.unlink(self.temporary, dir_fd=self.folder)
+            except OSError:  # already gone (folder deleted meanwhile): the original error is what matters
+                pass
+        if (isinstance(exc, OSError) and self.folder >= 0 and isinstance(exc.filename, str)
+                and "/" not in exc.filename):
+            exc.filename = str(Path(self.parent, exc.filename))  # (as a path joins them)
+
+    @alarms_wait_in
+    def close(self) -> None:
+        """Let the folder's descriptor go."""
+        if self.folder >= 0:
+            os.close(self.folder)
+            self.folder = -1
 
 
 def _split(path: str | os.PathLike) -> tuple[str, str]:
@@ -160,11 +193,25 @@ def write_atomic(path: str | os.PathLike, data: bytes, *, durable: bool = True, 
     """Write ``data`` to ``path`` atomically (see :func:`atomic_writer`). A folder deleted while the file was
     being written (someone cleaning the output folder up) is created again, once."""
     try:
-        with atomic_writer(path, durable=durable, roots=roots, owned=owned) as stream:
-            stream.write(data)
+        _write(path, data, durable, roots, owned)
     except FileNotFoundError:  # the temporary file's folder vanished between opening it and the rename
-        with atomic_writer(path, durable=durable, roots=roots, owned=owned) as stream:
-            stream.write(data)
+        _write(path, data, durable, roots, owned)
+
+
+def _write(path: str | os.PathLike, data: bytes, durable: bool, roots: Sequence[Path], owned: Owned | None) -> None:
+    """:func:`atomic_writer` with ``data`` written at once, as a plain function: whatever point a time limit's alarm
+    lands at, what was opened is let go here and now (a generator-based context manager that an alarm stops between
+    its steps only lets go once it is dropped)."""
+    target = _AtomicFile(path, roots)
+    try:
+        target.open().write(data)
+        target.commit(durable, owned)
+    except BaseException as exc:
+        target.fail(exc)
+        raise
+    finally:
+        if target.folder >= 0:  # (not a call of close(): an alarm landing as a method begins stops it there)
+            os.close(target.folder)
 
 
 def remove_own(path: Path, owned: Owned, roots: Sequence[Path] = ()) -> bool:
@@ -223,14 +270,18 @@ def _check_replaceable(folder: int, name: str, path: str | os.PathLike, owned: O
 
 def _is_own(folder: int, name: str, owned: Owned) -> bool:
     """True when ``name`` is a regular file that ``owned`` recognises (False for anything else)."""
-    with HANDOVER:  # (a time limit's alarm waits until the stream holds the descriptor)
-        try:
-            handle = os.open(name, _READ_FLAGS, dir_fd=folder)
-        except OSError:  # absent, a symlink (ELOOP), a device that refuses to open…: nothing of ours
-            return False
-        stream = os.fdopen(handle, "rb")
-    with stream:
+    stream = None
+    try:
+        with HANDOVER:  # (a time limit's alarm waits until the stream holds the descriptor)
+            try:
+                handle = os.open(name, _READ_FLAGS, dir_fd=folder)
+            except OSError:  # absent, a symlink (ELOOP), a device that refuses to open…: nothing of ours
+                return False
+            stream = os.fdopen(handle, "rb")
         return stat.S_ISREG(os.fstat(handle).st_mode) and owned(stream)
+    finally:
+        if stream is not None:
+            stream.close()
 
 
 def _exists(folder: int, name: str) -> bool:

@@ -4,7 +4,8 @@ temporary file behind. Such a moment is written ``with HANDOVER:``. A time limit
 timer's ``SIGALRM``, :mod:`fel_rules.batch.time_limit`) asks :func:`defer` first: in a handover, the alarm is put
 off, and as the outermost handover ends the timer is set to fire again at once, so the handler runs again right
 after it, where the descriptor is held by a ``try`` that closes it. An alarm is so late by one handover at most: a
-few system calls.
+few system calls (or, landing in code that lets descriptors go after a failure, :func:`alarms_wait_in`, by one
+repeat of the timer).
 
 Alarms are handled in the main thread only, so each thread keeps its own count: another thread's file work never
 holds the main thread's alarms back.
@@ -14,8 +15,15 @@ from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Callable
+from types import CodeType
+from typing import TypeVar
 
-__all__ = ["HANDOVER", "defer", "forget_deferred"]
+__all__ = ["HANDOVER", "alarms_wait_in", "defer", "forget_deferred"]
+
+_Function = TypeVar("_Function", bound=Callable)
+#: The code of the functions an alarm never interrupts (:func:`alarms_wait_in`).
+_WAITING: set[CodeType] = set()
 
 #: How soon a deferred alarm fires again once the handover ends (seconds; the least the timer takes).
 _AT_ONCE = 1e-6
@@ -42,13 +50,23 @@ class _Handover(threading.local):
 HANDOVER = _Handover()
 
 
-def defer() -> bool:
-    """For an alarm handler: True when this thread is in a handover (the alarm is then put off until it ends, see the
-    module docstring: the handler returns without raising); False outside one (the handler raises now)."""
+def alarms_wait_in(function: _Function) -> _Function:
+    """Mark ``function`` as one an alarm never interrupts (a decorator): code that lets descriptors go after a
+    failure, or a time limit's own entry and exit, whose first step an alarm could otherwise stop. An alarm that
+    lands in its own code (not in what it calls) is let pass; the time limit's timer fires again at its next
+    repeat. Keep such a function short, its work done by system calls."""
+    _WAITING.add(function.__code__)
+    return function
+
+
+def defer(frame: object = None) -> bool:
+    """For an alarm handler, given the frame the alarm landed in: True when the alarm is to be put off (the handler
+    then returns without raising) — in a handover, until it ends (see the module docstring), or in a function
+    marked with :func:`alarms_wait_in`; False elsewhere (the handler raises now)."""
     if HANDOVER.depth > 0:
         HANDOVER.deferred = True
         return True
-    return False
+    return getattr(frame, "f_code", None) in _WAITING
 
 
 def forget_deferred() -> None:

@@ -102,17 +102,21 @@ def read_own(path: str | os.PathLike, limit: int = OWN_FILE_LIMIT, *, roots: Seq
 
 def input_sha256(path: str | os.PathLike, limit: int, *, roots: Sequence[Path] = ()) -> str:
     """sha256 of the regular file at ``path`` read in chunks (same refusals as :func:`read_input`)."""
-    with HANDOVER:  # (a time limit's alarm waits until the stream holds the descriptor)
-        descriptor, _ = _open_regular(path, roots)
-        stream = os.fdopen(descriptor, "rb", buffering=0)
-    digest, seen = hashlib.sha256(), 0
-    with stream:
+    stream = None
+    try:
+        with HANDOVER:  # (a time limit's alarm waits until the stream holds the descriptor)
+            descriptor, _ = _open_regular(path, roots)
+            stream = os.fdopen(descriptor, "rb", buffering=0)
+        digest, seen = hashlib.sha256(), 0
         while chunk := stream.read(_CHUNK):
             seen += len(chunk)
             if seen > limit:
                 raise InputTooLarge(seen, limit)
             digest.update(chunk)
-    return digest.hexdigest()
+        return digest.hexdigest()
+    finally:
+        if stream is not None:
+            stream.close()
 
 
 def _open_regular(path: str | os.PathLike, roots: Sequence[Path] = ()) -> tuple[int, int]:
