@@ -25,10 +25,11 @@ class Journal:
     def __init__(self, out_dir: Path, fingerprint: str, roots: tuple[Path, ...]) -> None:
         self.folder, self.fingerprint, self.roots = out_dir / STATE_DIR / "journal", fingerprint, roots
 
-    def _file(self, rel: str) -> Path:
+    def _file(self, rel: str) -> str | Path:
         """The journal entry of ``rel`` (``OSError`` when the journal's folder now resolves outside the roots)."""
-        path = journal_file(self.folder, rel)
-        return confine(path, self.roots) if self.roots else path
+        if not self.roots:
+            return os.path.join(self.folder, entry_name(rel))  # (journal_file's path, as text: read for every file)
+        return confine(journal_file(self.folder, rel), self.roots)
 
     def record(self, result: FileResult) -> None:
         """Write (or replace) the entry of ``result``."""
@@ -36,7 +37,7 @@ class Journal:
 
     def has(self, rel: str) -> bool:
         """True when ``rel`` has a journal entry."""
-        return self._file(rel).is_file()
+        return os.path.isfile(self._file(rel))
 
     def entries(self) -> frozenset[str] | None:
         """The names of the entries in the journal's folder now (none when it does not exist yet); ``None`` when

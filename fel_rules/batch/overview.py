@@ -12,6 +12,7 @@ parts in place in path order (:func:`write_overview`)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -175,7 +176,6 @@ def _report(out_dir: Path, name: str | None, roots: tuple[Path, ...]) -> Report 
     if name is None:
         return None
     try:
-        path = confine(out_dir / name, roots) if roots else out_dir / name
-        return read_report(path)
+        return read_report(confine(out_dir / name, roots) if roots else os.path.join(out_dir, name))
     except (OSError, ValueError):
         return None

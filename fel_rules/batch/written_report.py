@@ -10,6 +10,6 @@ from ..core.report import Report
 __all__ = ["read_report"]
 
 
-def read_report(path: Path) -> Report:
+def read_report(path: str | Path) -> Report:
     """The report in the file at ``path`` (``OSError`` when it cannot be read, ``ValueError`` when it is not one)."""
     return Report.from_json(read_own(path))

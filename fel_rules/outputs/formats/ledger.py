@@ -68,6 +68,7 @@ class Ledger:
     def __init__(self, *, lang: str = "es", annulled: Collection[str] = frozenset()) -> None:
         self.lang, self.annulled = lang, frozenset(annulled)
         self._rows: list[_Row] = []
+        self._said: dict[str, str] = {}  # catalogue text → its cell (a few states and verdicts, said for every row)
 
     def add(self, document: Listed) -> None:
         """Add the row of ``document``."""
@@ -117,11 +118,18 @@ class Ledger:
         ]
         cells = [neutralised(text or "") for text in texts]
         cells += [_amount(amount, sign) for amount in amounts]
-        cells += [neutralised(render_text(Text(f"ledger.state.{state}"), self.lang) if state else ""),
+        cells += [self._say(f"ledger.state.{state}") if state else "",
                   neutralised(document.facts.documento_anulado or ""),
-                  neutralised(render_text(Text(f"report.verdict.{document.verdict}"), self.lang)),
+                  self._say(f"report.verdict.{document.verdict}"),
                   neutralised(document.path)]
         return _Row((fecha is None, fecha or "", document.path), tuple(cells))
+
+    def _say(self, id: str) -> str:
+        """The cell of catalogue text ``id`` in the ledger's language (said once per ledger)."""
+        said = self._said.get(id)
+        if said is None:
+            said = self._said[id] = neutralised(render_text(Text(id), self.lang))
+        return said
 
 
 def _amount(text: str | None, sign: int) -> str:
