@@ -452,3 +452,34 @@ def test_cli_piped_into_head():
                "echo status=$?")
     result = subprocess.run(["sh", "-c", command], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.stdout == "{\nstatus=0\n" and result.stderr == ""
+
+
+_REFUSED_DISK = r"""
+import os, resource, signal, sys
+from fel_rules.core.atomic import atomic_writer, write_atomic
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a file over the limit: EFBIG, as a full disk refuses data
+resource.setrlimit(resource.RLIMIT_FSIZE, (1000, resource.RLIM_INFINITY))
+folder, seen = sys.argv[1], []
+for durable in (True, False):
+    try:
+        write_atomic(os.path.join(folder, "out.json"), b"x" * 4000, durable=durable)
+    except OSError as exc:
+        seen.append(exc.errno)
+try:
+    with atomic_writer(os.path.join(folder, "page.html"), durable=False) as stream:
+        stream.write(b"y" * 4000)  # (held in the stream's buffer)
+        raise ValueError("the caller fails after writing")
+except ValueError:
+    seen.append("ValueError")
+print(seen, sorted(os.listdir(folder)))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_FSIZE and EFBIG as on Linux")
+def test_a_write_the_disk_refuses_leaves_no_temporary_file(tmp_path):
+    """The disk refuses the data (here: over a file-size limit, as a full disk does) when the temporary file is
+    flushed, and again as it is closed after the failure: the temporary file is removed all the same, and the error
+    said is the first one (the disk's, or the caller's own)."""
+    result = subprocess.run([sys.executable, "-c", _REFUSED_DISK, str(tmp_path)], capture_output=True, text=True,
+                            check=True, cwd=ROOT)
+    assert result.stdout.strip() == "[27, 27, 'ValueError'] []"

@@ -108,7 +108,10 @@ class _AtomicFile:
         """After a failure: the temporary file closed and removed; an error of a call relative to the folder's
         descriptor names its file in full."""
         if self.stream is not None:
-            self.stream.close()
+            try:
+                self.stream.close()
+            except OSError:  # what it still held cannot be written either (disk full): the first error is the one
+                pass
         if self.created:
             try:
                 os.unlink(self.temporary, dir_fd=self.folder)
