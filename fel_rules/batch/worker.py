@@ -291,7 +291,7 @@ class _Validated:
 
 def _write_up(items: list[_Validated]) -> list[Brief]:
     """What :func:`process_and_record` does with validated tasks that get no PDF, each step for every task in turn
-    rather than each task through every step (the step's code stays warm: some 20 % less time a file): their results
+    rather than each task through every step (the step's code stays warm: some 15 % less time a file): their results
     and the texts of their reports, then the reports written, then their journal entries. Each task's steps run
     within what is left of its time limit; a task over it gets the entry of one (and no outputs), the others go
     on."""
