@@ -36,6 +36,7 @@ from xml.etree import ElementTree
 
 from lxml import etree
 
+from ..core.cache import code_fingerprint, digest, read_entry, write_entry
 from ..core.catalogue import MESSAGES, error_texts
 from ..core.config import DEFAULT_MAX_SCHEMA_ERRORS
 from ..core.errors import SchemaSetError
@@ -130,16 +131,27 @@ def builtin_schema_set() -> SchemaSet:
                     f"No se encuentra el esquema del proyecto: {bundle}",
                     message_en=f"The project's schema set is missing: {bundle}",
                 )
-            _cache[key] = SchemaSet(BUILTIN_SCHEMA_SET, builtin_schema_digest(), _decider(bundle, _XMLSCHEMA_DSIG),
-                                    lambda: _compile(bundle), _builtin_guard())
+            schema_digest = builtin_schema_digest()
+            _cache[key] = SchemaSet(BUILTIN_SCHEMA_SET, schema_digest, _decider(bundle, _XMLSCHEMA_DSIG),
+                                    lambda: _compile(bundle), _builtin_guard(schema_digest))
         return _cache[key]
 
 
-def _builtin_guard() -> DecisionGuard:
-    """The decision guard of the project's set, read from its files and the XML Signature schema libxml2 uses."""
-    files = [*sorted(BUILTIN_XSD_DIR.rglob("*.xsd")), *([_XMLSCHEMA_DSIG] if _XMLSCHEMA_DSIG else [])]
+def _builtin_guard(schema_digest: str) -> DecisionGuard:
+    """The decision guard of the project's set (whose files' digest is ``schema_digest``), read from its files and
+    the XML Signature schema libxml2 uses; kept in the user's cache (:mod:`fel_rules.core.cache`) under the content of
+    those files and fel-rules' code: reading the schema documents for it takes some 8 ms of every process's start."""
+    dsig = [_XMLSCHEMA_DSIG] if _XMLSCHEMA_DSIG else []
+    key = digest(b"decision-guard", code_fingerprint(), schema_digest,
+                 *(part for path in dsig for part in (str(path), path.read_bytes())))
+    found = read_entry("decision-guard", key)
+    if isinstance(found, DecisionGuard):
+        return found
     parser = etree.XMLParser(resolve_entities=False, no_network=True)
-    return DecisionGuard.of_schema(etree.parse(str(path), parser).getroot() for path in files)
+    files = [*sorted(BUILTIN_XSD_DIR.rglob("*.xsd")), *dsig]
+    guard = DecisionGuard.of_schema(etree.parse(str(path), parser).getroot() for path in files)
+    write_entry("decision-guard", key, guard)
+    return guard
 
 
 def builtin_schema_digest() -> str:
