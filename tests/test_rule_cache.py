@@ -438,15 +438,15 @@ def test_an_entry_is_read_with_room_for_its_size_and_refused_past_the_cap(tmp_pa
 
 def test_the_schema_sets_decision_guard_is_kept_and_read_back(cache_dir, monkeypatch):
     """The guard of the built-in schema set is read from the schema documents once, then from the cache (the same
-    guard); documents of another content make another key."""
+    guard); other documents make another key."""
     from fel_rules.document import schema
     from fel_rules.document.schema_guard import DecisionGuard
 
-    digest = schema.builtin_schema_digest()
-    built = schema._builtin_guard(digest)
+    built = schema._builtin_guard()
     assert built.texts and built.attributes
     read = []
     monkeypatch.setattr(DecisionGuard, "of_schema", classmethod(lambda cls, documents: read.append(1) or built))
-    assert schema._builtin_guard(digest) == built and read == []
-    schema._builtin_guard("another digest")
+    assert schema._builtin_guard() == built and read == []
+    monkeypatch.setattr(schema, "_XMLSCHEMA_DSIG", None)  # other schema documents: another key
+    schema._builtin_guard()
     assert read == [1]

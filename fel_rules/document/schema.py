@@ -131,25 +131,25 @@ def builtin_schema_set() -> SchemaSet:
                     f"No se encuentra el esquema del proyecto: {bundle}",
                     message_en=f"The project's schema set is missing: {bundle}",
                 )
-            schema_digest = builtin_schema_digest()
-            _cache[key] = SchemaSet(BUILTIN_SCHEMA_SET, schema_digest, _decider(bundle, _XMLSCHEMA_DSIG),
-                                    lambda: _compile(bundle), _builtin_guard(schema_digest))
+            _cache[key] = SchemaSet(BUILTIN_SCHEMA_SET, builtin_schema_digest(), _decider(bundle, _XMLSCHEMA_DSIG),
+                                    lambda: _compile(bundle), _builtin_guard())
         return _cache[key]
 
 
-def _builtin_guard(schema_digest: str) -> DecisionGuard:
-    """The decision guard of the project's set (whose files' digest is ``schema_digest``), read from its files and
-    the XML Signature schema libxml2 uses; kept in the user's cache (:mod:`fel_rules.core.cache`) under the content of
-    those files and fel-rules' code: reading the schema documents for it takes some 8 ms of every process's start."""
-    dsig = [_XMLSCHEMA_DSIG] if _XMLSCHEMA_DSIG else []
-    key = digest(b"decision-guard", code_fingerprint(), schema_digest,
-                 *(part for path in dsig for part in (str(path), path.read_bytes())))
+def _builtin_guard() -> DecisionGuard:
+    """The decision guard of the project's set, read from its files and the XML Signature schema libxml2 uses; kept
+    in the user's cache (:mod:`fel_rules.core.cache`) under the content of those files, read once (the guard is made
+    of the very bytes its key names, whatever changes on disk meanwhile), and fel-rules' code: parsing the schema
+    documents for it takes some 8 ms of every process's start."""
+    paths = [*sorted(BUILTIN_XSD_DIR.rglob("*.xsd")), *([_XMLSCHEMA_DSIG] if _XMLSCHEMA_DSIG else [])]
+    contents = [(path, path.read_bytes()) for path in paths]
+    key = digest(b"decision-guard", code_fingerprint(),
+                 *(part for path, data in contents for part in (str(path), data)))
     found = read_entry("decision-guard", key)
     if isinstance(found, DecisionGuard):
         return found
     parser = etree.XMLParser(resolve_entities=False, no_network=True)
-    files = [*sorted(BUILTIN_XSD_DIR.rglob("*.xsd")), *dsig]
-    guard = DecisionGuard.of_schema(etree.parse(str(path), parser).getroot() for path in files)
+    guard = DecisionGuard.of_schema(etree.fromstring(data, parser) for _, data in contents)
     write_entry("decision-guard", key, guard)
     return guard
 
