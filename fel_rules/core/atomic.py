@@ -64,13 +64,15 @@ def atomic_writer(path: str | os.PathLike, *, durable: bool = True, roots: Seque
         target.fail(exc)
         raise
     finally:
-        target.close()
+        if target.folder >= 0:  # (not a method call: an alarm landing as a method begins stops it there)
+            os.close(target.folder)
 
 
 class _AtomicFile:
     """One atomic write (see :func:`atomic_writer`): the target's folder open, a temporary file beside it, renamed
     over the target on :meth:`commit`. Every descriptor is an attribute from the moment it is opened (within a
-    handover, :mod:`.handover`), so whatever stops the write, :meth:`fail` and :meth:`close` find it and let it go."""
+    handover, :mod:`.handover`), so whatever stops the write, :meth:`fail` and the caller's ``finally`` (which closes
+    :attr:`folder`) find it and let it go."""
 
     __slots__ = ("path", "roots", "parent", "name", "temporary", "folder", "created", "stream")
 
@@ -120,13 +122,6 @@ class _AtomicFile:
         if (isinstance(exc, OSError) and self.folder >= 0 and isinstance(exc.filename, str)
                 and "/" not in exc.filename):
             exc.filename = str(Path(self.parent, exc.filename))  # (as a path joins them)
-
-    @alarms_wait_in
-    def close(self) -> None:
-        """Let the folder's descriptor go."""
-        if self.folder >= 0:
-            os.close(self.folder)
-            self.folder = -1
 
 
 def _split(path: str | os.PathLike) -> tuple[str, str]:
@@ -213,7 +208,7 @@ def _write(path: str | os.PathLike, data: bytes, durable: bool, roots: Sequence[
         target.fail(exc)
         raise
     finally:
-        if target.folder >= 0:  # (not a call of close(): an alarm landing as a method begins stops it there)
+        if target.folder >= 0:  # (not a method call: an alarm landing as a method begins stops it there)
             os.close(target.folder)
 
 
