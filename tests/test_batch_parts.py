@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from fel_rules import Config
 from fel_rules.batch import BatchOptions, overview, run_batch, worker
 from fel_rules.batch import runner as batch_runner
-from fel_rules.batch.executors import LocalExecutor
+from fel_rules.batch.executors import LocalExecutor, frozen_heap
 from fel_rules.batch.worker import warm_up_validator
 from fel_rules.batch.written_report import read_report
 from fel_rules.engine import WARM_UP_SAMPLE
@@ -136,6 +136,40 @@ def test_a_batch_makes_the_plan_function_before_forking_when_each_worker_would(m
     if not asked:
         pytest.skip("workers are not forked here (no warm-up before forking)")
     assert asked == [made]
+
+
+def test_a_batch_warms_up_with_what_it_loaded_left_out_of_collections_and_puts_it_back(monkeypatch, tmp_path):
+    """The warm-up before forking runs with the objects loaded so far frozen (its collections never walk the rules
+    and schema); the batch leaves nothing frozen."""
+    seen = []
+    monkeypatch.setattr(batch_runner, "warm_up_validator",
+                        lambda config, *, plan_function: seen.append(gc.get_freeze_count()))
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for number in range(4):
+        (inputs / f"f{number}.xml").write_bytes((EXAMPLES / "factura-fact.xml").read_bytes())
+    run_batch(BatchOptions(inputs, tmp_path / "out", workers=2, render=False, progress=False))
+    if not seen:
+        pytest.skip("workers are not forked here (no warm-up before forking)")
+    assert seen[0] > 0
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_frozen_heap_is_put_back_and_one_frozen_already_is_left_as_it_is():
+    with frozen_heap():
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0
+    with pytest.raises(RuntimeError), frozen_heap():
+        raise RuntimeError
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with frozen_heap():
+            pass
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
 
 
 def _frozen(_item) -> int:

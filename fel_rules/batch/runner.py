@@ -21,7 +21,7 @@ from ..core.atomic import flush_to_disk, remove_own, remove_own_temporaries
 from ..core.confine import open_folder
 from ..core.owned import own_manifest
 from .errors import BatchError, output_error
-from .executors import open_executor
+from .executors import frozen_heap, open_executor
 from .lock import exclusive
 from .manifest import Summary
 from .manifest_writer import manifest_writer, summarize
@@ -59,10 +59,11 @@ def _run(batch: BatchRun) -> BatchResult:
     executor = open_executor(batch.options.executor, batch.options.scheduler, batch.options.workers)
     if getattr(executor, "forks", False):  # (the pool forks its workers when the first task is sent)
         left = len(batch.files) - reused
-        if executor.workers > 1 and left > executor.workers:  # once here rather than once per worker
-            warm_up_validator(batch.config, plan_function=plan_function_pays(left, executor.workers))
-        if batch.options.render:
-            warm_up_renderer(batch.rendering, batch.roots)
+        with frozen_heap():  # (the warm-ups' collections walk only what they make, not the rules and schema)
+            if executor.workers > 1 and left > executor.workers:  # once here rather than once per worker
+                warm_up_validator(batch.config, plan_function=plan_function_pays(left, executor.workers))
+            if batch.options.render:
+                warm_up_renderer(batch.rendering, batch.roots)
     progress = Progress(len(batch.files), enabled=batch.options.progress)
     progress.advance(reused)
     try:
