@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fel_rules.batch.executors import _MAX_GROUP, GROUP_S, TAIL_S, _Pace
+from fel_rules.batch.executors import _MAX_GROUP, GROUP_S, _Pace
 
 #: A signed invoice's CPU in a worker, validated in a group and written up (seconds).
 _STEADY = 0.0016
@@ -39,15 +39,46 @@ def test_a_new_workers_slow_first_items_are_soon_forgotten():
     assert sizes[-1] == pytest.approx(GROUP_S / _STEADY, rel=0.1)
 
 
-def test_the_last_tasks_are_shorter_but_never_below_the_tail_s_worth():
-    pace = _Pace(2, 400)
-    pace.record(_STEADY * 10, 10)
-    sizes = _sizes(pace, 40, _STEADY)
-    least = int(TAIL_S / _STEADY)
-    assert max(sizes) <= int(GROUP_S / _STEADY)
-    assert sizes[-1] < sizes[0]
-    assert min(sizes) == least  # what is left shared among 8 tasks is less than that by now
-    assert sizes.count(1) == 0
+def _workers_cpu(items: list[float], workers: int) -> list[float]:
+    """The CPU each of ``workers`` workers spends on ``items`` (seconds each, in order), sent in the tasks the pace
+    makes: four tasks in flight per worker, each worker taking the next task as it finishes one (as a pool does)."""
+    pace = _Pace(workers, len(items))
+    busy = [0.0] * workers  # when each worker is free again
+    spent = [0.0] * workers
+    sent = 0
+    queue: list[list[float]] = []
+    while sent < len(items) or queue:
+        while sent < len(items) and len(queue) < 4 * workers:
+            size = pace.size()
+            queue.append(items[sent:sent + size])
+            pace.sent(len(queue[-1]))
+            sent += len(queue[-1])
+        task = queue.pop(0)
+        worker = busy.index(min(busy))
+        seconds = sum(task)
+        busy[worker] += seconds
+        spent[worker] += seconds
+        pace.record(seconds, len(task))
+    return spent
+
+
+def test_the_last_tasks_go_one_item_each_so_long_items_at_the_end_are_shared():
+    """The largest invoices sorted last: after 400 small ones of 1 ms, 8 of 150 ms each; the last tasks carry one
+    item, so both workers get about the same work (a floor of 10 ms on the last tasks' size, from the small items'
+    pace, once gave one worker 1.1 s of it and the other 0.5 s)."""
+    spent = _workers_cpu([0.001] * 400 + [0.15] * 8, 2)
+    assert max(spent) - min(spent) <= 0.15 + 0.01
+
+
+def test_a_pace_too_small_to_divide_by_still_gives_the_most():
+    """Tasks measured at no CPU time at all (a coarse clock) halve the pace each time, down to numbers whose
+    quotient is infinite: the size is then the most, never an error."""
+    pace = _Pace(2)
+    pace.record(0.001, 1)
+    for _ in range(1_200):
+        pace.record(0.0, 3)
+        assert 1 <= pace.size() <= _MAX_GROUP
+    assert pace.size() == _MAX_GROUP
 
 
 def test_without_a_known_count_the_size_follows_the_pace_alone():

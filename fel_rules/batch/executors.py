@@ -95,11 +95,11 @@ class LocalExecutor:
         task runs).
 
         Short items travel in groups: each task sent to a worker carries as many items as take about
-        :data:`GROUP_S` seconds there (judged from the latest tasks; one at first), so sending the
-        tasks and collecting the results costs little beside the items' own work; when ``items`` says how many
-        there are (``len``), the last tasks carry fewer (down to :data:`TAIL_S` of work), so that the workers
-        finish together. A ``function`` with a ``many`` attribute gets a task's items at once (``many(items)``,
-        their results in order). When a worker dies, every item of its task is done again alone."""
+        :data:`GROUP_S` seconds there (judged from the latest tasks; one at first), so sending the tasks and
+        collecting the results costs little beside the items' own work; when ``items`` says how many there are
+        (``len``), the last tasks carry fewer, so that the workers finish together. A ``function`` with a ``many``
+        attribute gets a task's items at once (``many(items)``, their results in order). When a worker dies, every
+        item of its task is done again alone."""
         pace = _Pace(self.workers, len(items) if isinstance(items, Sized) else None)
         items = iter(items)
         pending: dict = {}  # future -> the items of its task
@@ -150,7 +150,9 @@ class LocalExecutor:
         """Submit a task to the pool. The first one sent to a pool that forks its workers forks them, with every
         object this process holds frozen for the garbage collector (:func:`gc.freeze`): a worker's collections
         then never walk the objects it inherited, so they are not copied into its own memory page by page (some
-        tens of milliseconds of CPU per worker, and memory shared for as long as it is only read)."""
+        tens of milliseconds of CPU per worker, and memory shared for as long as it is only read). This process
+        then puts every frozen object back, those it froze itself before included: they are only walked by its
+        collections again (leaving the ones frozen since would keep any garbage among them for good)."""
         if self._forked or not self.forks:
             return self._pool.submit(function, *args)
         gc.freeze()
@@ -212,11 +214,6 @@ def _each(function: Callable[[Any], Any], items: list) -> tuple[float, list]:
 #: the pool's threads waking up), short enough that both workers still finish together.
 GROUP_S = 0.05
 _MAX_GROUP = 64
-#: The least work (seconds of a worker's CPU) a task carries at the end of a run that knows how many items it has:
-#: the last tasks are short, so the workers finish within about this of each other, and not so many that sending
-#: them costs more than it evens out (a task of one document is also validated alone, not in a group: some 0.9 ms
-#: more a signed invoice).
-TAIL_S = 0.01
 
 
 class _Pace:
@@ -224,7 +221,8 @@ class _Pace:
     while none has finished. Each finished task's time per item weighs half of the pace, so a new worker's first
     items (slower: its memory is still being copied from the parent's) are soon forgotten. When how many items are
     left to send is known: at most what is left shared among four tasks per worker, so the last tasks are short,
-    but never less than :data:`TAIL_S` of work."""
+    down to one item each: long items at the end of a run (the largest invoices sorted last) go to the workers one
+    by one, never several of them to one worker while another waits."""
 
     def __init__(self, workers: int, items: int | None = None) -> None:
         self.per_item: float | None = None  # seconds an item takes, at the latest tasks' pace
@@ -243,11 +241,9 @@ class _Pace:
         per_item = self.per_item
         if per_item is None:
             return 1
-        size = min(_MAX_GROUP, int(GROUP_S / per_item)) if per_item > 0 else _MAX_GROUP
-        if self.left is None:
-            return max(1, size)
-        least = min(size, int(TAIL_S / per_item)) if per_item > 0 else size
-        return max(1, least, min(size, self.left // (4 * self.workers)))
+        # (the least before int: a pace so small that the quotient is infinite still gives the most)
+        size = max(1, int(min(_MAX_GROUP, GROUP_S / per_item))) if per_item > 0 else _MAX_GROUP
+        return size if self.left is None else max(1, min(size, self.left // (4 * self.workers)))
 
 
 #: How often a running batch checks whether it was asked to stop while no task finishes.
