@@ -222,10 +222,10 @@ _MAX_GROUP = 64
 class _Pace:
     """How many items a task carries: about :data:`GROUP_S` of a worker's CPU at the pace of the latest tasks, one
     while none has finished. Each finished task's time per item weighs half of the pace, so a new worker's first
-    items (slower: its memory is still being copied from the parent's) are soon forgotten. When how many items are
-    left to send is known: at most what is left shared among four tasks per worker, so the last tasks are short,
-    down to one item each: long items at the end of a run (the largest invoices sorted last) go to the workers one
-    by one, never several of them to one worker while another waits."""
+    items (some six times slower than the next ones in a batch of signed invoices) are soon forgotten. When how
+    many items are left to send is known: at most what is left shared among four tasks per worker, so the last
+    tasks are short, down to one item each: long items at the end of a run (the largest invoices sorted last) go
+    to the workers one by one, never several of them to one worker while another waits."""
 
     def __init__(self, workers: int, items: int | None = None) -> None:
         self.per_item: float | None = None  # seconds an item takes, at the latest tasks' pace
