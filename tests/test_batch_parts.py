@@ -77,6 +77,24 @@ def test_parts_give_the_same_bytes_however_split_and_in_whatever_order_they_come
     assert _stable_manifest(out) == _stable_manifest(whole)
 
 
+class _Losing(_Backwards):
+    """An executor that loses the first result of the overview's parts."""
+
+    def run(self, function, items, crashed=None, stop=None):
+        results = list(self.inner.run(function, items, crashed, stop))
+        return results[1:] if function is overview._numbered else results
+
+
+def test_a_part_the_executor_never_gives_back_stops_the_batch_rather_than_leave_its_rows_out(folder, tmp_path,
+                                                                                           monkeypatch):
+    monkeypatch.setattr(overview, "PART_FILES", 3)
+    monkeypatch.setattr(batch_runner, "open_executor", lambda kind, scheduler, workers: _Losing(LocalExecutor(1)))
+    out = tmp_path / "out"
+    with pytest.raises(RuntimeError, match="overview part"):
+        run_batch(BatchOptions(input_dir=folder, out_dir=out, workers=2, render=False, progress=False))
+    assert not (out / "manifest.json").exists()
+
+
 def _documents(out: Path) -> list[Listed]:
     """The folder's documents as the batch's page lists them."""
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))

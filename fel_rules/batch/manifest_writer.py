@@ -75,16 +75,21 @@ def entry_json(result: FileResult, lang: str) -> str:
 
 
 def _entry_json(result: FileResult, lang: str) -> str:
-    """The entry of ``result`` as :class:`Entry` writes it (``json.dumps(indent=2)``), without building one."""
+    """The entry of ``result`` as :class:`Entry` writes it (``json.dumps(indent=2)``), without building one: its
+    fields are known, so each is written in its place (the manifest of a batch holds one entry per file)."""
     counts = Counts(**result.counts)
-    data: dict[str, object] = {"path": readable_name(result.rel), "sha256": result.sha256, "tipo": result.tipo,
-            "numero_autorizacion": result.numero_autorizacion, "valid": result.valid, "complete": result.complete,
-            "counts": {name: getattr(counts, name) for name in _COUNTS}, "report": result.report, "pdf": result.pdf,
-            "pdf_note": PdfNote.say(result.pdf_note, lang), "error": result.error}
+    plain = _plain
+    text = (f'{{\n  "path": {plain(readable_name(result.rel))},\n  "sha256": {plain(result.sha256)},\n'
+            f'  "tipo": {plain(result.tipo)},\n  "numero_autorizacion": {plain(result.numero_autorizacion)},\n'
+            f'  "valid": {plain(result.valid)},\n  "complete": {plain(result.complete)},\n'
+            f'  "counts": {{\n    "error": {plain(counts.error)},\n    "warning": {plain(counts.warning)},\n'
+            f'    "info": {plain(counts.info)}\n  }},\n  "report": {plain(result.report)},\n'
+            f'  "pdf": {plain(result.pdf)},\n  "pdf_note": {plain(PdfNote.say(result.pdf_note, lang))},\n'
+            f'  "error": {plain(result.error)}')
     warnings = result.pdf_warnings(lang)
     if warnings:
-        data["pdf_warnings"] = warnings
-    return _indented(data, "")
+        text += ',\n  "pdf_warnings": ' + _indented(warnings, "  ")
+    return text + "\n}"
 
 
 def _indented(value: object, margin: str) -> str:
@@ -113,5 +118,3 @@ def _plain(value: object) -> str:
 _WORDS = {None: "null", True: "true", False: "false"}
 _string = json_encoder.encode_basestring  # what json.dumps(ensure_ascii=False) writes a string with
 
-
-_COUNTS = tuple(Counts.__annotations__)  # the severities, in the order a report writes them

@@ -106,17 +106,21 @@ def overview_part(task: OverviewTask) -> OverviewPart:
     return OverviewPart(entries, page.rows_of(documents, task.first), ledger.rows_of(documents))
 
 
-#: Inputs per :class:`OverviewTask`, and tasks per worker handed out at a time: the parts of a window are kept in
-#: memory until every part before them is written, so memory stays bounded whatever the number of files.
-PART_FILES = 32
-_WINDOW_TASKS = 8
+#: Inputs per :class:`OverviewTask`, and tasks per worker handed out at a time (a window): a part is kept in memory
+#: until every part before it is written, and no task of the next window starts before the window's last part is
+#: written, so memory stays bounded whatever the number of files. Measured on 2 workers, the pass over 1,200 signed
+#: invoices (medians of 9, side by side): 32 inputs a task and 8 tasks a worker, 112 ms; 64 and 16, 98–102 ms
+#: (fewer tasks to send; one window where there were three); 16 and 32, 118 ms.
+PART_FILES = 64
+_WINDOW_TASKS = 16
 
 
 def overview_parts(batch: BatchRun, rels: Sequence[str], fixes: dict[str, FileResult], context: PageContext,
                    executor) -> Iterator[OverviewPart]:
-    """The parts of ``rels`` (sorted) in order, made by the workers of ``executor`` a window of tasks at a time; a
-    task whose worker died twice is made here, and so is a batch small enough for one task (no worker is asked
-    to load what a part needs for so little)."""
+    """The parts of ``rels`` (sorted) in order, made by the workers of ``executor`` a window of tasks at a time,
+    each given as soon as those before it are (the batch writes it while the workers make the next ones); a task
+    whose worker died twice is made here, and so is a batch small enough for one task (no worker is asked to load
+    what a part needs for so little)."""
     left = iter(rels)
     first = 1
     window = _WINDOW_TASKS * max(1, getattr(executor, "workers", 1))
@@ -134,12 +138,16 @@ def overview_parts(batch: BatchRun, rels: Sequence[str], fixes: dict[str, FileRe
         if len(tasks[0].rels) == len(rels):  # the whole batch in one task
             yield overview_part(tasks[0])
             return
-        order = {task.first: n for n, task in enumerate(tasks)}
-        parts: list[OverviewPart | None] = [None] * len(tasks)
-        done = executor.run(_numbered, tasks, _numbered)  # (a task whose worker died twice: made here)
-        for number, part in done:
-            parts[order[number]] = part
-        yield from parts  # type: ignore[misc]
+        firsts = iter([task.first for task in tasks])
+        awaited = next(firsts)
+        ready: dict[int, OverviewPart] = {}
+        for number, part in executor.run(_numbered, tasks, _numbered):  # (a task whose worker died twice: made here)
+            ready[number] = part
+            while awaited in ready:
+                yield ready.pop(awaited)
+                awaited = next(firsts, 0)
+        if awaited:  # (never: the executor gives every task's result; a part missing would drop rows unsaid)
+            raise RuntimeError(f"overview part of document {awaited} missing")
 
 
 def _numbered(task: OverviewTask) -> tuple[int, OverviewPart]:

@@ -40,6 +40,7 @@ __all__ = ["TOP_RULES", "HtmlPage", "PageContext", "PageRows", "render_html"]
 #: How many rules the summary names.
 TOP_RULES = 10
 _SPOOL_BYTES = 8 << 20  # rows beyond this wait on disk, not in memory
+_MAX_SAID = 4096  # texts with values a page keeps said (dates, line numbers: a batch repeats them)
 _VERDICTS: tuple[Verdict, ...] = ("valid", "invalid", "unknown")
 _SEVERITIES = ("error", "warning", "info")
 
@@ -101,15 +102,16 @@ class HtmlPage:
         self._rule_files: Counter[str] = Counter()
         self._rule_titles: dict[str, str] = {}
         self._count = 0
-        self._said: dict[str, str] = {}
+        self._said: dict[object, str] = {}
 
     def say(self, id: str, **values: object) -> str:
         """Catalogue text ``id`` in the page's language, HTML-escaped."""
-        if values:
-            return _escape(render_text(Text(id, values), self.lang))
-        said = self._said.get(id)
+        key = (id, *values.items()) if values else id
+        said = self._said.get(key)
         if said is None:
-            said = self._said[id] = _escape(render_text(Text(id), self.lang))
+            if len(self._said) >= _MAX_SAID:
+                self._said.clear()
+            said = self._said[key] = _escape(render_text(Text(id, values), self.lang))
         return said
 
     def add(self, document: Listed) -> None:

@@ -4,6 +4,7 @@ beside it, its verdict, and where a batch put its outputs."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from ...core.report import Report
@@ -38,7 +39,7 @@ class Listed:
     pdf_note: str | None = None
     pdf_warnings: tuple[str, ...] = ()
 
-    @property
+    @cached_property
     def verdict(self) -> Verdict:
-        """valid, invalid or unknown."""
+        """valid, invalid or unknown (worked out once: the page and the ledger ask for it several times)."""
         return verdict_of(self.report, self.error)
