@@ -116,8 +116,8 @@ class _Stages:
             signal.setitimer(signal.ITIMER_REAL, 0)
             self.fires_at = math.inf
         elif now < deadline:  # set for an earlier stage's deadline: this one has time left
+            self.fires_at = deadline  # (before the timer: an alarm landing as it is set keeps its own figure)
             signal.setitimer(signal.ITIMER_REAL, max(deadline - now, _LEAST), self.interval)
-            self.fires_at = deadline
         else:
             self.fires_at = now + self.interval
             raise self.over()
@@ -143,8 +143,10 @@ class _Stage:
             raise group.over()
         deadline = group.deadline = time.monotonic() + self.left
         if deadline < group.fires_at:
-            signal.setitimer(signal.ITIMER_REAL, self.left, group.interval)
+            # (the figure first: an alarm landing as the timer is set, with a few microseconds left, is put off
+            # and says the timer fires again a repeat later, which must not be overwritten by a past deadline)
             group.fires_at = deadline
+            signal.setitimer(signal.ITIMER_REAL, self.left, group.interval)
 
     @alarms_wait_in
     def __exit__(self, *_exc: object) -> None:
