@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 from lxml import etree
 
@@ -55,6 +57,25 @@ def test_bad_input_is_an_xml_issue(validator, name):
     assert (issue.rule_id, issue.stage, issue.severity.value) == (rule_id, "xml", "error")
     assert fragment in issue.message
     assert report.exit_code() == 1
+
+
+def test_the_parser_a_thread_keeps_carries_nothing_from_one_document_to_the_next(validator):
+    """Each thread parses with one parser (faster the second time): what a document declared, or where it broke,
+    never reaches the next one: an entity declared by a refused document is unknown to the next, which is refused
+    for using it; a document cut short leaves the next one whole; each says its own line."""
+    root = b'<dte:GTDocumento xmlns:dte="http://www.sat.gob.gt/dte/fel/0.2.0" Version="0.1">'
+    declares = b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY nit "12345678">]>\n' + root + b"&nit;</dte:GTDocumento>"
+    uses = root + b"\n\n&nit;</dte:GTDocumento>"
+    for first, second in [(declares, uses), (FACT[: len(FACT) // 2], FACT), (uses, declares)]:
+        with ThreadPoolExecutor(1) as fresh:  # (a new thread: a parser that never parsed before)
+            alone = fresh.submit(validator.validate_bytes, second).result()
+        validator.validate_bytes(first)
+        after = validator.validate_bytes(second)
+        assert [(i.rule_id, i.location.line, i.message) for i in after.issues] == \
+               [(i.rule_id, i.location.line, i.message) for i in alone.issues]
+        assert after.valid is alone.valid
+    assert validator.validate_bytes(uses).issues[0].rule_id == "FEL-XML-03"
+    assert "nit" in validator.validate_bytes(uses).issues[0].message
 
 
 def test_the_parser_itself_never_expands_entities():
