@@ -589,8 +589,14 @@ def test_fir_reads_the_document_at_most_once_and_each_certificate_once(validator
     nothing the engine dropped (comments, processing instructions, dte:Adenda), else share one re-read of the
     bytes per document; and an issuer's certificate is parsed once, not once per document."""
     reads = []
-    parser = xmldsig_verify._source_parser
-    monkeypatch.setattr(xmldsig_verify, "_source_parser", lambda: reads.append(1) or parser())
+    parsers = xmldsig_verify._SOURCE_PARSERS
+
+    class Counting:
+        def get(self):  # (asked for once per re-read)
+            reads.append(1)
+            return parsers.get()
+
+    monkeypatch.setattr(xmldsig_verify, "_SOURCE_PARSERS", Counting())
     validator.validate_bytes(signed)
     assert reads == []
     parsed = xmldsig_certificates._read_cached.cache_info().misses
