@@ -188,6 +188,22 @@ def test_random_numbers_give_the_same_rules_stage(quick, monkeypatch, base, seed
     _agree(quick, data, monkeypatch)
 
 
+_ATTRIBUTE = re.compile(rb' ([A-Za-z]+)="([^"]*)"')
+
+
+@pytest.mark.parametrize("base", _BASES, ids=[base.name for base in _BASES])
+def test_each_attribute_value_unreadable_blank_or_odd_gives_the_same_rules_stage(quick, monkeypatch, base):
+    """The plan's function reads a binding of one of the node's attributes (``@TipoFrase``) straight from it: each
+    attribute of each example, given a value that cannot be read, a blank one, an empty one or a negative number,
+    gives the general way's rules stage."""
+    data = base.read_bytes()
+    for match in _ATTRIBUTE.finditer(data):
+        if match.group(1).startswith(b"xmlns") or match.start() < data.find(b"?>"):  # (not the XML declaration)
+            continue
+        for value in (b"x", b" ", b"", b"-1"):
+            _agree(quick, data[:match.start(2)] + value + data[match.end(2):], monkeypatch)
+
+
 _TEXTS = st.sampled_from(["0", "1.10", " 12.34 ", "\t1\n", " ", "", "9 9", "1e3", "\u00a012", "+0", "-0.00"])
 
 

@@ -37,7 +37,8 @@ def make_runner(check: Any, evaluator: Any, tools: Mapping[str, object]) -> Runn
     type), ``LOOKUP`` (the general lookup of a binding), ``AXV`` (a value as an XPath variable), ``NOVARS`` (the
     empty variables of a binding without ``$names``), and for reading one child's value as the general lookup
     does: ``CHILD_TAG`` (the tag a finder of one child step finds), ``UP_TAG`` (the number of ``..`` steps and the
-    tag of a finder of ``../../p:Child``), ``INDEX`` (an element's children by tag),
+    tag of a finder of ``../../p:Child``), ``ATTRIBUTE`` (the name a finder of one of the node's attributes finds:
+    the plan's function reads it straight), ``INDEX`` (an element's children by tag),
     ``NOTHING`` (the entry of an absent value), ``UNREAD`` (the entry of a value that cannot be read) and
     ``SPACE`` (XML's whitespace)."""
     try:
@@ -59,6 +60,7 @@ class _Writer:
         self.check, self.evaluator = check, evaluator
         self.tools_child_tag: Callable[[object], str | None] = tools["CHILD_TAG"]  # type: ignore[assignment]
         self.tools_up_tag: Callable[[object], tuple[int, str] | None] = tools["UP_TAG"]  # type: ignore[assignment]
+        self.tools_attribute: Callable[[object], str | None] = tools["ATTRIBUTE"]  # type: ignore[assignment]
         #: The namespace the source runs in (shared by the checks of a plan: ``prefix`` keeps their names apart).
         self.namespace: dict[str, object] = {**tools, "Decimal": Decimal} if namespace is None else namespace
         self.prefix = prefix

@@ -201,6 +201,15 @@ _CHILD_TAGS: dict[Finder, str] = {}
 _UP_TAGS: dict[Finder, tuple[int, str]] = {}
 
 
+#: The finders of a path that is one attribute of the node (``@NombreCorto``), and the attribute's name.
+_ATTRIBUTE_NAMES: dict[Finder, str] = {}
+
+
+def attribute_name(finder: Finder) -> str | None:
+    """The attribute's name when ``finder`` finds one attribute of the node (``@NombreCorto``), else ``None``."""
+    return _ATTRIBUTE_NAMES.get(finder)
+
+
 def up_tag(finder: Finder) -> tuple[int, str] | None:
     """(number of ``..`` steps, tag) when ``finder`` finds the children of one tag of an ancestor
     (``../../dte:Precio``), else ``None``. Past the root such a finder answers as XPath does (see
@@ -518,6 +527,7 @@ def _attribute_selector(name: str, smart: bool) -> Finder:
             return []
         return [AttributeValue(value, node, name) if smart else value]
 
+    _ATTRIBUTE_NAMES[select_attribute] = name
     return select_attribute
 
 

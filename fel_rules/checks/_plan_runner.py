@@ -121,6 +121,16 @@ class _QuietWriter(_Writer):
                     *("    " + line for line in self._child_value(index, binding, "children", tag, value)),
                     "else:  # (from a node that is no element, or past the root: the general way)",
                     *("    " + line for line in self._entry(f"LOOKUP({general}, node, NOVARS, memo)", value))]
+        if binding.lookup is not None and binding.single and (name := self.tools_attribute(binding.find)) is not None:
+            attribute = self._bind(f"A{index}", name)  # @Name: the node's own attribute
+            return ["if element:",
+                    f"    text = node.get({attribute})",
+                    "    if text is None:",
+                    f"        {value} = None",
+                    "    else:",
+                    *("        " + line for line in self._value_of_text(index, binding, value)),
+                    "else:",
+                    *("    " + line for line in self._entry(f"LOOKUP({general}, node, NOVARS, memo)", value))]
         if binding.lookup is not None:
             lookup = self._bind(f"L{index}", binding.lookup)
             return self._entry(f"{lookup}(node, memo) if element else LOOKUP({general}, node, NOVARS, memo)", value)
@@ -132,24 +142,28 @@ class _QuietWriter(_Writer):
 
     def _child_value(self, index: int, binding: Any, children: str, tag: str, value: str) -> list[str]:
         """Lines setting ``value`` to the value of the first child ``tag`` in ``children`` (an index of children
-        by tag), ``None`` when there is none; a text that is there but cannot be read goes the general way. A
-        decimal is looked up first among the texts :func:`~fel_rules.core.money.parse_decimal` remembers."""
+        by tag), ``None`` when there is none (see :meth:`_value_of_text`)."""
+        return [f"found = {children}.get({tag})",
+                "if found is None:",
+                f"    {value} = None",
+                "else:",
+                "    text = found[0].text or ''",
+                *("    " + line for line in self._value_of_text(index, binding, value))]
+
+    def _value_of_text(self, index: int, binding: Any, value: str) -> list[str]:
+        """Lines setting ``value`` to the value of ``text`` (there) as the binding reads it; a text that cannot be
+        read goes the general way. A decimal is looked up first among the texts
+        :func:`~fel_rules.core.money.parse_decimal` remembers."""
         read = self._bind(f"R{index}", binding.read)
-        lines = [f"found = {children}.get({tag})",
-                 "if found is None:",
-                 f"    {value} = None",
-                 "else:",
-                 "    text = found[0].text or ''"]
         if binding.kind == "text":  # (a text is always read)
-            return [*lines, f"    {value} = {read}(text)"]
+            return [f"{value} = {read}(text)"]
         if binding.read is self.namespace["DECIMAL"]:
-            lines += [f"    {value} = REMEMBERED(text, UNKNOWN)",
-                      f"    if {value} is UNKNOWN:",
-                      f"        {value} = {read}(text)"]
+            lines = [f"{value} = REMEMBERED(text, UNKNOWN)",
+                     f"if {value} is UNKNOWN:",
+                     f"    {value} = {read}(text)"]
         else:
-            lines.append(f"    {value} = {read}(text)")
-        return [*lines, f"    if {value} is None and text.strip(SPACE):",
-                *("        " + line for line in self.SETTLE)]
+            lines = [f"{value} = {read}(text)"]
+        return [*lines, f"if {value} is None and text.strip(SPACE):", *("    " + line for line in self.SETTLE)]
 
 
 def write_quiet_plan(checks: Sequence[Any], evaluator: Any, tools: Mapping[str, object],

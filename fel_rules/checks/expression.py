@@ -43,7 +43,15 @@ from ..expressions.language import (
     parse_date,
 )
 from ._expression_runner import Runner, make_runner
-from ._finders import anchored_finder, child_tag, context_chain, finds_count, path_finder, up_tag
+from ._finders import (
+    anchored_finder,
+    attribute_name,
+    child_tag,
+    context_chain,
+    finds_count,
+    path_finder,
+    up_tag,
+)
 from ._plan_runner import QuietPlan, write_quiet_plan
 from ._xpath import (
     child_path_finder,
@@ -663,7 +671,8 @@ def _text(value: object) -> str:
 #: What the quick functions of checks reach (see :func:`~._expression_runner.make_runner`).
 _RUNNER_TOOLS = {
     "ELEMENT": _ELEMENT, "LOOKUP": _lookup, "AXV": _as_xpath_variable, "NOVARS": _NO_VARIABLES,
-    "CHILD_TAG": child_tag, "UP_TAG": up_tag, "INDEX": children_by_tag, "NOTHING": _NOTHING, "SPACE": XML_SPACE,
+    "CHILD_TAG": child_tag, "UP_TAG": up_tag, "ATTRIBUTE": attribute_name, "INDEX": children_by_tag,
+    "NOTHING": _NOTHING, "SPACE": XML_SPACE,
     "UNREAD": lambda text, kind, node: (unread := _Unread(text, kind, node), node, unread),
     "NODES": lambda check: check.context_nodes,
     "GUARD": lambda check: _guard(check.context.path, check.namespaces),
