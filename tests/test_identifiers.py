@@ -43,3 +43,19 @@ def test_uuid_serie_numero():
     uuid = "9E52C854-E18B-45C1-A77B-C87CF42F35F1"
     assert uuid_serie(uuid) == "9E52C854" and uuid_numero(uuid) == "3784000961"
     assert uuid_serie("no-es-uuid") is None and uuid_numero("") is None
+
+
+def test_a_nit_is_remembered_as_its_text_never_as_the_value_that_knows_its_element():
+    """The verdicts of NITs are kept (an issuer's is on each of its invoices), by their text alone: a value found by a
+    rule's path knows its element, and kept it would keep the element's whole document in memory."""
+    import sys
+
+    from lxml import etree
+
+    from fel_rules.checks._finders import AttributeValue
+
+    element = etree.fromstring(b'<Emisor NITEmisor="85372641"/>')
+    value = AttributeValue(element.get("NITEmisor"), element, "NITEmisor")
+    held = sys.getrefcount(value)
+    assert nit_is_valid(value) and nit_is_valid(value)
+    assert sys.getrefcount(value) == held

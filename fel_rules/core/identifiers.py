@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .money import XML_SPACE
 
@@ -33,6 +34,11 @@ def nit_check_digit(body: str) -> str:
 
 def nit_is_valid(nit: str) -> bool:
     """True when ``nit`` (hyphens allowed, ``k`` accepted as ``K``) has a correct check digit."""
+    return _nit_is_valid(str(nit))  # (a plain text: a value that knows its element would keep its document alive)
+
+
+@lru_cache(maxsize=4096)  # (an issuer's NIT is on each of its invoices: 2.5 µs computed, 0.1 µs remembered)
+def _nit_is_valid(nit: str) -> bool:
     value = nit.replace("-", "").strip(XML_SPACE).upper()
     if len(value) < 2 or not _NIT_SHAPE.fullmatch(value):
         return False
