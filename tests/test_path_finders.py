@@ -324,6 +324,11 @@ def test_paths_not_grouped(path: str) -> None:
     ("count(preceding-sibling::dte:N[ @C = $c ])", {"c": "x"}),
     ("count(preceding-sibling::dte:Frase[@TipoFrase = $t])", {"t": "1"}),
     ("count(preceding-sibling::dte:Frase[@TipoFrase = $t])", {"t": "2"}),
+    # whole numbers, compared as numbers (" 2 ", "2.0" and "02" are 2; "" and "x" are NaN)
+    ("count(preceding-sibling::dte:I[@C = $c])", {"c": 2}), ("count(preceding-sibling::dte:I[@C = $c])", {"c": 0}),
+    ("count(preceding-sibling::dte:I[@C=$c])", {"c": 1}), ("count(preceding-sibling::dte:M[ @C = $c ])", {"c": 2}),
+    ("/dte:R/dte:I[dte:M = $n]/dte:N", {"n": 2}), ("dte:I[@C = $c]/dte:M", {"c": 1}),
+    ("dte:I[@C != $c]/@C", {"c": 2}), ("/dte:R/dte:I[dte:M = $n or @C = $c]/@C", {"n": 2, "c": 999999999999999}),
 ])
 def test_texts_written_for_variables_give_what_xpath_gives(path: str, variables: dict) -> None:
     written = with_values(path, variables)
@@ -337,7 +342,8 @@ def test_texts_written_for_variables_give_what_xpath_gives(path: str, variables:
             assert_same(finder(node, memo), xpath(node, **variables), (path, variables))
 
 
-@pytest.mark.parametrize("variables", [{"n": 1}, {"n": True}, {"n": "both ' and \""}, {}])
+@pytest.mark.parametrize("variables", [{"n": -1}, {"n": 10**15}, {"n": 1.0}, {"n": True}, {"n": False},
+                                       {"n": "both ' and \""}, {}])
 def test_other_values_are_left_to_xpath(variables: dict) -> None:
     assert with_values("dte:I[dte:N = $n]", variables) is None
 

@@ -53,7 +53,7 @@ from ..core.xmlpath import children_by_tag
 
 __all__ = [
     "AttributeValue", "Finder", "anchored_finder", "child_tag", "children_by_tag", "context_chain", "finds_count",
-    "finds_nodes", "path_finder", "up_tag",
+    "finds_nodes", "path_finder", "up_tag", "xpath_number",
 ]
 
 #: A finder: (context element, the document's memo) → list of nodes, a number or a boolean.
@@ -922,6 +922,9 @@ def _number_of(text: str) -> float:
 
 #: Texts already read by :func:`_number` and their numbers.
 _NUMBERS: dict[str, float] = {}
+
+#: XPath 1.0's ``number()`` of a text (for the finders made elsewhere).
+xpath_number = _number
 
 
 _EMPTY = etree.Element("empty")

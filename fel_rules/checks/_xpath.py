@@ -13,7 +13,7 @@ from ..core.catalogue import render_text
 from ..core.foreign import xpath_error
 from ..core.text import Text
 from ..core.xmlpath import element_xpath, item_number
-from ._finders import Finder, finds_nodes, path_finder
+from ._finders import Finder, finds_nodes, path_finder, xpath_number
 
 # item_number is re-exported from core.xmlpath
 __all__ = [
@@ -178,7 +178,9 @@ _QUOTED_OR_VARIABLE = re.compile(r"""'[^']*'|"[^"]*"|\$([A-Za-z_][A-Za-z0-9_]*)"
 
 def with_values(path: str, variables: Mapping[str, object]) -> str | None:
     """``path`` with each ``$name`` written as the literal of its value, when every value is a text a literal can
-    hold (``None`` otherwise): XPath reads a literal as the very string a text variable holds, wherever it stands."""
+    hold or a whole number of at most 15 digits, not negative (``None`` otherwise): XPath reads a literal as the very
+    string a text variable holds, and a numeral as the very number (a double) an integer variable holds, wherever
+    it stands. A numeral is written between spaces, so it never joins the tokens around it."""
     refused = False
 
     def literal(match: re.Match) -> str:
@@ -192,7 +194,9 @@ def with_values(path: str, variables: Mapping[str, object]) -> str | None:
                 return f"'{value}'"
             if '"' not in value:
                 return f'"{value}"'
-        refused = True  # a number, a boolean, or a text with both quotes: XPath reads it
+        elif type(value) is int and 0 <= value < _LARGEST_NUMERAL:  # (not a bool: XPath compares those as such)
+            return f" {value} "
+        refused = True  # a negative or long number, a boolean, a text with both quotes…: XPath reads it
         return ""
 
     written = _QUOTED_OR_VARIABLE.sub(literal, path)
@@ -208,21 +212,33 @@ def valued_finder(path: str, namespaces: tuple[tuple[str, str], ...]) -> Finder 
     return path_finder(path, spaces, light=True) or _preceding_count(path, spaces)
 
 
-#: ``count(preceding-sibling::p:Name[@name = 'text'])``: the prefix, the local name, the attribute, the text (in
-#: single or in double quotes).
+#: ``count(preceding-sibling::p:Name[@name = 'text'])`` or ``…[@name = 12]``: the prefix, the local name, the
+#: attribute, the text (in single or in double quotes) or the whole number.
 _PRECEDING_COUNT = re.compile(
     r"""\s*count\(\s*preceding-sibling::([A-Za-z_][\w.-]*):([A-Za-z_][\w.-]*)\s*"""
-    r"""\[\s*@([A-Za-z_][\w.-]*)\s*=\s*(?:'([^']*)'|"([^"]*)")\s*\]\s*\)\s*""")
+    r"""\[\s*@([A-Za-z_][\w.-]*)\s*=\s*(?:'([^']*)'|"([^"]*)"|([0-9]{1,15})(?![0-9.]))\s*\]\s*\)\s*""")
+
+#: Whole numbers :func:`with_values` writes as numerals: below 10¹⁵, exact as doubles and as the finders read them.
+_LARGEST_NUMERAL = 10**15
 
 
 def _preceding_count(path: str, namespaces: Mapping[str, str]) -> Finder | None:
-    """The finder of ``count(preceding-sibling::p:Name[@name = 'text'])`` at an element: its earlier siblings of
-    that tag whose attribute is that text, counted as XPath counts them (a float); ``None`` for any other path."""
+    """The finder of ``count(preceding-sibling::p:Name[@name = 'text'])`` (or ``= 12``) at an element: its earlier
+    siblings of that tag whose attribute is that text (or reads as that number), counted as XPath counts them (a
+    float); ``None`` for any other path."""
     match = _PRECEDING_COUNT.fullmatch(path)
     if match is None or match.group(1) not in namespaces:
         return None
-    prefix, local, name, single, double = match.groups()
+    prefix, local, name, single, double, numeral = match.groups()
     tag = f"{{{namespaces[prefix]}}}{local}"
+    if numeral is not None:  # (compared as XPath compares an attribute with a number: its number() equals it)
+        number = float(numeral)
+
+        def count_numbers(node: etree._Element, memo: dict) -> float:
+            return float(sum(1 for sibling in node.itersiblings(tag, preceding=True)
+                             if (value := sibling.get(name)) is not None and xpath_number(value) == number))
+
+        return count_numbers
     text = single if single is not None else double
 
     def count(node: etree._Element, memo: dict) -> float:
