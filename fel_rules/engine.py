@@ -109,6 +109,22 @@ _STAGES = {(name, status): Stage(name=name, status=status) for name in _STAGE_NA
 #: The schema section of a report that never reached the schema stage (immutable: shared).
 _NO_SCHEMA = SchemaInfo()
 
+#: The last whole second a report started in, and how reports write it (made once a second, not once a report).
+_SECOND: tuple[int, str] = (0, "")
+
+
+def _started_at() -> str:
+    """Now, in UTC, to the second, as ISO 8601 (``2026-11-27T12:30:05+00:00``)."""
+    global _SECOND  # noqa: PLW0603 - a (second, text) pair replaced whole: any thread reads a consistent one
+    now = time.time()
+    second, text = _SECOND
+    if int(now) != second:
+        second = int(now)
+        text = datetime.fromtimestamp(second, UTC).isoformat(timespec="seconds")
+        _SECOND = (second, text)
+    return text
+
+
 #: Rule plans (rules in force per document kind, DTE type and day) kept per validator.
 _MAX_PLANS = 512
 
@@ -563,7 +579,7 @@ class Validator:
             "issues": issues,
             "run": build(RunInfo, {
                 "engine_version": __version__,
-                "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                "started_at": _started_at(),
                 "duration_ms": round((time.perf_counter() - started) * 1000, 3),
                 "lang": self.config.lang,
                 "profile": self.catalog.profile,

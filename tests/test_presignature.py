@@ -9,6 +9,7 @@ from lxml import etree
 
 from fel_rules.core.namespaces import DS, DTE, DTE_ANULACION
 from fel_rules.document.schema import _is_presignature as is_presignature
+from fel_rules.document.schema_guard import searchable_bytes
 
 from .conftest import EXAMPLES
 
@@ -52,9 +53,15 @@ def test_presignature_is_what_element_path_finds(root_name, children):
     root = etree.Element(root_name)
     _build(root, children)
     assert is_presignature(root) == _reference(root), etree.tostring(root)
+    # from the bytes the tree is parsed from too (a name absent from them is in no element)
+    for encoding in ("UTF-8", "UTF-16"):
+        source = etree.tostring(root, encoding=encoding, xml_declaration=True)
+        parsed = etree.fromstring(source)
+        assert is_presignature(parsed, searchable_bytes(parsed, source)) == _reference(root), source
 
 
 def test_presignature_of_the_examples():
     for path in sorted(EXAMPLES.glob("*.xml")):
         root = etree.parse(str(path)).getroot()
         assert is_presignature(root) == _reference(root), path.name
+        assert is_presignature(root, path.read_bytes()) == _reference(root), path.name

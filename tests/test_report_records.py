@@ -50,3 +50,19 @@ def test_a_refused_document_and_an_unreadable_file_too(tmp_path):
 
 def test_tally_of_no_issues_is_zero_counts():
     assert tally([]) == Counts() and list(vars(tally([]))) == ["error", "warning", "info"]
+
+
+def test_started_at_is_the_second_a_report_starts_in_utc(monkeypatch):
+    from datetime import UTC, datetime
+
+    from fel_rules import engine
+
+    before = datetime.now(UTC).replace(microsecond=0)
+    said = datetime.fromisoformat(Validator(Config()).validate_bytes(b"<x/>").run.started_at)
+    assert before <= said <= datetime.now(UTC)
+    # the text made once a second is that second's, and the next second's is made anew
+    clock = iter([1_700_000_000.2, 1_700_000_000.9, 1_700_000_001.0, 1_700_000_061.5])
+    monkeypatch.setattr(engine.time, "time", lambda: next(clock))
+    assert [engine._started_at() for _ in range(4)] == [
+        "2023-11-14T22:13:20+00:00", "2023-11-14T22:13:20+00:00", "2023-11-14T22:13:21+00:00",
+        "2023-11-14T22:14:21+00:00"]

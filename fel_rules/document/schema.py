@@ -47,7 +47,7 @@ from ..core.resources import BUILTIN_XSD_DIR, tree_digest
 from ..core.text import Text
 from ..core.xmlpath import element_xpath
 from ..findings.model import Finding
-from .schema_guard import DecisionGuard
+from .schema_guard import DecisionGuard, searchable_bytes
 from .schema_lexical import lexical_errors, names_types
 from .schema_messages import describe_error
 from .schema_patterns import reference_schema_class
@@ -327,10 +327,11 @@ def check_schema(
     xmlschema's work is bounded (:mod:`.schema_budget`) for a document libxml2 refuses (or when it has no libxml2
     schema): the budget never touches a document libxml2 accepts.
     """
-    presignature = _is_presignature(root)
-    passed = SchemaCheck("passed", [_at_root("FEL-XSD-02", root)] if presignature else [])
+    searchable = searchable_bytes(root, source)
+    presignature = _is_presignature(root, searchable)
+    passed = SchemaCheck("passed", [_unsigned_finding(root)] if presignature else [])
     accepted = schema_set.accepts(root, presignature)
-    if engine == "auto" and accepted and not schema_set.guard.doubts(root, source):
+    if engine == "auto" and accepted and not schema_set.guard.doubts(root, searchable, searchable=True):
         return passed
     if source is not None and _quick_pass(schema_set, source, presignature, bounded=not accepted):
         return passed
@@ -365,7 +366,7 @@ def check_schema(
     if len(errors) + len(budget.crowded) > max_errors or budget.stopped:
         findings.append(Finding(id="FEL-XSD-05", values={"shown": len(findings)}))
     if presignature:
-        findings.append(_at_root("FEL-XSD-02", root))
+        findings.append(_unsigned_finding(root))
     failed = any(_is_error(finding) for finding in findings)
     if budget.stopped and not failed:  # (never a pass when the rest of the document was not validated)
         return SchemaCheck("error", [*findings, Finding(id="FEL-XSD-03",
@@ -384,16 +385,34 @@ def _crowded_finding(element: etree._Element, count: int) -> Finding:
                    values={"element": prefixed(element.tag), "line": element.sourceline, "count": count})
 
 
-def _is_presignature(root: etree._Element) -> bool:
+def _is_presignature(root: etree._Element, searchable: bytes | None = None) -> bool:
     """True for a document before signing: no ds:Signature and no certification data.
 
     A document that carries dte:Certificacion was signed by its issuer and its certifier; without
     the signatures it is a stripped certified document, not a pre-signature one, and the schema's
-    ds:Signature is required of it.
+    ds:Signature is required of it. ``searchable``: the bytes ``root`` was parsed from, when every name in them is
+    written in ASCII (:func:`~.schema_guard.searchable_bytes`): without the word, no such element.
     """
     if next(root.iterchildren(_SIGNATURE), None) is not None:
         return False
+    if searchable is not None and b"Certificacion" not in searchable:
+        return True
     return not _CERTIFIED(root)
+
+
+#: The finding of a pre-signature document, by its root's tag and line (it depends on nothing else).
+_UNSIGNED: dict[tuple[str, int | None], Finding] = {}
+
+
+def _unsigned_finding(root: etree._Element) -> Finding:
+    """FEL-XSD-02 at ``root`` (findings are immutable: one object for every document of that root and line)."""
+    key = (root.tag, root.sourceline)
+    finding = _UNSIGNED.get(key)
+    if finding is None:
+        if len(_UNSIGNED) >= 256:
+            _UNSIGNED.clear()
+        finding = _UNSIGNED[key] = _at_root("FEL-XSD-02", root)
+    return finding
 
 
 def _quick_pass(schema_set: SchemaSet, source: bytes, presignature: bool, *, bounded: bool) -> bool:

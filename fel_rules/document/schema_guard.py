@@ -30,7 +30,7 @@ from functools import cached_property
 
 from lxml import etree
 
-__all__ = ["DecisionGuard"]
+__all__ = ["DecisionGuard", "searchable_bytes"]
 
 _XS = "http://www.w3.org/2001/XMLSchema"
 _XSI = "http://www.w3.org/2001/XMLSchema-instance"
@@ -74,11 +74,12 @@ class DecisionGuard:
         which only costs time."""
         return _Reader(list(documents)).guard()
 
-    def doubts(self, root: etree._Element, source: bytes | None = None) -> bool:
+    def doubts(self, root: etree._Element, source: bytes | None = None, *, searchable: bool = False) -> bool:
         """True when a value of ``root`` is outside the forms both engines agree on, or ``root`` uses
-        ``xsi:type``; ``source`` (the bytes ``root`` was parsed from) lets both be found by a byte search."""
-        if source is not None and (root.getroottree().docinfo.encoding or "UTF-8").upper() not in _UTF8:
-            source = None  # UTF-16, Latin-1…: the bytes do not say which characters they hold
+        ``xsi:type``; ``source`` (the bytes ``root`` was parsed from) lets both be found by a byte search;
+        ``searchable``: ``source`` is what :func:`searchable_bytes` gave."""
+        if not searchable:
+            source = searchable_bytes(root, source)
         if _uses_xsi_type(root, source) or _has_foreign_space(root, source):
             return True
         if self.texts:
@@ -108,6 +109,15 @@ class DecisionGuard:
                 local = name.rpartition("}")[2]
                 if local in self.attributes:
                     yield local, value
+
+
+def searchable_bytes(root: etree._Element, source: bytes | None) -> bytes | None:
+    """``source``, the bytes ``root`` was parsed from, when a byte search in them finds what the tree holds (UTF-8
+    or ASCII: a name is its ASCII bytes, a character its UTF-8 ones), else ``None`` (UTF-16, Latin-1…, or no
+    bytes). The parser refuses a DTD, so every element and attribute of the tree is written in the bytes."""
+    if source is None or (root.getroottree().docinfo.encoding or "UTF-8").upper() not in _UTF8:
+        return None
+    return source
 
 
 def _agreed(value: str, kinds: frozenset[str]) -> bool:
