@@ -216,3 +216,31 @@ def test_a_remembered_decimal_is_the_value_parse_decimal_gives(text):
     found = table.get(text, unknown)
     assert found is unknown or repr(found) == repr(value)
     assert repr(parse_decimal(text)) == repr(value)
+
+
+_LEAF_TEXT = re.compile(rb"<([A-Za-z]+:[A-Za-z]+)(?: [^>]*)?>([^<]+)</\1>")
+
+
+@pytest.mark.parametrize("base", _BASES, ids=[base.name for base in _BASES])
+def test_each_element_text_unreadable_blank_or_odd_gives_the_same_rules_stage(quick, monkeypatch, base):
+    """The plan's function reads a binding of an absolute path (``certificacion/dte:FechaHoraCertificacion``,
+    ``generales/@Tipo``) from the nodes the path keeps in the memo: each element text of each example, given a value
+    that cannot be read, a blank one or a negative number, gives the general way's rules stage."""
+    data = base.read_bytes()
+    for match in _LEAF_TEXT.finditer(data):
+        for value in (b"x", b" ", b"-1"):
+            _agree(quick, data[:match.start(2)] + value + data[match.end(2):], monkeypatch)
+
+
+@pytest.mark.parametrize("base", _BASES, ids=[base.name for base in _BASES])
+def test_an_example_whose_rules_find_nothing_leaves_no_rule_to_the_general_way(quick, base):
+    """On an example the rules find nothing in, the plan's function settles every rule itself: none of its quick
+    reads (a child's text, an attribute, an absolute path's nodes…) fails over to the general way."""
+    data = base.read_bytes()
+    if any(issue.stage == "rules" for issue in quick.validate_bytes(data).issues):
+        pytest.skip("the rules find something here: those rules go the general way, as they must")
+    root, facts, memo = _read(quick, data)
+    doc = CheckInput(root=root, header=facts, config=quick.config, evaluator=quick._evaluator, source=data, memo=memo)
+    with decimal.localcontext(MONEY_CONTEXT):
+        left = _quiet(quick, _plan(quick, facts)).to_run(doc)
+    assert [rule.id for rule, _severity, _check in left] == []

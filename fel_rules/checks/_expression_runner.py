@@ -61,6 +61,7 @@ class _Writer:
         self.tools_child_tag: Callable[[object], str | None] = tools["CHILD_TAG"]  # type: ignore[assignment]
         self.tools_up_tag: Callable[[object], tuple[int, str] | None] = tools["UP_TAG"]  # type: ignore[assignment]
         self.tools_attribute: Callable[[object], str | None] = tools["ATTRIBUTE"]  # type: ignore[assignment]
+        self.tools_memo_key: Callable[[object], object | None] = tools["MEMO_KEY"]  # type: ignore[assignment]
         #: The namespace the source runs in (shared by the checks of a plan: ``prefix`` keeps their names apart).
         self.namespace: dict[str, object] = {**tools, "Decimal": Decimal} if namespace is None else namespace
         self.prefix = prefix

@@ -53,7 +53,7 @@ from ..core.xmlpath import children_by_tag
 
 __all__ = [
     "AttributeValue", "Finder", "anchored_finder", "child_tag", "children_by_tag", "context_chain", "finds_count",
-    "finds_nodes", "path_finder", "up_tag", "xpath_number",
+    "finds_nodes", "memo_key", "path_finder", "up_tag", "xpath_number",
 ]
 
 #: A finder: (context element, the document's memo) → list of nodes, a number or a boolean.
@@ -205,6 +205,16 @@ _UP_TAGS: dict[Finder, tuple[int, str]] = {}
 
 #: The finders of a path that is one attribute of the node (``@NombreCorto``), and the attribute's name.
 _ATTRIBUTE_NAMES: dict[Finder, str] = {}
+
+
+#: The finders of an absolute path, and the key under which each keeps the path's nodes in a document's memo.
+_MEMO_KEYS: dict[Finder, object] = {}
+
+
+def memo_key(finder: Finder) -> object | None:
+    """The key of ``finder``'s list in a document's memo when it finds an absolute path's nodes (``/dte:GTDocumento/
+    …/dte:DatosGenerales/@Tipo``): the list it gives is there once it has run for the document. Else ``None``."""
+    return _MEMO_KEYS.get(finder)
 
 
 def attribute_name(finder: Finder) -> str | None:
@@ -579,6 +589,7 @@ class _AbsolutePath:
         self.steps, self.attribute, self.top = steps, attribute, top
         self.child = None
         self.select: Finder = self._selector()
+        _MEMO_KEYS[self.select] = self
         self.string_values: _Values = _string_values(self.select, attribute)
 
     def _selector(self) -> Finder:

@@ -131,6 +131,21 @@ class _QuietWriter(_Writer):
                     *("        " + line for line in self._value_of_text(index, binding, value)),
                     "else:",
                     *("    " + line for line in self._entry(f"LOOKUP({general}, node, NOVARS, memo)", value))]
+        if binding.lookup is not None and binding.single and (key := self.tools_memo_key(binding.find)) is not None:
+            kept, find = self._bind(f"K{index}", key), self._bind(f"F{index}", binding.find)
+            return ["if element:",  # an absolute path: its nodes in the memo once any rule has read them
+                    f"    found = get({kept})",
+                    "    if found is None:",
+                    f"        found = {find}(node, memo)",
+                    "    if found:",
+                    "        text = found[0]",
+                    "        if type(text) is ELEMENT:",
+                    "            text = text.text or ''",
+                    *("        " + line for line in self._value_of_text(index, binding, value)),
+                    "    else:",
+                    f"        {value} = None",
+                    "else:",
+                    *("    " + line for line in self._entry(f"LOOKUP({general}, node, NOVARS, memo)", value))]
         if binding.lookup is not None:
             lookup = self._bind(f"L{index}", binding.lookup)
             return self._entry(f"{lookup}(node, memo) if element else LOOKUP({general}, node, NOVARS, memo)", value)

@@ -49,6 +49,7 @@ from ._finders import (
     child_tag,
     context_chain,
     finds_count,
+    memo_key,
     path_finder,
     up_tag,
 )
@@ -671,7 +672,8 @@ def _text(value: object) -> str:
 #: What the quick functions of checks reach (see :func:`~._expression_runner.make_runner`).
 _RUNNER_TOOLS = {
     "ELEMENT": _ELEMENT, "LOOKUP": _lookup, "AXV": _as_xpath_variable, "NOVARS": _NO_VARIABLES,
-    "CHILD_TAG": child_tag, "UP_TAG": up_tag, "ATTRIBUTE": attribute_name, "INDEX": children_by_tag,
+    "CHILD_TAG": child_tag, "UP_TAG": up_tag, "ATTRIBUTE": attribute_name, "MEMO_KEY": memo_key,
+    "INDEX": children_by_tag,
     "NOTHING": _NOTHING, "SPACE": XML_SPACE,
     "UNREAD": lambda text, kind, node: (unread := _Unread(text, kind, node), node, unread),
     "NODES": lambda check: check.context_nodes,
