@@ -58,6 +58,7 @@ from .document.schema import (
     official_schema_set,
     strip_adendas,
 )
+from .document.schema_guard import searchable_bytes
 from .document.summary import document_summary, document_totals
 from .expressions.language import Evaluator
 from .findings.model import Finding
@@ -362,8 +363,9 @@ class Validator:
         if refused is not None:  # bounded work: refused before the schema and the rules
             work.outcome = self._finish(work.path, work.sha256, [self._say(refused)], ["error"], None, work.started)
             return
-        work.adenda = read_adenda(root) if work.lines else None  # printed on the PDF only
-        strip_adendas(root)  # free-form certifier data: neither the schema nor the rules look inside
+        if work.lines or not _never_written(b"Adenda", root, data):  # (an element's name is in the bytes)
+            work.adenda = read_adenda(root) if work.lines else None  # printed on the PDF only
+            strip_adendas(root)  # free-form certifier data: neither the schema nor the rules look inside
         work.root = root
 
     def _schema_stage(self, work: _Work) -> None:
@@ -653,6 +655,13 @@ def _existing(path: str | Path) -> Path:
     if file.is_dir():
         raise InputError(f"No es un archivo: {file}", message_en=f"Not a file: {file}")
     return file
+
+
+def _never_written(name: bytes, root: etree._Element, data: bytes) -> bool:
+    """True when ``name`` is nowhere in ``data``, the bytes ``root`` was parsed from, and a byte search finds every
+    name the tree holds (see :func:`~fel_rules.document.schema_guard.searchable_bytes`): no element is so named."""
+    searchable = searchable_bytes(root, data)
+    return searchable is not None and name not in searchable
 
 
 def _currency(facts: Documento | Anulacion) -> str | None:

@@ -6,6 +6,7 @@ import textwrap
 from datetime import date
 
 import pytest
+from lxml import etree
 
 from fel_rules import Config, RuleFileError, Validator
 from fel_rules.ruleset import load_catalog, load_rule_file
@@ -442,3 +443,30 @@ def test_an_unknown_severity_word_is_refused_with_its_line(tmp_path):
     error = load_error(tmp_path, GOOD_RULE + "    severity: grave\n")
     assert error.rule_id == "TST-01" and error.line is not None
     assert "severidad desconocida 'grave': use error, advertencia o informativo" in error.message
+
+
+ANYWHERE_RULE = """\
+  - id: TST-30
+    title: Todo GranTotal pasa de 10
+    context: //dte:GranTotal
+    let:
+      monto: {path: ., type: decimal}
+    assert: monto > 10
+    message: "GranTotal {monto}."
+"""
+
+
+@pytest.mark.parametrize("encoding", ["UTF-8", "UTF-16", "ISO-8859-1"])
+def test_a_rule_never_sees_inside_an_adenda(tmp_path, encoding):
+    """dte:Adenda is free-form certifier data: it is gone before the rules, even for a path that reaches anywhere,
+    whatever the document's encoding (in UTF-8 a document without the word "Adenda" has none to remove)."""
+    validator = Validator(Config(rules_dir=write(tmp_path, ANYWHERE_RULE).parent))
+    adenda = b"<dte:Adenda><dte:GranTotal>1.00</dte:GranTotal></dte:Adenda></dte:SAT>"
+    data = FACT.replace(b"</dte:SAT>", adenda, 1)
+    if encoding != "UTF-8":
+        data = etree.tostring(etree.fromstring(data), encoding=encoding, xml_declaration=True)
+    assert [issue.rule_id for issue in validator.validate_bytes(FACT).issues if issue.stage == "rules"] == []
+    assert [issue.rule_id for issue in validator.validate_bytes(data).issues if issue.stage == "rules"] == []
+    shown = data.replace(b"<dte:Adenda>", b"<dte:Otra>").replace(b"</dte:Adenda>", b"</dte:Otra>")
+    if encoding == "UTF-8":  # (the rule does see a GranTotal elsewhere)
+        assert "TST-30" in {issue.rule_id for issue in validator.validate_bytes(shown).issues}

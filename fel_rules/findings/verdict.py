@@ -34,21 +34,38 @@ class Verdict(tuple):
         return self[1]
 
 
+#: The counts of no issues (records are immutable: one object serves every report without issues).
+_NO_ISSUES = build(Counts, {"error": 0, "warning": 0, "info": 0})
+
+
 def tally(issues: Iterable[Issue]) -> Counts:
     """Issues per severity."""
-    counted = dict.fromkeys(Severity, 0)  # one pass over the issues
+    error = warning = info = 0  # one pass over the issues
     for issue in issues:
-        counted[issue.severity] += 1
-    return build(Counts, {"error": counted[Severity.ERROR], "warning": counted[Severity.WARNING],
-                          "info": counted[Severity.INFO]})
+        severity = issue.severity
+        if severity == Severity.ERROR:
+            error += 1
+        elif severity == Severity.WARNING:
+            warning += 1
+        elif severity == Severity.INFO:
+            info += 1
+        else:
+            raise ValueError(f"unknown severity: {severity!r}")
+    if not (error or warning or info):
+        return _NO_ISSUES
+    return build(Counts, {"error": error, "warning": warning, "info": info})
 
 
 def decide(stages: Iterable[Stage], counts: Counts) -> Verdict:
     """A document is valid when every stage passed and it has no error; complete when every stage concluded."""
-    stages = list(stages)
-    complete = all(stage.status in ("passed", "failed") for stage in stages)
-    valid = all(stage.status == "passed" for stage in stages) and counts.error == 0
-    return Verdict(valid, complete)
+    passed = complete = True
+    for stage in stages:
+        status = stage.status
+        if status != "passed":
+            passed = False
+            if status != "failed":
+                complete = False
+    return Verdict(passed and counts.error == 0, complete)
 
 
 def with_issues(report: Report, issues: Iterable[Issue]) -> Report:
