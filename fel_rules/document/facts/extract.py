@@ -115,6 +115,46 @@ class _Reader:
                               "value": parse_decimal(raw)})
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _attribute_texts(el: etree._Element, path: str, names: tuple[str, ...]) -> list[Text | None]:
+    """The :class:`Text` of each attribute ``names`` of ``el`` (``None`` where it is absent), in that order: what
+    :meth:`_Reader.attr` gives for each, reading the element's line once."""
+    line = el.sourceline
+    get = el.get
+    texts: list[Text | None] = []
+    for name in names:
+        value = get(name)
+        if value is None:
+            texts.append(None)
+        else:  # (build() of a Text, written in: a document has a few dozen of these)
+            text = _new(Text)
+            _set(text, "__dict__", {"xpath": f"{path}/@{name}", "line": line, "value": value})
+            texts.append(text)
+    return texts
+
+
+def _child_texts(r: _Reader, el: etree._Element, path: str, names: tuple[str, ...]) -> list[Text | None]:
+    """The :class:`Text` of the first child of each local name of ``names`` (``None`` where there is none), in that
+    order: what :meth:`_Reader.text` gives for each."""
+    children = children_by_tag(el, r._memo)
+    texts: list[Text | None] = []
+    for local in names:
+        clark, step = r._names(local)
+        found = children.get(clark)
+        if found is None:
+            texts.append(None)
+        else:
+            element = found[0]
+            text = _new(Text)
+            _set(text, "__dict__", {"xpath": f"{path}/{step}", "line": element.sourceline,
+                                    "value": (element.text or "").strip(XML_SPACE)})
+            texts.append(text)
+    return texts
+
+
 def extract_facts(root: etree._Element, *, lines: bool = True, complements: bool = True,
                   memo: dict | None = None) -> Documento | Anulacion:
     """Facts of a GTDocumento or GTAnulacionDocumento root (already checked by the parser).
@@ -171,71 +211,91 @@ def _signed_references(root: etree._Element) -> list[str]:
 def _datos_generales(r: _Reader, el: etree._Element | None, path: str) -> DatosGenerales | None:
     if el is None:
         return None
+    tipo, fecha, moneda, exp, acceso, personeria = _attribute_texts(el, path, _DATOS_GENERALES)
     return build(DatosGenerales, {
         "xpath": path,
         "line": el.sourceline,
-        "tipo": r.attr(el, path, "Tipo"),
-        "fecha_hora_emision": r.attr(el, path, "FechaHoraEmision"),
-        "codigo_moneda": r.attr(el, path, "CodigoMoneda"),
-        "exp": r.attr(el, path, "Exp"),
-        "numero_acceso": r.attr(el, path, "NumeroAcceso"),
-        "tipo_personeria": r.attr(el, path, "TipoPersoneria"),
+        "tipo": tipo,
+        "fecha_hora_emision": fecha,
+        "codigo_moneda": moneda,
+        "exp": exp,
+        "numero_acceso": acceso,
+        "tipo_personeria": personeria,
     })
+
+
+_DATOS_GENERALES = ("Tipo", "FechaHoraEmision", "CodigoMoneda", "Exp", "NumeroAcceso", "TipoPersoneria")
 
 
 def _address(r: _Reader, el: etree._Element | None, path: str) -> Address | None:
     if el is None:
         return None
+    direccion, codigo_postal, municipio, departamento, pais = _child_texts(r, el, path, _ADDRESS)
     return build(Address, {
         "xpath": path,
         "line": el.sourceline,
-        "direccion": r.text(el, path, "Direccion"),
-        "codigo_postal": r.text(el, path, "CodigoPostal"),
-        "municipio": r.text(el, path, "Municipio"),
-        "departamento": r.text(el, path, "Departamento"),
-        "pais": r.text(el, path, "Pais"),
+        "direccion": direccion,
+        "codigo_postal": codigo_postal,
+        "municipio": municipio,
+        "departamento": departamento,
+        "pais": pais,
     })
+
+
+_ADDRESS = ("Direccion", "CodigoPostal", "Municipio", "Departamento", "Pais")
 
 
 def _emisor(r: _Reader, el: etree._Element | None, path: str) -> Emisor | None:
     if el is None:
         return None
+    nit, nombre, establecimiento, comercial, afiliacion, correo = _attribute_texts(el, path, _EMISOR)
     return build(Emisor, {
         "xpath": path,
         "line": el.sourceline,
-        "nit": r.attr(el, path, "NITEmisor"),
-        "nombre": r.attr(el, path, "NombreEmisor"),
-        "codigo_establecimiento": r.attr(el, path, "CodigoEstablecimiento"),
-        "nombre_comercial": r.attr(el, path, "NombreComercial"),
-        "afiliacion_iva": r.attr(el, path, "AfiliacionIVA"),
-        "correo": r.attr(el, path, "CorreoEmisor"),
+        "nit": nit,
+        "nombre": nombre,
+        "codigo_establecimiento": establecimiento,
+        "nombre_comercial": comercial,
+        "afiliacion_iva": afiliacion,
+        "correo": correo,
         "direccion": _address(r, *r.child(el, path, "DireccionEmisor")),
     })
+
+
+_EMISOR = ("NITEmisor", "NombreEmisor", "CodigoEstablecimiento", "NombreComercial", "AfiliacionIVA", "CorreoEmisor")
 
 
 def _receptor(r: _Reader, el: etree._Element | None, path: str) -> Receptor | None:
     if el is None:
         return None
+    id_receptor, nombre, tipo_especial, correo = _attribute_texts(el, path, _RECEPTOR)
     return build(Receptor, {
         "xpath": path,
         "line": el.sourceline,
-        "id": r.attr(el, path, "IDReceptor"),
-        "nombre": r.attr(el, path, "NombreReceptor"),
-        "tipo_especial": r.attr(el, path, "TipoEspecial"),
-        "correo": r.attr(el, path, "CorreoReceptor"),
+        "id": id_receptor,
+        "nombre": nombre,
+        "tipo_especial": tipo_especial,
+        "correo": correo,
         "direccion": _address(r, *r.child(el, path, "DireccionReceptor")),
     })
 
 
+_RECEPTOR = ("IDReceptor", "NombreReceptor", "TipoEspecial", "CorreoReceptor")
+
+
 def _frase(r: _Reader, el: etree._Element, path: str) -> Frase:
+    tipo, escenario, resolucion, fecha = _attribute_texts(el, path, _FRASE)
     return build(Frase, {
         "xpath": path,
         "line": el.sourceline,
-        "tipo_frase": r.attr(el, path, "TipoFrase"),
-        "codigo_escenario": r.attr(el, path, "CodigoEscenario"),
-        "numero_resolucion": r.attr(el, path, "NumeroResolucion"),
-        "fecha_resolucion": r.attr(el, path, "FechaResolucion"),
+        "tipo_frase": tipo,
+        "codigo_escenario": escenario,
+        "numero_resolucion": resolucion,
+        "fecha_resolucion": fecha,
     })
+
+
+_FRASE = ("TipoFrase", "CodigoEscenario", "NumeroResolucion", "FechaResolucion")
 
 
 def _tax(r: _Reader, el: etree._Element, path: str) -> Tax:
