@@ -1,11 +1,14 @@
-"""Shared fixtures: paths, one validator per configuration, and JSON snapshots without volatile data."""
+"""Shared fixtures: paths, one validator per configuration, JSON snapshots without volatile data, documents in other
+encodings."""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
 import pytest
+from lxml import etree
 from syrupy.extensions.json import JSONSnapshotExtension
 
 from fel_rules import Config, Validator
@@ -59,3 +62,17 @@ def snapshot_json(snapshot):
 def report_data(report) -> dict:
     """A report as snapshot data: no ``run`` section (time, duration, version)."""
     return report.to_dict(include_run=False)
+
+
+def encoded_forms(data: bytes) -> dict[str, bytes]:
+    """``data`` (a UTF-8 document) written in other encodings, as real files come: UTF-16 with its encoding
+    declared, UTF-16 with a byte order mark and no ``encoding`` (libxml2 then says "UTF-8" of it), in either byte
+    order, with and without an XML declaration, and Latin-1."""
+    body = re.sub(rb"^(?:\xef\xbb\xbf)?<\?xml[^>]*\?>\s*", b"", data).decode("utf-8")
+    return {
+        "UTF-16 declared": etree.tostring(etree.fromstring(data), encoding="UTF-16", xml_declaration=True),
+        "UTF-16LE mark, no declaration": b"\xff\xfe" + body.encode("utf-16-le"),
+        "UTF-16BE mark, no declaration": b"\xfe\xff" + body.encode("utf-16-be"),
+        "UTF-16LE mark, no encoding declared": b"\xff\xfe" + ('<?xml version="1.0"?>\n' + body).encode("utf-16-le"),
+        "Latin-1": etree.tostring(etree.fromstring(data), encoding="ISO-8859-1", xml_declaration=True),
+    }

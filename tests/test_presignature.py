@@ -3,6 +3,8 @@ XPath; it must say what ElementPath's ``find`` says on any tree made of the name
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
@@ -11,7 +13,7 @@ from fel_rules.core.namespaces import DS, DTE, DTE_ANULACION
 from fel_rules.document.schema import _is_presignature as is_presignature
 from fel_rules.document.schema_guard import searchable_bytes
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, encoded_forms
 
 _NAMESPACES = {"ds": DS, "d": DTE, "a": DTE_ANULACION}
 _NAMES = [f"{{{namespace}}}{local}" for namespace in (DTE, DTE_ANULACION)
@@ -53,11 +55,11 @@ def test_presignature_is_what_element_path_finds(root_name, children):
     root = etree.Element(root_name)
     _build(root, children)
     assert is_presignature(root) == _reference(root), etree.tostring(root)
-    # from the bytes the tree is parsed from too (a name absent from them is in no element)
-    for encoding in ("UTF-8", "UTF-16"):
-        source = etree.tostring(root, encoding=encoding, xml_declaration=True)
-        parsed = etree.fromstring(source)
-        assert is_presignature(parsed, searchable_bytes(parsed, source)) == _reference(root), source
+    # from the bytes the tree is parsed from too (a name absent from them is in no element), in any encoding
+    source = etree.tostring(root, encoding="UTF-8", xml_declaration=True)
+    for form in [source, *encoded_forms(source).values()]:
+        parsed = etree.fromstring(form)
+        assert is_presignature(parsed, searchable_bytes(parsed, form)) == _reference(root), form
 
 
 def test_presignature_of_the_examples():
@@ -65,3 +67,20 @@ def test_presignature_of_the_examples():
         root = etree.parse(str(path)).getroot()
         assert is_presignature(root) == _reference(root), path.name
         assert is_presignature(root, path.read_bytes()) == _reference(root), path.name
+
+
+def test_a_certified_document_stripped_of_its_signatures_is_no_presignature_one_in_any_encoding(validator):
+    """It lacks the ds:Signature the schema requires of it, whatever its bytes' encoding (libxml2 says "UTF-8" of a
+    UTF-16 document with a byte order mark and no encoding declared: its bytes cannot be searched for names)."""
+    certified = (EXAMPLES / "factura-certificada.xml").read_bytes()
+    stripped = re.sub(rb"<ds:Signature .*?</ds:Signature>", b"", certified, flags=re.S)
+    assert stripped.count(b"<ds:Signature") == 0
+
+    def said(data: bytes) -> tuple:
+        report = validator.validate_bytes(data)
+        return report.valid, [stage.status for stage in report.stages], [issue.rule_id for issue in report.issues]
+
+    expected = said(stripped)
+    assert expected[1][1] == "failed" and "FEL-XSD-02" not in expected[2]
+    for name, form in encoded_forms(stripped).items():
+        assert said(form) == expected, name

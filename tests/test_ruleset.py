@@ -6,12 +6,11 @@ import textwrap
 from datetime import date
 
 import pytest
-from lxml import etree
 
 from fel_rules import Config, RuleFileError, Validator
 from fel_rules.ruleset import load_catalog, load_rule_file
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, encoded_forms
 
 HEADER = """\
 schema_version: 1
@@ -456,17 +455,39 @@ ANYWHERE_RULE = """\
 """
 
 
-@pytest.mark.parametrize("encoding", ["UTF-8", "UTF-16", "ISO-8859-1"])
-def test_a_rule_never_sees_inside_an_adenda(tmp_path, encoding):
+def test_a_rule_never_sees_inside_an_adenda(tmp_path):
     """dte:Adenda is free-form certifier data: it is gone before the rules, even for a path that reaches anywhere,
     whatever the document's encoding (in UTF-8 a document without the word "Adenda" has none to remove)."""
     validator = Validator(Config(rules_dir=write(tmp_path, ANYWHERE_RULE).parent))
     adenda = b"<dte:Adenda><dte:GranTotal>1.00</dte:GranTotal></dte:Adenda></dte:SAT>"
     data = FACT.replace(b"</dte:SAT>", adenda, 1)
-    if encoding != "UTF-8":
-        data = etree.tostring(etree.fromstring(data), encoding=encoding, xml_declaration=True)
     assert [issue.rule_id for issue in validator.validate_bytes(FACT).issues if issue.stage == "rules"] == []
-    assert [issue.rule_id for issue in validator.validate_bytes(data).issues if issue.stage == "rules"] == []
+    for name, form in {"UTF-8": data, **encoded_forms(data)}.items():
+        assert [issue.rule_id for issue in validator.validate_bytes(form).issues if issue.stage == "rules"] == [], name
     shown = data.replace(b"<dte:Adenda>", b"<dte:Otra>").replace(b"</dte:Adenda>", b"</dte:Otra>")
-    if encoding == "UTF-8":  # (the rule does see a GranTotal elsewhere)
-        assert "TST-30" in {issue.rule_id for issue in validator.validate_bytes(shown).issues}
+    assert "TST-30" in {issue.rule_id for issue in validator.validate_bytes(shown).issues}  # (seen elsewhere)
+
+
+SIBLINGS_RULE = """\
+  - id: TST-40
+    title: Frases anteriores
+    context: //dte:Frase
+    let:
+      tipo: {path: "@TipoFrase", type: int}
+      clave: {value: "tipo != 9 if tipo > 2 else tipo"}
+      antes: {path: "count(preceding-sibling::dte:Frase[@TipoFrase = $clave])"}
+    assert: antes < 0
+    message: "Frase {tipo}: clave {clave}, antes {antes}."
+"""
+
+
+def test_a_whole_number_and_a_boolean_of_a_path_are_never_taken_for_each_other(tmp_path):
+    """``$clave`` holds 1 at one node (written into the path as a numeral) and ``true`` at another (left to XPath,
+    which compares a boolean with the attribute's presence): equal in Python, never the same path."""
+    validator = Validator(Config(rules_dir=write(tmp_path, SIBLINGS_RULE).parent))
+    frases = b"".join(b'<dte:Frase TipoFrase="%d" CodigoEscenario="1"/>' % tipo for tipo in (1, 2, 3))
+    data = FACT.replace(b'<dte:Frase TipoFrase="1" CodigoEscenario="1"/>', frases, 1)
+    assert data.count(b"<dte:Frase ") == 3
+    for _ in range(3):  # (the paths written for values are kept: the same each time)
+        said = [issue.message for issue in validator.validate_bytes(data).issues if issue.rule_id == "TST-40"]
+        assert said == ["Frase 1: clave 1, antes 0.", "Frase 2: clave 2, antes 0.", "Frase 3: clave true, antes 2."]

@@ -531,7 +531,7 @@ def _lookup(binding: _Binding, node: object, variables: dict[str, object],
 def _valued(binding: _Binding, variables: dict[str, object]) -> Callable | None:
     """The finder of ``binding``'s path with its ``$names`` written as the literals of ``variables`` (see
     :func:`~._xpath.with_values`), or ``None``: XPath reads it. Kept per binding by the values (a few a document)."""
-    key = tuple(variables.items())
+    key = (*variables.items(), *map(type, variables.values()))  # (True == 1, but XPath compares them apart)
     known = binding.valued
     keep = True
     try:

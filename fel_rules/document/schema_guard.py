@@ -114,8 +114,13 @@ class DecisionGuard:
 def searchable_bytes(root: etree._Element, source: bytes | None) -> bytes | None:
     """``source``, the bytes ``root`` was parsed from, when a byte search in them finds what the tree holds (UTF-8
     or ASCII: a name is its ASCII bytes, a character its UTF-8 ones), else ``None`` (UTF-16, Latin-1…, or no
-    bytes). The parser refuses a DTD, so every element and attribute of the tree is written in the bytes."""
-    if source is None or (root.getroottree().docinfo.encoding or "UTF-8").upper() not in _UTF8:
+    bytes). The parser refuses a DTD, so every element and attribute of the tree is written in the bytes.
+
+    libxml2 says "UTF-8" of a UTF-16 document with a byte order mark and no ``encoding`` declared: a document in
+    UTF-16 (or UTF-32) has a NUL among its first four bytes (its first character is a mark, "<" or a space), which
+    no UTF-8 document has."""
+    if (source is None or b"\x00" in source[:4]
+            or (root.getroottree().docinfo.encoding or "UTF-8").upper() not in _UTF8):
         return None
     return source
 
