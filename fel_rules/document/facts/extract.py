@@ -39,6 +39,10 @@ _REFERENCE = f"{{{DS}}}SignedInfo/{{{DS}}}Reference"
 #: Per namespace, the names of each local name read so far (the same few dozen in every document).
 _TAGS: dict[str, dict[str, tuple[str, str]]] = {}
 
+#: How a :class:`Text` is made in place (what ``build`` does, without the call).
+_new = object.__new__
+_set = object.__setattr__
+
 
 class _Reader:
     """Child lookup and located values within one namespace, building XPaths as it goes. The children index of
@@ -103,6 +107,24 @@ class _Reader:
         return build(Text, {"xpath": f"{path}/{step}", "line": element.sourceline,
                             "value": (element.text or "").strip(XML_SPACE)})
 
+    def texts(self, el: etree._Element, path: str, names: tuple[str, ...]) -> list[Text | None]:
+        """The :class:`Text` of the first child of each local name of ``names`` (``None`` where there is none), in
+        that order: what :meth:`text` gives for each, the children index looked up once."""
+        children = children_by_tag(el, self._memo)
+        texts: list[Text | None] = []
+        for local in names:
+            clark, step = self._names(local)
+            found = children.get(clark)
+            if found is None:
+                texts.append(None)
+            else:
+                element = found[0]
+                text = _new(Text)
+                _set(text, "__dict__", {"xpath": f"{path}/{step}", "line": element.sourceline,
+                                        "value": (element.text or "").strip(XML_SPACE)})
+                texts.append(text)
+        return texts
+
     def amount(self, parent: etree._Element | None, path: str, local: str) -> Amount | None:
         if parent is None:
             return None
@@ -113,10 +135,6 @@ class _Reader:
         raw = (element.text or "").strip(XML_SPACE)
         return build(Amount, {"xpath": f"{path}/{step}", "line": element.sourceline, "raw": raw,
                               "value": parse_decimal(raw)})
-
-
-_new = object.__new__
-_set = object.__setattr__
 
 
 def _attribute_texts(el: etree._Element, path: str, names: tuple[str, ...]) -> list[Text | None]:
@@ -132,25 +150,6 @@ def _attribute_texts(el: etree._Element, path: str, names: tuple[str, ...]) -> l
         else:  # (build() of a Text, written in: a document has a few dozen of these)
             text = _new(Text)
             _set(text, "__dict__", {"xpath": f"{path}/@{name}", "line": line, "value": value})
-            texts.append(text)
-    return texts
-
-
-def _child_texts(r: _Reader, el: etree._Element, path: str, names: tuple[str, ...]) -> list[Text | None]:
-    """The :class:`Text` of the first child of each local name of ``names`` (``None`` where there is none), in that
-    order: what :meth:`_Reader.text` gives for each."""
-    children = children_by_tag(el, r._memo)
-    texts: list[Text | None] = []
-    for local in names:
-        clark, step = r._names(local)
-        found = children.get(clark)
-        if found is None:
-            texts.append(None)
-        else:
-            element = found[0]
-            text = _new(Text)
-            _set(text, "__dict__", {"xpath": f"{path}/{step}", "line": element.sourceline,
-                                    "value": (element.text or "").strip(XML_SPACE)})
             texts.append(text)
     return texts
 
@@ -230,7 +229,7 @@ _DATOS_GENERALES = ("Tipo", "FechaHoraEmision", "CodigoMoneda", "Exp", "NumeroAc
 def _address(r: _Reader, el: etree._Element | None, path: str) -> Address | None:
     if el is None:
         return None
-    direccion, codigo_postal, municipio, departamento, pais = _child_texts(r, el, path, _ADDRESS)
+    direccion, codigo_postal, municipio, departamento, pais = r.texts(el, path, _ADDRESS)
     return build(Address, {
         "xpath": path,
         "line": el.sourceline,
