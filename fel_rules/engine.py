@@ -99,9 +99,6 @@ class Stopped(BaseException):
 #: What a rule that finds nothing gives first.
 _NOTHING = object()
 
-#: Encodings that write "=" as the single byte 0x3D and never write it otherwise (UTF-7, EBCDIC… may).
-_ASCII_EQUALS = frozenset({"UTF-8", "UTF8", "US-ASCII", "ASCII"})
-
 #: The stages a report lists, and each of them with each outcome (immutable: one object serves every report).
 _STAGE_NAMES: tuple[StageName, ...] = ("xml", "schema", "rules")
 _STAGES = {(name, status): Stage(name=name, status=status) for name in _STAGE_NAMES
@@ -359,11 +356,12 @@ class Validator:
             work.outcome = self._finish(work.path, work.sha256, work.issues, work.statuses, None, work.started)
             return
         root = parsed.root
-        refused = self._beyond_limits(root, data)
+        searchable = searchable_bytes(root, data)  # (None: names cannot be looked for in these bytes)
+        refused = self._beyond_limits(root, searchable)
         if refused is not None:  # bounded work: refused before the schema and the rules
             work.outcome = self._finish(work.path, work.sha256, [self._say(refused)], ["error"], None, work.started)
             return
-        if work.lines or not _never_written(b"Adenda", root, data):  # (an element's name is in the bytes)
+        if work.lines or searchable is None or b"Adenda" in searchable:  # (an element's name is in the bytes)
             work.adenda = read_adenda(root) if work.lines else None  # printed on the PDF only
             strip_adendas(root)  # free-form certifier data: neither the schema nor the rules look inside
         work.root = root
@@ -444,15 +442,15 @@ class Validator:
     def _beyond_limits(self, root, source: bytes | None = None) -> Finding | None:
         """The finding refusing a document with more items, or an element with more attributes, than allowed.
 
-        ``source``: the UTF-8 bytes ``root`` was parsed from; each attribute is written with an ``=``, so when the
-        bytes hold no more of them than the limit allows, no element can be crowded and the tree is not searched.
+        ``source``: the bytes ``root`` was parsed from, when they can be searched (see
+        :func:`~fel_rules.document.schema_guard.searchable_bytes`); each attribute is written with an ``=``, so when
+        the bytes hold no more of them than the limit allows, no element can be crowded and the tree is not searched.
         """
         config = self.config
         items = sum(1 for _ in root.iter(_ITEM))
         if items > config.max_items:
             return Finding(id="FEL-XML-08", values={"count": items, "limit": config.max_items})
-        if (source is not None and source.count(b"=") <= config.max_attributes
-                and (root.getroottree().docinfo.encoding or "UTF-8").upper() in _ASCII_EQUALS):
+        if source is not None and source.count(b"=") <= config.max_attributes:
             return None
         crowded = _CROWDED(root, limit=config.max_attributes)
         if crowded:
@@ -655,13 +653,6 @@ def _existing(path: str | Path) -> Path:
     if file.is_dir():
         raise InputError(f"No es un archivo: {file}", message_en=f"Not a file: {file}")
     return file
-
-
-def _never_written(name: bytes, root: etree._Element, data: bytes) -> bool:
-    """True when ``name`` is nowhere in ``data``, the bytes ``root`` was parsed from, and a byte search finds every
-    name the tree holds (see :func:`~fel_rules.document.schema_guard.searchable_bytes`): no element is so named."""
-    searchable = searchable_bytes(root, data)
-    return searchable is not None and name not in searchable
 
 
 def _currency(facts: Documento | Anulacion) -> str | None:
