@@ -108,7 +108,7 @@ class _QuietWriter(_Writer):
                     "            kids = INDEX(node, memo)",
                     *("    " + line for line in self._child_value(index, binding, "kids", tag, value)),
                     "else:",
-                    *("    " + line for line in self._entry(f"LOOKUP({general}, node, NOVARS, memo)", value))]
+                    *self._otherwise(general, value)]
         if binding.lookup is not None and binding.single and (up := self.tools_up_tag(binding.find)) is not None:
             ups, child = up  # ../../p:Child: the ancestor's child
             tag = self._bind(f"T{index}", child)
@@ -120,7 +120,7 @@ class _QuietWriter(_Writer):
                     "        children = INDEX(above, memo)",
                     *("    " + line for line in self._child_value(index, binding, "children", tag, value)),
                     "else:  # (from a node that is no element, or past the root: the general way)",
-                    *("    " + line for line in self._entry(f"LOOKUP({general}, node, NOVARS, memo)", value))]
+                    *self._otherwise(general, value)]
         if binding.lookup is not None and binding.single and (name := self.tools_attribute(binding.find)) is not None:
             attribute = self._bind(f"A{index}", name)  # @Name: the node's own attribute
             return ["if element:",
@@ -130,7 +130,7 @@ class _QuietWriter(_Writer):
                     "    else:",
                     *("        " + line for line in self._value_of_text(index, binding, value)),
                     "else:",
-                    *("    " + line for line in self._entry(f"LOOKUP({general}, node, NOVARS, memo)", value))]
+                    *self._otherwise(general, value)]
         if binding.lookup is not None and binding.single and (key := self.tools_memo_key(binding.find)) is not None:
             kept, find = self._bind(f"K{index}", key), self._bind(f"F{index}", binding.find)
             return ["if element:",  # an absolute path: its nodes in the memo once any rule has read them
@@ -145,11 +145,15 @@ class _QuietWriter(_Writer):
                     "    else:",
                     f"        {value} = None",
                     "else:",
-                    *("    " + line for line in self._entry(f"LOOKUP({general}, node, NOVARS, memo)", value))]
+                    *self._otherwise(general, value)]
         if binding.lookup is not None:
             lookup = self._bind(f"L{index}", binding.lookup)
             return self._entry(f"{lookup}(node, memo) if element else LOOKUP({general}, node, NOVARS, memo)", value)
         return self._entry(f"LOOKUP({general}, node, NOVARS, memo)", value)
+
+    def _otherwise(self, general: str, value: str) -> list[str]:
+        """The ``else:`` of a quick read (a node that is no element): ``value`` through the general lookup."""
+        return ["    " + line for line in self._entry(f"LOOKUP({general}, node, NOVARS, memo)", value)]
 
     def _entry(self, call: str, value: str) -> list[str]:
         """Lines taking ``value`` from the entry (value, first node, unread) ``call`` gives."""
