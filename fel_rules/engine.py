@@ -378,7 +378,8 @@ class Validator:
         a schema-invalid document beyond SAT's cardinalities is finished here, its rules skipped."""
         root, memo = work.root, work.memo
         try:
-            facts = extract_facts(root, lines=work.lines, complements=work.inspected, memo=memo)
+            facts = extract_facts(root, lines=work.lines, complements=work.inspected, details=work.inspected,
+                                  memo=memo)
             adenda = work.adenda
             if adenda is not None and adenda.entries and isinstance(facts, Documento):
                 facts = replace(facts, adenda=adenda.entries, adenda_omitted=adenda.omitted)
@@ -402,8 +403,7 @@ class Validator:
         preparing = self._preparing(self._plan(facts.kind, _tipo(facts), self._as_of(facts)))
         if not preparing:
             return
-        doc = CheckInput(root=work.root, header=facts, config=self.config, evaluator=self._evaluator,
-                         source=work.data, memo=work.memo)
+        doc = self._check_input(work.root, facts, work.data, work.memo, brief=not work.inspected)
         with decimal.localcontext(MONEY_CONTEXT):
             for prepare in preparing:
                 try:
@@ -425,7 +425,7 @@ class Validator:
         facts = work.facts
         assert facts is not None  # (the facts stage finished every document it could not give facts)
         rule_issues, rules_status = self._run_rules(work.root, facts, work.data, work.memo,
-                                                    plan_function=work.plan_function)
+                                                    plan_function=work.plan_function, brief=not work.inspected)
         work.issues += rule_issues
         work.statuses.append(rules_status)
 
@@ -460,10 +460,22 @@ class Validator:
                                    "count": len(element.attrib), "limit": config.max_attributes})
         return None
 
+    def _check_input(self, root, facts: Documento | Anulacion, source: bytes | None, memo: dict | None, *,
+                     brief: bool) -> CheckInput:
+        """The document as its checks see it; ``brief``: ``facts`` leave out the details (``details=False`` of
+        :func:`extract_facts`), and the header is read only if a check asks for it."""
+        if brief:
+            return CheckInput(root=root, brief=facts, config=self.config, evaluator=self._evaluator, source=source,
+                              memo=memo)
+        return CheckInput(root=root, header=facts, config=self.config, evaluator=self._evaluator, source=source,
+                          memo=memo)
+
     def _run_rules(self, root, facts: Documento | Anulacion, source: bytes | None = None,
-                   memo: dict | None = None, *, plan_function: bool = False) -> tuple[list[Issue], str]:
-        doc = CheckInput(root=root, header=facts, config=self.config, evaluator=self._evaluator, source=source,
-                         memo=memo)
+                   memo: dict | None = None, *, plan_function: bool = False, brief: bool = False,
+                   ) -> tuple[list[Issue], str]:
+        """The rules of ``facts``' plan on the document (its issues and the stage's status); ``brief``: see
+        :meth:`_check_input`."""
+        doc = self._check_input(root, facts, source, memo, brief=brief)
         issues: list[Issue] = []
         unreadable: dict[tuple, tuple[Unreadable, list[str]]] = {}
         status = "passed"

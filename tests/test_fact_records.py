@@ -4,6 +4,7 @@ the same ``repr`` and (when it has one) hash."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fel_rules.core.record import build
-from fel_rules.document.facts import Amount, Text, extract_facts
+from fel_rules.document.facts import Amount, Documento, Text, extract_facts
 from fel_rules.document.parse import parse_xml
 from fel_rules.testing.builder import Invoice, Item
 
@@ -39,6 +40,25 @@ def test_facts_are_the_records_their_constructors_make(name, data, lines):
     found = list(records(facts))
     assert len(found) > 5
     for record in found:
+        assert_as_constructed(record)
+
+
+@pytest.mark.parametrize(("name", "data"), _documents(), ids=lambda value: value if isinstance(value, str) else "")
+def test_facts_without_details_are_the_header_without_addresses_and_frases(name, data):
+    root = parse_xml(data, max_bytes=len(data) + 1).root
+    if root is None:
+        pytest.skip(f"{name}: not a readable FEL document")
+    header = extract_facts(root, lines=False, complements=False)
+    brief = extract_facts(root, lines=False, complements=False, details=False, memo={})
+    if not isinstance(header, Documento):  # (an annulment has neither)
+        assert brief == header
+        return
+    expected = replace(
+        header, frases=[],
+        emisor=header.emisor and replace(header.emisor, direccion=None),
+        receptor=header.receptor and replace(header.receptor, direccion=None))
+    assert brief == expected
+    for record in records(brief):
         assert_as_constructed(record)
 
 

@@ -8,9 +8,11 @@ import textwrap
 from importlib.metadata import EntryPoint
 
 import pytest
+from lxml import etree
 
 from fel_rules import CheckKindError, Config, Validator
 from fel_rules.checks import registry
+from fel_rules.document.facts import extract_facts
 
 from .conftest import EXAMPLES
 
@@ -70,6 +72,64 @@ def test_a_yaml_rule_uses_a_plugin_kind(plugin, tmp_path):
     report = Validator(Config(rules_dir=rules)).validate_path(EXAMPLES / "factura-fact.xml")
     (issue,) = [i for i in report.issues if i.rule_id == "EXT-01"]
     assert issue.message == "GranTotal 1911.50 supera el límite 1000.00" and issue.location.line == 85
+
+
+HEADER_PLUGIN = '''
+"""A check kind that keeps what it was given of each document (it finds nothing)."""
+from fel_rules.checks import KindParams
+
+SEEN = []
+
+
+class NoParams(KindParams):
+    pass
+
+
+class KeepsHeader:
+    Params = NoParams
+
+    def __init__(self, params, env):
+        pass
+
+    def check(self, doc):
+        SEEN.append((doc.header, doc.brief))
+        return iter(())
+'''
+
+
+def test_a_plugin_kind_reads_the_whole_header_of_a_document_only_validated(tmp_path, monkeypatch):
+    """Validation reads its own facts without the parties' addresses and the frases (``brief``); a kind that asks
+    for ``header`` gets all of it all the same, as the engine read it before."""
+    package = tmp_path / "felheader"
+    package.mkdir()
+    (package / "__init__.py").write_text(textwrap.dedent(HEADER_PLUGIN), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    entry = EntryPoint(name="keeps_header", value="felheader:KeepsHeader", group=registry.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [entry] if group == registry.ENTRY_POINT_GROUP else [])
+    monkeypatch.setattr(registry, "_plugins_loaded", False)
+    monkeypatch.setattr(registry, "_KINDS", dict(registry._KINDS))
+    monkeypatch.delitem(sys.modules, "felheader", raising=False)
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "cabecera.yaml").write_text(textwrap.dedent("""\
+        schema_version: 1
+        ruleset: {id: cabecera, version: "1", title: Lee la cabecera}
+        rules:
+          - id: CAB-01
+            title: Lee la cabecera
+            check: keeps_header
+            message: "Nunca"
+        """), encoding="utf-8")
+    path = EXAMPLES / "factura-fact.xml"
+    report = Validator(Config(rules_dir=rules)).validate_path(path)
+    import felheader  # (the module the entry point loaded)
+
+    ((header, brief),) = felheader.SEEN
+    root = etree.fromstring(path.read_bytes())
+    assert report.valid and header == extract_facts(root, lines=False, complements=False)
+    assert header.emisor.direccion is not None and header.receptor.direccion is not None and header.frases
+    assert brief.emisor.direccion is None and brief.receptor.direccion is None and brief.frases == []
+    assert brief.emisor.nit == header.emisor.nit and brief.totales == header.totales
 
 
 def test_a_broken_plugin_is_named(tmp_path, monkeypatch):

@@ -60,12 +60,13 @@ class CheckInput:
 
     ``header`` holds the facts of the document without its lines (parties, general data, totals,
     certification); ``facts`` are all of them, read from the tree the first time a check asks.
+    ``brief`` is what the engine read of the document for itself (see :attr:`brief`).
     ``memo`` is a per-document cache the checks share. ``source`` is the document's bytes as
     received (before comments, PIs and dte:Adenda were dropped), for checks that must see exactly
     what was signed; ``None`` when the caller only has a tree.
     """
 
-    __slots__ = ("root", "config", "evaluator", "memo", "source", "_facts", "_header")
+    __slots__ = ("root", "config", "evaluator", "memo", "source", "_facts", "_header", "_brief")
 
     def __init__(
         self,
@@ -75,12 +76,14 @@ class CheckInput:
         evaluator: Evaluator | None = None,
         *,
         header: Documento | Anulacion | None = None,
+        brief: Documento | Anulacion | None = None,
         memo: dict | None = None,
         source: bytes | None = None,
     ) -> None:
         self.root = root
         self._facts = facts
         self._header = header
+        self._brief = brief
         self.config = config if config is not None else Config()
         self.evaluator = evaluator if evaluator is not None else Evaluator(
             tolerance=self.config.tolerance, rounding=self.config.rounding_mode)
@@ -89,8 +92,23 @@ class CheckInput:
 
     @property
     def header(self) -> Documento | Anulacion:
-        """The facts without the lines (given by the engine), else every fact."""
-        return self._header if self._header is not None else self.facts
+        """The facts without the lines: given by the engine, or read from the tree the first time a check asks when
+        the engine gave only :attr:`brief` (complements left out, as the engine reads them when it validates);
+        else every fact."""
+        if self._header is None:
+            if self._brief is None:
+                return self.facts
+            self._header = extract_facts(self.root, lines=False, complements=False, memo=self.memo)
+        return self._header
+
+    @property
+    def brief(self) -> Documento | Anulacion:
+        """What the engine read of the document for itself: when it only validates, the header without the
+        parties' addresses and the frases (``details=False`` of
+        :func:`~fel_rules.document.facts.extract_facts`), which is all its rule plan, its report and the
+        identifiers' checks read; else the :attr:`header`. A check that needs no more reads it: nothing else is
+        read from the tree."""
+        return self._brief if self._brief is not None else self.header
 
     @property
     def facts(self) -> Documento | Anulacion:

@@ -56,13 +56,13 @@ class NitCheck:
 
     def finds_nothing(self, doc: CheckInput) -> bool:
         """Whether :meth:`check` certainly finds nothing in ``doc`` (what a rule plan's function asks)."""
-        value, tipo_especial = _party_id(doc.header, self.params.party)
+        value, tipo_especial = _party_id(doc.brief, self.params.party)
         if value is None or not value.value.strip() or tipo_especial is not None:
             return True
         return value.value.strip().upper() in self.allowed or nit_is_valid(value.value)
 
     def check(self, doc: CheckInput) -> Iterator[Finding]:
-        value, tipo_especial = _party_id(doc.header, self.params.party)
+        value, tipo_especial = _party_id(doc.brief, self.params.party)
         if value is None or not value.value.strip() or tipo_especial is not None:
             return
         if value.value.strip().upper() in self.allowed or nit_is_valid(value.value):
@@ -97,13 +97,13 @@ class CuiCheck:
 
     def finds_nothing(self, doc: CheckInput) -> bool:
         """Whether :meth:`check` certainly finds nothing in ``doc`` (what a rule plan's function asks)."""
-        value, tipo_especial = _party_id(doc.header, "receptor")
+        value, tipo_especial = _party_id(doc.brief, "receptor")
         if value is None or tipo_especial is None or tipo_especial.value != "CUI":
             return True
         return cui_problem(value.value) not in self.problems
 
     def check(self, doc: CheckInput) -> Iterator[Finding]:
-        value, tipo_especial = _party_id(doc.header, "receptor")
+        value, tipo_especial = _party_id(doc.brief, "receptor")
         if value is None or tipo_especial is None or tipo_especial.value != "CUI":
             return
         problem = cui_problem(value.value)

@@ -154,31 +154,32 @@ def _attribute_texts(el: etree._Element, path: str, names: tuple[str, ...]) -> l
     return texts
 
 
-def extract_facts(root: etree._Element, *, lines: bool = True, complements: bool = True,
+def extract_facts(root: etree._Element, *, lines: bool = True, complements: bool = True, details: bool = True,
                   memo: dict | None = None) -> Documento | Anulacion:
     """Facts of a GTDocumento or GTAnulacionDocumento root (already checked by the parser).
 
     ``lines=False`` reads only the document's header (general data, parties, frases, totals,
     certification, each complement's own fields) and leaves ``items`` and the complements' ``rows`` empty:
     what a batch's cross-document rules need, at a fraction of the cost on long invoices; ``complements=False``
-    leaves ``complementos`` empty too: what validation needs. ``memo``: the document's memo, whose index of each
-    element's children
-    (:func:`~fel_rules.core.xmlpath.children_by_tag`) the rules use too.
+    leaves ``complementos`` empty too; ``details=False`` also leaves out the parties' addresses (``direccion`` is
+    ``None``) and the frases (``[]``): what the engine itself reads of a document it only validates (its rule plan,
+    the report's summary, the identifiers' checks). ``memo``: the document's memo, whose index of each element's
+    children (:func:`~fel_rules.core.xmlpath.children_by_tag`) the rules use too.
     """
     if etree.QName(root).namespace == DTE_ANULACION:
         return _anulacion(root, memo)
-    return _documento(root, lines, complements, memo)
+    return _documento(root, lines, complements, details, memo)
 
 
-def _documento(root: etree._Element, lines: bool = True, complements: bool = True, memo: dict | None = None,
-               ) -> Documento:
+def _documento(root: etree._Element, lines: bool = True, complements: bool = True, details: bool = True,
+               memo: dict | None = None) -> Documento:
     r = _Reader(DTE, memo)
     path = "/dte:GTDocumento"
     sat, sat_path = r.child(root, path, "SAT")
     dte, dte_path = r.child(sat, sat_path, "DTE")
     emision, em_path = r.child(dte, dte_path, "DatosEmision")
     generales, gen_path = r.child(emision, em_path, "DatosGenerales")
-    frases_el, frases_path = r.child(emision, em_path, "Frases")
+    frases_el, frases_path = r.child(emision, em_path, "Frases") if details else (None, "")
     items_el, items_path = r.child(emision, em_path, "Items")
     complementos_el, comp_path = r.child(emision, em_path, "Complementos")
     return build(Documento, {
@@ -186,8 +187,8 @@ def _documento(root: etree._Element, lines: bool = True, complements: bool = Tru
         "line": root.sourceline,
         "kind": "documento",
         "datos_generales": _datos_generales(r, generales, gen_path),
-        "emisor": _emisor(r, *r.child(emision, em_path, "Emisor")),
-        "receptor": _receptor(r, *r.child(emision, em_path, "Receptor")),
+        "emisor": _emisor(r, *r.child(emision, em_path, "Emisor"), details),
+        "receptor": _receptor(r, *r.child(emision, em_path, "Receptor"), details),
         "frases": [_frase(r, el, p) for el, p in r.children(frases_el, frases_path, "Frase")],
         "items": [_item(r, el, p) for el, p in r.children(items_el, items_path, "Item")] if lines else [],
         "totales": _totales(r, *r.child(emision, em_path, "Totales")),
@@ -244,7 +245,7 @@ def _address(r: _Reader, el: etree._Element | None, path: str) -> Address | None
 _ADDRESS = ("Direccion", "CodigoPostal", "Municipio", "Departamento", "Pais")
 
 
-def _emisor(r: _Reader, el: etree._Element | None, path: str) -> Emisor | None:
+def _emisor(r: _Reader, el: etree._Element | None, path: str, details: bool = True) -> Emisor | None:
     if el is None:
         return None
     nit, nombre, establecimiento, comercial, afiliacion, correo = _attribute_texts(el, path, _EMISOR)
@@ -257,14 +258,14 @@ def _emisor(r: _Reader, el: etree._Element | None, path: str) -> Emisor | None:
         "nombre_comercial": comercial,
         "afiliacion_iva": afiliacion,
         "correo": correo,
-        "direccion": _address(r, *r.child(el, path, "DireccionEmisor")),
+        "direccion": _address(r, *r.child(el, path, "DireccionEmisor")) if details else None,
     })
 
 
 _EMISOR = ("NITEmisor", "NombreEmisor", "CodigoEstablecimiento", "NombreComercial", "AfiliacionIVA", "CorreoEmisor")
 
 
-def _receptor(r: _Reader, el: etree._Element | None, path: str) -> Receptor | None:
+def _receptor(r: _Reader, el: etree._Element | None, path: str, details: bool = True) -> Receptor | None:
     if el is None:
         return None
     id_receptor, nombre, tipo_especial, correo = _attribute_texts(el, path, _RECEPTOR)
@@ -275,7 +276,7 @@ def _receptor(r: _Reader, el: etree._Element | None, path: str) -> Receptor | No
         "nombre": nombre,
         "tipo_especial": tipo_especial,
         "correo": correo,
-        "direccion": _address(r, *r.child(el, path, "DireccionReceptor")),
+        "direccion": _address(r, *r.child(el, path, "DireccionReceptor")) if details else None,
     })
 
 
