@@ -593,18 +593,9 @@ class _AbsolutePath:
         self.string_values: _Values = _string_values(self.select, attribute)
 
     def _selector(self) -> Finder:
+        if self.attribute is not None:
+            return self._attribute_selector()
         key = self
-        name, smart = self.attribute, self.top
-        if name is not None:
-            elements = _absolute(self.steps, None, False).select
-
-            def select_attributes(node: etree._Element, memo: dict) -> list:
-                found = memo.get(key)
-                if found is None:
-                    found = memo[key] = _attributes(elements(node, memo), name, smart)
-                return found
-
-            return select_attributes
         step = self.steps[-1]
         if step[1] and len(self.steps) > 1:
             return self._filtered()
@@ -617,13 +608,16 @@ class _AbsolutePath:
                 return found
 
             return select_root
-        parents = _absolute(self.steps[:-1], None, False).select
+        shorter = _absolute(self.steps[:-1], None, False)
+        parents, parents_key = shorter.select, shorter
         tag = step[0]
 
         def select_step(node: etree._Element, memo: dict) -> list:
             found = memo.get(key)
             if found is None:
-                above = parents(node, memo)
+                above = memo.get(parents_key)
+                if above is None:
+                    above = parents(node, memo)
                 if len(above) == 1:  # (the usual case: one parent, its children of the tag)
                     children = memo.get(above[0])
                     if children is None:
@@ -637,19 +631,42 @@ class _AbsolutePath:
         return select_step
 
 
+    def _attribute_selector(self) -> Finder:
+        """``…/p:A/@name``: the attributes of the nodes of ``…/p:A``, taken from the memo when they are there (a
+        path's nodes are kept under the path itself)."""
+        key = self
+        name, smart = self.attribute, self.top
+        holders = _absolute(self.steps, None, False)
+        elements, holders_key = holders.select, holders
+
+        def select_attributes(node: etree._Element, memo: dict) -> list:
+            found = memo.get(key)
+            if found is None:
+                above = memo.get(holders_key)
+                if above is None:
+                    above = elements(node, memo)
+                found = memo[key] = _attributes(above, name, smart)
+            return found
+
+        return select_attributes
+
     def _filtered(self) -> Finder:
         """``…/p:A[t1][t2]``: the nodes of ``…/p:A[t1]`` (shared with every path so written) that pass t2;
         ``…/p:A[t1]``: the nodes of ``…/p:A`` that pass t1 (one list of ``…/p:A`` a document, however many filters)."""
         key = self
         tag, tests, (_, predicates, spaces, chain) = self.steps[-1]
         fewer_step = (tag, tests[:-1], (tag, predicates[:-1], spaces, chain) if len(tests) > 1 else (tag, (), None))
-        fewer = _absolute((*self.steps[:-1], fewer_step), None, False).select  # (known as the path so written)
+        unfiltered = _absolute((*self.steps[:-1], fewer_step), None, False)  # (known as the path so written)
+        fewer, fewer_key = unfiltered.select, unfiltered
         test = tests[-1]
 
         def select_filtered(node: etree._Element, memo: dict) -> list:
             found = memo.get(key)
             if found is None:
-                found = memo[key] = filtered(fewer(node, memo), memo)
+                nodes = memo.get(fewer_key)
+                if nodes is None:
+                    nodes = fewer(node, memo)
+                found = memo[key] = filtered(nodes, memo)
             return found
 
         filtered = _filter_of(test)
