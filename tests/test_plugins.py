@@ -79,6 +79,7 @@ HEADER_PLUGIN = '''
 from fel_rules.checks import KindParams
 
 SEEN = []
+PREPARED = []
 
 
 class NoParams(KindParams):
@@ -90,6 +91,9 @@ class KeepsHeader:
 
     def __init__(self, params, env):
         pass
+
+    def prepare(self, doc):
+        PREPARED.append(doc.header)
 
     def check(self, doc):
         SEEN.append((doc.header, doc.brief))
@@ -130,6 +134,12 @@ def test_a_plugin_kind_reads_the_whole_header_of_a_document_only_validated(tmp_p
     assert header.emisor.direccion is not None and header.receptor.direccion is not None and header.frases
     assert brief.emisor.direccion is None and brief.receptor.direccion is None and brief.frases == []
     assert brief.emisor.nit == header.emisor.nit and brief.totales == header.totales
+    felheader.SEEN.clear()
+    reports = Validator(Config(rules_dir=rules)).validate_many([path, EXAMPLES / "factura-certificada.xml"])
+    assert [report.valid for report in reports] == [True, True]
+    # (in a group, the prepare stage asked first: the rules stage finds the same header, not read again)
+    assert [id(header) for header, _ in felheader.SEEN] == [id(header) for header in felheader.PREPARED]
+    assert felheader.SEEN[0][0] == header
 
 
 def test_a_broken_plugin_is_named(tmp_path, monkeypatch):

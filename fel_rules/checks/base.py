@@ -54,6 +54,10 @@ class RuleEnv:
             raise
 
 
+#: The key of a document's header in its memo, once a check asked for it (see :attr:`CheckInput.header`).
+_HEADER = object()
+
+
 class CheckInput:
     """One document as check kinds see it: the XML tree, its typed facts and the configuration (default
     configuration and evaluator when not given).
@@ -98,7 +102,10 @@ class CheckInput:
         if self._header is None:
             if self._brief is None:
                 return self.facts
-            self._header = extract_facts(self.root, lines=False, complements=False, memo=self.memo)
+            header = self.memo.get(_HEADER)  # (read once a document, whichever of its stages asked first)
+            if header is None:
+                header = self.memo[_HEADER] = extract_facts(self.root, lines=False, complements=False, memo=self.memo)
+            self._header = header
         return self._header
 
     @property
