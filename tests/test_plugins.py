@@ -51,16 +51,23 @@ rules:
 """
 
 
-@pytest.fixture
-def plugin(tmp_path, monkeypatch):
-    package = tmp_path / "felext"
-    package.mkdir()
-    (package / "__init__.py").write_text(textwrap.dedent(PLUGIN), encoding="utf-8")
+def _install(tmp_path, monkeypatch, package: str, source: str, kind: str, value: str) -> None:
+    """``source`` as the package ``package`` (in ``tmp_path``), whose ``value`` is the entry point of check kind
+    ``kind``, the only one the registry finds."""
+    folder = tmp_path / package
+    folder.mkdir()
+    (folder / "__init__.py").write_text(textwrap.dedent(source), encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    entry = EntryPoint(name="gran_total_limit", value="felext:GranTotalLimit", group=registry.ENTRY_POINT_GROUP)
+    monkeypatch.delitem(sys.modules, package, raising=False)
+    entry = EntryPoint(name=kind, value=value, group=registry.ENTRY_POINT_GROUP)
     monkeypatch.setattr(registry, "entry_points", lambda group: [entry] if group == registry.ENTRY_POINT_GROUP else [])
     monkeypatch.setattr(registry, "_plugins_loaded", False)
     monkeypatch.setattr(registry, "_KINDS", dict(registry._KINDS))
+
+
+@pytest.fixture
+def plugin(tmp_path, monkeypatch):
+    _install(tmp_path, monkeypatch, "felext", PLUGIN, "gran_total_limit", "felext:GranTotalLimit")
     yield
     sys.modules.pop("felext", None)
 
@@ -104,15 +111,7 @@ class KeepsHeader:
 def test_a_plugin_kind_reads_the_whole_header_of_a_document_only_validated(tmp_path, monkeypatch):
     """Validation reads its own facts without the parties' addresses and the frases (``brief``); a kind that asks
     for ``header`` gets all of it all the same, as the engine read it before."""
-    package = tmp_path / "felheader"
-    package.mkdir()
-    (package / "__init__.py").write_text(textwrap.dedent(HEADER_PLUGIN), encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    entry = EntryPoint(name="keeps_header", value="felheader:KeepsHeader", group=registry.ENTRY_POINT_GROUP)
-    monkeypatch.setattr(registry, "entry_points", lambda group: [entry] if group == registry.ENTRY_POINT_GROUP else [])
-    monkeypatch.setattr(registry, "_plugins_loaded", False)
-    monkeypatch.setattr(registry, "_KINDS", dict(registry._KINDS))
-    monkeypatch.delitem(sys.modules, "felheader", raising=False)
+    _install(tmp_path, monkeypatch, "felheader", HEADER_PLUGIN, "keeps_header", "felheader:KeepsHeader")
     rules = tmp_path / "rules"
     rules.mkdir()
     (rules / "cabecera.yaml").write_text(textwrap.dedent("""\

@@ -630,7 +630,6 @@ class _AbsolutePath:
 
         return select_step
 
-
     def _attribute_selector(self) -> Finder:
         """``…/p:A/@name``: the attributes of the nodes of ``…/p:A``, taken from the memo when they are there (a
         path's nodes are kept under the path itself)."""
