@@ -111,8 +111,11 @@ class CompiledExpression:
 
 
 def _sum(values: Iterable[Decimal | None]) -> Decimal:
-    if type(values) is list and None not in values:  # (the usual list: no generator; the same additions in order)
-        return sum(values, Decimal(0))
+    if type(values) is list:  # (the usual list: no generator; the same additions in order)
+        try:  # (not "None in values": that compares None with each Decimal, an ABC check each, 0.5 µs)
+            return sum(values, Decimal(0))
+        except TypeError:  # a value is missing (None): the same additions, without it
+            pass
     return sum((value for value in values if value is not None), Decimal(0))
 
 
