@@ -609,13 +609,13 @@ class _AbsolutePath:
 
             return select_root
         shorter = _absolute(self.steps[:-1], None, False)
-        parents, parents_key = shorter.select, shorter
+        parents = shorter.select  # (its nodes are in the memo under the path itself)
         tag = step[0]
 
         def select_step(node: etree._Element, memo: dict) -> list:
             found = memo.get(key)
             if found is None:
-                above = memo.get(parents_key)
+                above = memo.get(shorter)
                 if above is None:
                     above = parents(node, memo)
                 if len(above) == 1:  # (the usual case: one parent, its children of the tag)
@@ -636,12 +636,12 @@ class _AbsolutePath:
         key = self
         name, smart = self.attribute, self.top
         holders = _absolute(self.steps, None, False)
-        elements, holders_key = holders.select, holders
+        elements = holders.select
 
         def select_attributes(node: etree._Element, memo: dict) -> list:
             found = memo.get(key)
             if found is None:
-                above = memo.get(holders_key)
+                above = memo.get(holders)
                 if above is None:
                     above = elements(node, memo)
                 found = memo[key] = _attributes(above, name, smart)
@@ -656,13 +656,13 @@ class _AbsolutePath:
         tag, tests, (_, predicates, spaces, chain) = self.steps[-1]
         fewer_step = (tag, tests[:-1], (tag, predicates[:-1], spaces, chain) if len(tests) > 1 else (tag, (), None))
         unfiltered = _absolute((*self.steps[:-1], fewer_step), None, False)  # (known as the path so written)
-        fewer, fewer_key = unfiltered.select, unfiltered
+        fewer = unfiltered.select
         test = tests[-1]
 
         def select_filtered(node: etree._Element, memo: dict) -> list:
             found = memo.get(key)
             if found is None:
-                nodes = memo.get(fewer_key)
+                nodes = memo.get(unfiltered)
                 if nodes is None:
                     nodes = fewer(node, memo)
                 found = memo[key] = filtered(nodes, memo)
