@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from lxml import etree
 
 from ..core.config import Config
+from ..core.record import Record
 from ..document.facts import Anulacion, Documento, extract_facts
 from ..expressions.language import Evaluator
 from ..findings.model import Finding
@@ -32,8 +32,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@dataclass(frozen=True)
-class RuleEnv:
+class RuleEnv(Record, kw_only=False):
     """What a check kind may use while it prepares itself at load time."""
 
     rule_id: str
@@ -125,8 +124,7 @@ class CheckInput:
         return self._facts
 
 
-@dataclass(frozen=True)
-class Unreadable(Finding):
+class Unreadable(Finding, kw_only=False):
     """A value the rule needs is in the document but cannot be read as its type (``kind``).
 
     Never "not applicable": the engine reports it as an error of its own (FEL-DAT-01), whatever

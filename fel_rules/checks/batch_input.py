@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Literal
 
 from ..core.money import decimal_str
+from ..core.record import Record
 from ..core.text import Text
 from ..document.facts import Anulacion, Documento
 
@@ -77,8 +78,7 @@ class BatchDocuments:
         return bool(self.annulled_by(uuid))
 
 
-@dataclass(frozen=True)
-class BatchInput:
+class BatchInput(Record, kw_only=False):
     """One document of the batch as a batch check sees it: its path, its cross facts, the batch, and how
     many other documents one issue may name."""
 

@@ -10,12 +10,12 @@ Rules bring their own texts from their rule files; :meth:`Catalogue.with_rules` 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from importlib.resources import files
 from types import MappingProxyType
 from typing import Protocol, TypedDict
 
 from .cache import code_fingerprint, digest, read_entry, write_entry
+from .record import Record
 from .report import Refs, Severity, StageName
 from .templates import render_template
 from .text import LANGUAGES, Text, Wording, say
@@ -25,8 +25,7 @@ __all__ = [
     "load_catalogue", "render_text", "render_values", "rule_entry", "say",
 ]
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(Record):
     """What an issue of one id says and how it counts: stage, default severity, texts and references."""
 
     stage: StageName

@@ -1,10 +1,13 @@
-"""Frozen, keyword-only record classes that cost next to nothing to define.
+"""Frozen record classes that cost next to nothing to define.
 
 ``@dataclass(frozen=True)`` compiles six methods per class (``exec``), ≈ 0.5–1 ms each class at start-up. A
 :class:`Record` subclass is a stdlib dataclass too (``dataclasses.fields``, ``replace``, ``asdict``, pydantic's
 ``TypeAdapter`` all work), but its ``__init__``, ``__eq__``, ``__hash__`` and ``__repr__`` are shared, written
-once here; type checkers see the fields through :func:`typing.dataclass_transform`. ``__post_init__`` runs when a
-subclass defines it (it may set a field with ``object.__setattr__``).
+once here; type checkers see the fields through :func:`typing.dataclass_transform`. Records are made with
+keywords; a class declared ``class Point(Record, kw_only=False)`` also takes its fields positionally, in
+declaration order. ``__post_init__`` runs when a subclass defines it (it may set a field with
+``object.__setattr__``). Equality, hash and ``repr`` read the instance's ``__dict__``: a subclass keeps nothing
+there but its fields (no ``functools.cached_property``).
 """
 
 from __future__ import annotations
@@ -29,9 +32,10 @@ class Record:
     _factories: ClassVar[tuple[tuple[str, Any], ...]]  # fields whose default is made anew for each record
     _required: ClassVar[frozenset[str]]
     _names: ClassVar[frozenset[str]]
+    _positional: ClassVar[tuple[str, ...]]  # the fields that may be given positionally, in order
     _post_init: ClassVar[Any]  # the subclass's __post_init__, or None
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, *, kw_only: bool = True, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         dataclass(init=False, repr=False, eq=False, kw_only=True)(cls)  # the fields' metadata only: no exec
         own = fields(cls)  # type: ignore[arg-type]
@@ -41,10 +45,13 @@ class Record:
         cls._required = frozenset(item.name for item in own
                                   if item.default is MISSING and item.default_factory is MISSING)
         cls._names = frozenset(cls._defaults)
+        cls._positional = () if kw_only else tuple(cls._defaults)
         cls._post_init = getattr(cls, "__post_init__", None)
 
-    def __init__(self, **values: Any) -> None:
+    def __init__(self, *args: Any, **values: Any) -> None:
         cls = type(self)
+        if args:
+            values = _by_name(cls, args, values)
         given = values.keys()
         if not (given <= cls._names and cls._required <= given):
             raise _wrong_arguments(cls, given)
@@ -74,6 +81,19 @@ class Record:
     def __repr__(self) -> str:
         values = ", ".join(f"{name}={value!r}" for name, value in self.__dict__.items())
         return f"{type(self).__qualname__}({values})"
+
+
+def _by_name(cls: type[Record], args: tuple[Any, ...], values: dict[str, Any]) -> dict[str, Any]:
+    """The positional ``args`` named by the fields they stand for, with the keyword ``values``."""
+    order = cls._positional
+    if len(args) > len(order):
+        raise TypeError(f"{cls.__name__}() takes {len(order)} positional arguments but {len(args)} were given")
+    named = dict(zip(order, args, strict=False))  # (fewer args than fields: the rest by keyword or default)
+    twice = named.keys() & values.keys()
+    if twice:
+        raise TypeError(f"{cls.__name__}() got multiple values for argument {min(twice)!r}")
+    named.update(values)
+    return named
 
 
 def _wrong_arguments(cls: type[Record], given: Any) -> TypeError:

@@ -6,11 +6,12 @@ there, never in a rule. Errors name the file, line and column, like rule files.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from ..core.errors import RuleFileError
+from ..core.record import Record
 from ..core.yamlfile import load_yaml, position
 
 __all__ = [
@@ -20,8 +21,7 @@ __all__ = [
 _BASES = ("MontoGravable", "CantidadUnidadesGravables")
 
 
-@dataclass(frozen=True)
-class TaxUnit:
+class TaxUnit(Record):
     """One CodigoUnidadGravable of a tax: factor, the field it multiplies, and its currency.
 
     ``currency`` is set for fixed amounts per unit (Q4.70 a gallon, US$30 a ticket); a
@@ -34,16 +34,14 @@ class TaxUnit:
     name: str = ""
 
 
-@dataclass(frozen=True)
-class FraseEntry:
+class FraseEntry(Record):
     """One (TipoFrase, CodigoEscenario) of the frases catalogue."""
 
     text: str
     needs_resolution: bool = False
 
 
-@dataclass(frozen=True)
-class Catalogues:
+class Catalogues(Record):
     """Tax units keyed by (NombreCorto, code), frases keyed by (TipoFrase, CodigoEscenario), and the
     TipoPersoneria codes allowed to issue RDON."""
 
@@ -59,8 +57,9 @@ class Catalogues:
 
 def load_catalogues(data_dir: Path) -> Catalogues:
     """Both catalogues from ``data_dir`` (an absent file gives an empty catalogue)."""
-    return Catalogues(load_tax_units(data_dir / "impuestos.yaml"), load_frases(data_dir / "frases.yaml"),
-                      load_personerias(data_dir / "personerias.yaml"))
+    return Catalogues(tax_units=load_tax_units(data_dir / "impuestos.yaml"),
+                      frases=load_frases(data_dir / "frases.yaml"),
+                      rdon_personerias=load_personerias(data_dir / "personerias.yaml"))
 
 
 def _error(path: Path, data: object, keys: tuple, message: str, message_en: str) -> RuleFileError:
@@ -100,7 +99,8 @@ def load_tax_units(path: Path) -> dict[tuple[str, str], TaxUnit]:
             if currency is not None and not (isinstance(currency, str) and len(currency) == 3 and currency.isupper()):
                 raise _error(path, data, where, f"{tax} código {code}: 'moneda' debe ser un código ISO 4217 (GTQ, USD)",
                              f"{tax} code {code}: 'moneda' must be an ISO 4217 code (GTQ, USD)")
-            units[(str(tax).upper(), str(code))] = TaxUnit(factor, base, currency, str(unit.get("nombre", "")))
+            units[(str(tax).upper(), str(code))] = TaxUnit(factor=factor, base=base, currency=currency,
+                                                             name=str(unit.get("nombre", "")))
     return units
 
 
@@ -123,7 +123,8 @@ def load_frases(path: Path) -> dict[tuple[str, str], FraseEntry]:
                 raise _error(path, data, ("tipos", tipo, "escenarios", escenario),
                              f"tipo {tipo} escenario {escenario}: se esperaba {{texto: …}}",
                              f"type {tipo} scenario {escenario}: expected {{texto: …}}")
-            frases[(str(tipo), str(escenario))] = FraseEntry(frase["texto"], bool(frase.get("resolucion", False)))
+            frases[(str(tipo), str(escenario))] = FraseEntry(text=frase["texto"],
+                                                     needs_resolution=bool(frase.get("resolucion", False)))
     return frases
 
 

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import ast
 import itertools
-from dataclasses import dataclass
 from functools import partial
 from types import CodeType
 
 from simpleeval import MAX_STRING_LENGTH, IterableTooLong
+
+from ..core.record import Record
 
 __all__ = ["ADD", "MULT", "Program", "function_global", "to_function", "to_program"]
 
@@ -42,8 +43,7 @@ def function_global(name: str) -> str:
     return f"fn:{name}"
 
 
-@dataclass(frozen=True)
-class Program:
+class Program(Record):
     """An expression's code and the literals it reads (hidden global name → object)."""
 
     code: CodeType
@@ -61,7 +61,7 @@ def to_program(node: ast.Expr, source: str) -> Program | None:
     body = _Rewriter(literals).visit(node.value)
     tree = ast.fix_missing_locations(ast.Expression(body=body))
     code = compile(tree, f"<expression {source[:60]!r}>", "eval", dont_inherit=True)
-    return Program(code, literals, next(iter(literals), None))
+    return Program(code=code, literals=literals, first_literal=next(iter(literals), None))
 
 
 def to_function(node: ast.Expr, source: str, parameters: tuple[str, ...]) -> Program | None:
@@ -76,7 +76,7 @@ def to_function(node: ast.Expr, source: str, parameters: tuple[str, ...]) -> Pro
                               kw_defaults=[], defaults=[])
     tree = ast.fix_missing_locations(ast.Expression(body=ast.Lambda(args=arguments, body=body)))
     code = compile(tree, f"<expression {source[:60]!r}>", "eval", dont_inherit=True)
-    return Program(code, literals, next(iter(literals), None))
+    return Program(code=code, literals=literals, first_literal=next(iter(literals), None))
 
 
 def _too_long(length: int) -> None:

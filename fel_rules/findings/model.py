@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from dataclasses import field as dataclass_field
+
+from ..core.record import Record
 
 __all__ = ["Finding"]
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Record, kw_only=False):
     """Something found about a document, before it is said in any language.
 
     ``id`` names the catalogue entry that says it: a rule id or an engine message id (a check kind leaves

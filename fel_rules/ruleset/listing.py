@@ -7,17 +7,17 @@ left out, and a rule it re-grades shows its new severity. The rows can be narrow
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import date
 
 from ..core.catalogue import rule_entry, say
+from ..core.record import Record
 from .loaded import LoadedRule, RuleCatalog
 
 __all__ = ["RuleRow", "list_rules", "rules_listing"]
 
 
-@dataclass(frozen=True)
-class RuleRow:
+class RuleRow(Record):
     """One rule in force. ``sat_code``, ``applies_to``, ``document`` and ``scope`` are filled only with detail."""
 
     id: str

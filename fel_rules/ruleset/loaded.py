@@ -8,6 +8,7 @@ from datetime import date
 from functools import cached_property
 
 from ..checks import CheckKind
+from ..core.record import Record
 from ..core.report import Severity
 from ..expressions.catalogues import Catalogues
 from .spec import Change, Rule, Scope, Window
@@ -15,8 +16,7 @@ from .spec import Change, Rule, Scope, Window
 __all__ = ["LoadedRule", "RuleCatalog", "Ruleset"]
 
 
-@dataclass(frozen=True)
-class LoadedRule:
+class LoadedRule(Record):
     """A validated rule with its prepared check and where it was written."""
 
     spec: Rule
@@ -67,8 +67,7 @@ class LoadedRule:
         return replace(self, override=override, overridden_check=check)
 
 
-@dataclass(frozen=True)
-class Ruleset:
+class Ruleset(Record):
     """The rules of one file."""
 
     id: str

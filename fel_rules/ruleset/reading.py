@@ -3,6 +3,7 @@ line, column and rule in both languages. :mod:`.loader` calls it when a catalogu
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +118,8 @@ def load_rule_file(path: Path, places: Places | None = None, *, problems: list[R
             continue
         seen[rule.id] = rule
     rules = tuple(seen.values())
-    return Ruleset(header.ruleset.id, header.ruleset.version, header.ruleset.title, str(path), rules)
+    return Ruleset(id=header.ruleset.id, version=header.ruleset.version, title=header.ruleset.title, path=str(path),
+                   rules=rules)
 
 
 def _load_rule(raw: Any, loc: tuple, data: Any, path: Path, header: RuleFile, namespaces: dict,
@@ -299,7 +301,7 @@ def _unique(rulesets: list[Ruleset], problems: list[RuleFileError]) -> list[Rule
                 continue
             seen[rule.id] = rule
             rules.append(rule)
-        kept.append(Ruleset(ruleset.id, ruleset.version, ruleset.title, ruleset.path, tuple(rules)))
+        kept.append(replace(ruleset, rules=tuple(rules)))
     return kept
 
 
@@ -340,7 +342,7 @@ def apply_profile(catalog: RuleCatalog, path: Path) -> RuleCatalog:
                 check = _prepare(kind, merged, ("overrides", rule.id, "params"), data, path,
                                  RuleEnv(rule.id, dict(rule.namespaces), dict(rule.places)))
             rules.append(rule.with_override(override.plain(), check))
-        rulesets.append(Ruleset(ruleset.id, ruleset.version, ruleset.title, ruleset.path, tuple(rules)))
+        rulesets.append(replace(ruleset, rules=tuple(rules)))
     return RuleCatalog(tuple(rulesets), profile=profile.profile.id, catalogues=catalog.catalogues)
 
 

@@ -1,17 +1,19 @@
 """A rule as written in its file, as plain values: what a loaded rule keeps and the rule cache stores.
 
-The rule files are validated by the pydantic models of :mod:`.model`; what they give is kept as these frozen
-dataclasses (same names, same defaults), so that rules read back from the cache need neither pydantic nor its
-models. :func:`as_written` gives a rule back as JSON data, the way ``rules show`` prints it.
+The rule files are validated by the pydantic models of :mod:`.model`; what they give is kept as these records
+(frozen dataclasses, see :class:`~fel_rules.core.record.Record`; same names, same defaults), so that rules read
+back from the cache need neither pydantic nor its models. :func:`as_written` gives a rule back as JSON data, the way
+``rules show`` prints it.
 """
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, field, fields
 from datetime import date
 from enum import Enum
 from typing import Any, Literal
 
+from ..core.record import Record
 from ..core.report import Severity
 
 __all__ = ["DTE_TYPES", "EXPRESSION_KEYS", "Change", "Refs", "Rule", "Scope", "Window", "as_written"]
@@ -34,8 +36,7 @@ def _alias(name: str) -> dict:
     return {"alias": name}
 
 
-@dataclass(frozen=True)
-class Window:
+class Window(Record):
     """Dates between which a rule is in force (by the document's emission date)."""
 
     from_: date | None = field(default=None, metadata=_alias("from"))
@@ -46,8 +47,7 @@ class Window:
         return (self.from_ is None or day >= self.from_) and (self.until is None or day <= self.until)
 
 
-@dataclass(frozen=True)
-class Refs:
+class Refs(Record):
     """Sources of a rule."""
 
     sat_code: str | list[str] | None = None
@@ -62,8 +62,7 @@ class Refs:
         return self.sat_code
 
 
-@dataclass(frozen=True, kw_only=True)
-class Change:
+class Change(Record):
     """A profile's change to one rule (its reason, and the day after which it no longer applies)."""
 
     severity: Severity | None = None
@@ -73,8 +72,7 @@ class Change:
     until: date | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class Rule:
+class Rule(Record):
     """One rule as written in its file (before its check kind is prepared)."""
 
     id: str

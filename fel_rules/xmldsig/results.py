@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from enum import StrEnum
 
 from lxml import etree
+
+from ..core.record import Record
 
 __all__ = ["MAX_REFERENCES", "MAX_SIGNATURES", "PROBLEM_VALUES", "REFORMATTED", "Problem", "ProblemCode",
            "SignatureVerdict"]
@@ -93,8 +94,7 @@ PROBLEM_VALUES: dict[ProblemCode, tuple[str, ...]] = {
 REFORMATTED = frozenset({ProblemCode.DIGEST_MISMATCH_REINDENTED, ProblemCode.SIGNATURE_MISMATCH_REINDENTED})
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Record, kw_only=False):
     """One verification failure: its code, the element it concerns (and that element's local name as
     ``field``), the values involved (``uri`` is ``None`` for a reference without one) and, where it
     applies, what was expected and what was found."""
@@ -107,8 +107,7 @@ class Problem:
     actual: str | None = None
 
 
-@dataclass(frozen=True)
-class SignatureVerdict:
+class SignatureVerdict(Record, kw_only=False):
     """What verifying one ``ds:Signature`` found (no problems: it verifies)."""
 
     signature: etree._Element
