@@ -99,9 +99,10 @@ def code_fingerprint() -> bytes:
         parts.append(f"{name}:{_stamp(_origin(name))}")
     for folder, subfolders, files in os.walk(package):
         subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
+        relative = os.path.relpath(folder, package)
         for name in sorted(files):
             if name.endswith(".py"):
-                parts.append(f"{os.path.relpath(folder, package)}/{name}:{_stamp(os.path.join(folder, name))}")
+                parts.append(f"{relative}/{name}:{_stamp(os.path.join(folder, name))}")
     return digest(*parts)
 
 

@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import islice
 from pathlib import Path
-from xml.etree import ElementTree
 
 from lxml import etree
 
@@ -48,9 +47,6 @@ from ..core.text import Text
 from ..core.xmlpath import element_xpath
 from ..findings.model import Finding
 from .schema_guard import DecisionGuard, searchable_bytes
-from .schema_lexical import lexical_errors, names_types
-from .schema_messages import describe_error
-from .schema_patterns import reference_schema_class
 from .xsdfix import XMLDSIG, XS, FixLog, fix_schema_document
 
 __all__ = [
@@ -274,6 +270,8 @@ def _decider(bundle: Path, dsig: Path | None) -> etree.XMLSchema | None:
 def _compile(bundle: Path) -> object:
     import xmlschema  # slow import, kept off the import path of fel_rules
 
+    from .schema_patterns import reference_schema_class
+
     try:
         return reference_schema_class()(str(bundle), allow="local", defuse="always", loader_class=_frozen_loader())
     except (xmlschema.XMLSchemaException, OSError, etree.XMLSyntaxError) as exc:
@@ -336,6 +334,8 @@ def check_schema(
     if source is not None and _quick_pass(schema_set, source, presignature, bounded=not accepted):
         return passed
     from .schema_budget import ErrorBudget  # (imports xmlschema: only documents that need it pay)
+    from .schema_lexical import lexical_errors
+    from .schema_messages import describe_error
 
     findings: list[Finding] = []
     budget = ErrorBudget(max_errors + 1, active=not accepted)
@@ -419,6 +419,10 @@ def _quick_pass(schema_set: SchemaSet, source: bytes, presignature: bool, *, bou
     """True when the document is schema-valid (a pre-signature one may lack ds:Signature), judged on ElementTree
     (not for a document with ``xsi:type``: ElementTree forgets the prefixes its value needs); ``bounded``: the
     first certain error (:mod:`.schema_budget`) decides."""
+    from xml.etree import ElementTree
+
+    from .schema_lexical import lexical_errors, names_types
+
     if names_types(source):
         return False
     try:
