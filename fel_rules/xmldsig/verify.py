@@ -160,7 +160,7 @@ class SignedDocument:
                 yield SignatureVerdict(signature, (Problem(ProblemCode.TOO_MANY_SIGNATURES, signature, "Signature",
                                                            {"limit": MAX_SIGNATURES, "role": uri}),))
                 return
-            yield SignatureVerdict(signature, tuple(verify_signature(signature, self, uri)))
+            yield SignatureVerdict(signature=signature, problems=tuple(verify_signature(signature, self, uri)))
 
 
 def role_uris(signature: etree._Element) -> set[str]:
