@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +86,8 @@ def main() -> int:
         print(f"mcp_server.definitions: FEL_MCP_MAX_XML_TEXT is set ({XML_TEXT_LIMIT}): the file is made with the "
               f"default limit ({DEFAULT_XML_TEXT_LIMIT}); unset it and run again", file=sys.stderr)
         return 1
+    import tempfile  # (only here: the server reads the file)
+
     text = render()
     try:
         handle, temporary = tempfile.mkstemp(prefix=".tool_definitions.", dir=DEFINITIONS_FILE.parent)

@@ -10,13 +10,13 @@ Rules bring their own texts from their rule files; :meth:`Catalogue.with_rules` 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from importlib.resources import files
 from types import MappingProxyType
 from typing import Protocol, TypedDict
 
 from .cache import code_fingerprint, digest, read_entry, write_entry
 from .record import Record
 from .report import Refs, Severity, StageName
+from .resources import package_file
 from .templates import render_template
 from .text import LANGUAGES, Text, Wording, say
 
@@ -130,7 +130,7 @@ def load_catalogue(text: str) -> Catalogue:
 def _package_catalogue() -> Catalogue:
     """The catalogue of ``messages.yaml``, validated once per content of the file and kept in the user's cache
     (:mod:`fel_rules.core.cache`)."""
-    data = files(__package__).joinpath("messages.yaml").read_bytes()
+    data = package_file(__package__, "messages.yaml").read_bytes()
     key = digest(b"messages", code_fingerprint(), data)
     found = read_entry("messages", key)
     if isinstance(found, Catalogue):

@@ -25,7 +25,6 @@ explain pass, which finds nothing, gives the verdict: "passed". ``xsd/README.md`
 from __future__ import annotations
 
 import importlib.util
-import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -194,6 +193,8 @@ def _load_official(folder: Path) -> SchemaSet:
             f"La carpeta {folder} no declara dte:GTDocumento ni dte:GTAnulacionDocumento",
             message_en=f"Folder {folder} declares neither dte:GTDocumento nor dte:GTAnulacionDocumento",
         )
+    import tempfile  # (an official folder only: the built-in set needs no temporary copy)
+
     with tempfile.TemporaryDirectory(prefix="fel-rules-xsd-") as tmp:
         out = Path(tmp)
         written: list[Path] = []
