@@ -72,6 +72,43 @@ def test_a_built_in_command_does_not_look_for_plug_in_commands(monkeypatch):
     assert app.main(["rules", "list", "--id-prefix", "FEL-IVA-01"]) == 0
 
 
+def test_the_serve_command_is_loaded_without_looking_for_plug_in_commands(monkeypatch):
+    from fel_rules.cli import app
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("plug-in commands looked up")
+
+    monkeypatch.setattr("importlib.metadata.entry_points", refuse)
+    parser = app.build_parser(command="serve")
+    assert list(parser.plugin_commands) == ["rules", "serve"]
+    assert parser.parse_args(["serve", "--root", "x"]).command == "serve"
+
+
+def test_the_own_plug_in_commands_are_those_the_distribution_declares():
+    """What the CLI loads by name for its own commands is what pyproject.toml declares in the entry points."""
+    import tomllib
+
+    from fel_rules.cli import app
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["entry-points"][app.COMMANDS_GROUP] == app.OWN_PLUGIN_COMMANDS
+
+
+def test_help_is_as_wide_as_argparse_makes_it(monkeypatch):
+    """The parser reads the terminal's width itself (argparse would import shutil for it): the same width."""
+    import argparse
+
+    from fel_rules.cli import app
+
+    parser = app.build_parser(plugins=False)
+    for columns in ("120", "0", "x", None):
+        if columns is None:
+            monkeypatch.delenv("COLUMNS", raising=False)
+        else:
+            monkeypatch.setenv("COLUMNS", columns)
+        assert parser._get_formatter()._width == argparse.HelpFormatter("fel-rules")._width
+
+
 def test_plug_in_commands_are_found_for_any_other_command(capsys):
     from fel_rules.cli import app
 

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal, InvalidOperation
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -44,6 +45,10 @@ COMMANDS_GROUP = "fel_rules.commands"
 PAGE_NAMES = ("carta", "media-carta", "ticket")
 #: The commands of this package; any other command (or none, for the help) is looked for among the plug-ins.
 BUILT_IN_COMMANDS = frozenset({"validate", "render", "batch", "rules"})
+#: The plug-in commands fel-rules' own distribution declares in COMMANDS_GROUP (pyproject.toml), by their
+#: ``register``: the one about to run is loaded straight away, without reading every installed package's metadata
+#: (``importlib.metadata`` and the scan take some 35 ms of the MCP server's start).
+OWN_PLUGIN_COMMANDS = {"serve": "mcp_server.cli:register"}
 #: Commands whose process may end without tearing down the interpreter once their output is flushed: everything
 #: they do is finished when they return (a batch's executors and plug-ins' commands end the usual way).
 _QUICK_EXIT_COMMANDS = frozenset({"validate", "render", "rules"})
@@ -58,6 +63,26 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         print(f"fel-rules: error: {message}", file=sys.stderr)
         raise SystemExit(EXIT_ERROR)
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse's formatter imports shutil (and its compression modules: some 4 ms of every run) to learn the
+        # terminal's width; the same width, read here
+        return self.formatter_class(prog=self.prog, width=_help_width())  # type: ignore[call-arg]
+
+
+def _help_width() -> int:
+    """The width argparse gives help text: the terminal's columns (``COLUMNS``, else stdout's terminal, else 80)
+    less 2, as :func:`shutil.get_terminal_size` finds them."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return (columns or 80) - 2
 
 
 class _VersionAction(argparse.Action):
@@ -96,9 +121,10 @@ def _date(text: str) -> date:
         raise argparse.ArgumentTypeError(f"fecha inválida (AAAA-MM-DD): {text!r}") from None
 
 
-def build_parser(*, plugins: bool = True) -> argparse.ArgumentParser:
+def build_parser(*, plugins: bool = True, command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests); ``plugins=False`` leaves out the commands of
-    other packages (finding them reads every installed package's metadata)."""
+    other packages (finding them reads every installed package's metadata); ``command``, the command about to run:
+    one of :data:`OWN_PLUGIN_COMMANDS` is the only plug-in command added."""
     parser = _Parser(prog="fel-rules", description="Valida facturas electrónicas FEL de Guatemala (SAT).")
     parser.plugin_commands = {}
     parser.add_argument("-V", "--version", action=_VersionAction,
@@ -185,7 +211,10 @@ def build_parser(*, plugins: bool = True) -> argparse.ArgumentParser:
 
     rules.register(commands)
     parser.plugin_commands["rules"] = rules.run
-    if plugins:
+    if plugins and command in OWN_PLUGIN_COMMANDS:
+        module, _, register = OWN_PLUGIN_COMMANDS[command].partition(":")
+        parser.plugin_commands[command] = getattr(import_module(module), register)(commands)
+    elif plugins:
         from importlib.metadata import entry_points
 
         for entry in entry_points(group=COMMANDS_GROUP):  # e.g. `serve` from mcp_server
@@ -241,7 +270,8 @@ def _main(argv: Sequence[str] | None) -> int:
 
     words = list(sys.argv[1:] if argv is None else argv)
     with argparse_language(words):
-        parser = build_parser(plugins=_command_of(words) not in BUILT_IN_COMMANDS)
+        command = _command_of(words)
+        parser = build_parser(plugins=command not in BUILT_IN_COMMANDS, command=command)
         args = parser.parse_args(words)
     lang = getattr(args, "lang", "es")
     try:
