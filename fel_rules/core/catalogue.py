@@ -10,13 +10,13 @@ Rules bring their own texts from their rule files; :meth:`Catalogue.with_rules` 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from types import MappingProxyType
 from typing import Protocol, TypedDict
 
 from .cache import code_fingerprint, digest, read_entry, write_entry
 from .record import Record
 from .report import Refs, Severity, StageName
-from .resources import package_file
 from .templates import render_template
 from .text import LANGUAGES, Text, Wording, say
 
@@ -127,10 +127,14 @@ def load_catalogue(text: str) -> Catalogue:
     return Catalogue({id: Entry(**entry) for id, entry in issues.items()}, texts)
 
 
+#: The package's catalogue file (package data beside this module).
+_MESSAGES_FILE = Path(__file__).with_name("messages.yaml")
+
+
 def _package_catalogue() -> Catalogue:
     """The catalogue of ``messages.yaml``, validated once per content of the file and kept in the user's cache
     (:mod:`fel_rules.core.cache`)."""
-    data = package_file(__package__, "messages.yaml").read_bytes()
+    data = _MESSAGES_FILE.read_bytes()
     key = digest(b"messages", code_fingerprint(), data)
     found = read_entry("messages", key)
     if isinstance(found, Catalogue):
