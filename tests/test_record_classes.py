@@ -8,6 +8,7 @@ import pickle
 
 import pytest
 
+from fel_rules import RuleRow
 from fel_rules.checks import Finding, RuleEnv
 from fel_rules.checks.batch_input import BatchInput
 from fel_rules.core.record import Record
@@ -26,8 +27,12 @@ class Point(Record, kw_only=False):
     label: str = ""
 
 
-class Labelled(Point, kw_only=False):
+class Labelled(Point):
     colour: str = "red"
+
+
+class Tagged(Point, kw_only=True):
+    tag: str = ""
 
 
 def test_a_record_is_made_with_keywords_by_default():
@@ -42,6 +47,13 @@ def test_kw_only_false_takes_the_fields_positionally_in_declaration_order():
     assert Point(1, label="p") == Point(x=1, y=0, label="p")
     assert Labelled(1, 2, "p", "blue") == Labelled(x=1, y=2, label="p", colour="blue")
     assert list(vars(Point(1, 2))) == ["x", "y", "label"]
+
+
+def test_a_subclass_takes_positional_arguments_as_the_record_it_extends_unless_it_says_otherwise():
+    assert Labelled(1, 2, "p", "blue").colour == "blue"
+    assert Tagged(x=1, tag="t").tag == "t"
+    with pytest.raises(TypeError, match="takes 0 positional arguments"):
+        Tagged(1)  # type: ignore[misc]
 
 
 @pytest.mark.parametrize(("args", "kwargs", "message"), [
@@ -83,5 +95,7 @@ def test_public_records_keep_taking_their_fields_positionally():
     assert Finding("/x", 3) == Finding(xpath="/x", line=3)
     assert RuleEnv("R-1", {"dte": "urn:x"}) == RuleEnv(rule_id="R-1", namespaces={"dte": "urn:x"})
     assert BatchInput("a.xml", None, None, 5).limit == 5  # type: ignore[arg-type]
+    row = RuleRow("FEL-X-01", "error", "Título")
+    assert row.to_dict() == {"id": "FEL-X-01", "severity": "error", "title": "Título"}
     problem = Problem(ProblemCode.NO_SIGNED_INFO, None, "Signature")  # type: ignore[arg-type]
     assert (problem.field, problem.values, problem.expected) == ("Signature", {}, None)

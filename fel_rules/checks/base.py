@@ -124,7 +124,7 @@ class CheckInput:
         return self._facts
 
 
-class Unreadable(Finding, kw_only=False):
+class Unreadable(Finding):
     """A value the rule needs is in the document but cannot be read as its type (``kind``).
 
     Never "not applicable": the engine reports it as an error of its own (FEL-DAT-01), whatever

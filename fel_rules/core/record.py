@@ -5,9 +5,11 @@
 ``TypeAdapter`` all work), but its ``__init__``, ``__eq__``, ``__hash__`` and ``__repr__`` are shared, written
 once here; type checkers see the fields through :func:`typing.dataclass_transform`. Records are made with
 keywords; a class declared ``class Point(Record, kw_only=False)`` also takes its fields positionally, in
-declaration order. ``__post_init__`` runs when a subclass defines it (it may set a field with
-``object.__setattr__``). Equality, hash and ``repr`` read the instance's ``__dict__``: a subclass keeps nothing
-there but its fields (no ``functools.cached_property``).
+declaration order, and so do its subclasses unless they say ``kw_only=True``. ``__post_init__`` runs when a
+subclass defines it (it may set a field with ``object.__setattr__``). Equality, hash and ``repr`` read the
+instance's ``__dict__``: a subclass keeps nothing there but its fields (no ``functools.cached_property``). A
+stdlib ``@dataclass(frozen=True)`` cannot extend a record (dataclasses sees it as not frozen): extend it as a
+record.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ class Record:
     _positional: ClassVar[tuple[str, ...]]  # the fields that may be given positionally, in order
     _post_init: ClassVar[Any]  # the subclass's __post_init__, or None
 
-    def __init_subclass__(cls, *, kw_only: bool = True, **kwargs: Any) -> None:
+    def __init_subclass__(cls, *, kw_only: bool | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         dataclass(init=False, repr=False, eq=False, kw_only=True)(cls)  # the fields' metadata only: no exec
         own = fields(cls)  # type: ignore[arg-type]
@@ -45,6 +47,8 @@ class Record:
         cls._required = frozenset(item.name for item in own
                                   if item.default is MISSING and item.default_factory is MISSING)
         cls._names = frozenset(cls._defaults)
+        if kw_only is None:  # as the record it extends (keywords only for a direct subclass of Record)
+            kw_only = not getattr(cls, "_positional", ())
         cls._positional = () if kw_only else tuple(cls._defaults)
         cls._post_init = getattr(cls, "__post_init__", None)
 

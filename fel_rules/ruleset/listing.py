@@ -17,7 +17,7 @@ from .loaded import LoadedRule, RuleCatalog
 __all__ = ["RuleRow", "list_rules", "rules_listing"]
 
 
-class RuleRow(Record):
+class RuleRow(Record, kw_only=False):
     """One rule in force. ``sat_code``, ``applies_to``, ``document`` and ``scope`` are filled only with detail."""
 
     id: str
