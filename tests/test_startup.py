@@ -72,6 +72,26 @@ def test_a_built_in_command_does_not_look_for_plug_in_commands(monkeypatch):
     assert app.main(["rules", "list", "--id-prefix", "FEL-IVA-01"]) == 0
 
 
+#: What only a document with schema errors, an official schema folder or another command needs: a one-shot
+#: validation of a valid document with the rules in the cache leaves them unimported.
+NOT_FOR_A_VALID_DOCUMENT = ("fel_rules.document.schema_messages", "fel_rules.document.schema_lexical",
+                            "fel_rules.document.schema_patterns", "xml.etree", "importlib.resources",
+                            "importlib.metadata", "tempfile", "shutil", "zipfile")
+
+
+def test_a_one_shot_validation_of_a_valid_document_leaves_the_error_path_and_archive_modules_out(tmp_path):
+    code = ("import contextlib, io\n"
+            "from fel_rules.cli.app import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    code = main(['validate', {str(SIGNED)!r}])\n"
+            "assert code == 0, code\n"
+            f"{_present(NOT_FOR_A_VALID_DOCUMENT)}\n")
+    env = {**os.environ, "FEL_RULES_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                           check=True) for _ in range(2)]  # the first fills the cache (its rules load pydantic)
+    assert json.loads(runs[1].stdout.splitlines()[-1]) == []
+
+
 def test_the_serve_command_is_loaded_without_looking_for_plug_in_commands(monkeypatch):
     from fel_rules.cli import app
 
