@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from importlib import import_module
 from pathlib import Path
 
-__all__ = ["BUILTIN_RULES_DIR", "BUILTIN_XSD_DIR", "package_file", "tree_digest"]
+__all__ = ["BUILTIN_RULES_DIR", "BUILTIN_XSD_DIR", "tree_digest"]
 
 
 def _folder(package: str) -> Path:
@@ -29,11 +29,6 @@ def _folder(package: str) -> Path:
     if not isinstance(location, Path):  # e.g. imported from a zip archive
         raise RuntimeError(f"fel-rules must be installed as files on disk; {package} is inside {location}")
     return location
-
-
-def package_file(package: str, name: str) -> Path:
-    """A data file shipped inside one of fel-rules' own packages (e.g. ``fel_rules.batch``)."""
-    return _folder(package) / name
 
 
 BUILTIN_RULES_DIR = _folder("fel_rules.rules")
