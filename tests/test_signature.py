@@ -609,6 +609,23 @@ def test_fir_reads_the_document_at_most_once_and_each_certificate_once(validator
     assert len(reads) == 3
 
 
+def test_a_certificate_is_digested_from_the_bytes_its_signature_embeds(signed):
+    """A certificate's digests are of its DER as the signature embeds it, the encoding cryptography itself gives
+    back: for the project's signed example, a builder-signed document and SAT's certified sample when present."""
+    documents = [SIGNED_EXAMPLE, signed]
+    if SAT_SAMPLE.exists():
+        documents.append(SAT_SAMPLE.read_bytes())
+    read = 0
+    for document in documents:
+        for element in etree.fromstring(document).iterfind("ds:Signature//ds:X509Certificate", NS):
+            certificate = xmldsig_certificates.read_certificate(element.text)
+            assert certificate.der == base64.b64decode("".join(element.text.split()))
+            assert certificate.der == certificate.x509.public_bytes(Encoding.DER)
+            assert certificate.digest("sha256") == hashlib.sha256(certificate.der).digest()
+            read += 1
+    assert read >= 4
+
+
 def test_fir_a_certificate_read_before_does_not_make_a_failing_signature_pass(validator, signed):
     """Certificates are kept between documents, verdicts are not: after the same certificates verified a
     document, a document carrying them with an altered signature value, altered signed content or an altered

@@ -15,7 +15,6 @@ from functools import lru_cache
 from cryptography import x509
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric.types import CertificatePublicKeyTypes
-from cryptography.hazmat.primitives.serialization import Encoding
 
 from .canonical import decode_base64
 
@@ -28,14 +27,14 @@ MAX_CACHED_TEXT = 16_384
 
 
 class Certificate:
-    """One X.509 certificate as verification uses it; its key, DER digests and validity are computed on first
-    use and kept (they are facts of the certificate)."""
+    """One X.509 certificate as verification uses it: its parsed form and ``der``, the very bytes the signature
+    embeds (what a XAdES ``CertDigest`` states the digest of); its key, DER digests and validity are computed on
+    first use and kept (they are facts of the certificate)."""
 
-    __slots__ = ("_der", "_digests", "_key", "_validity", "x509")
+    __slots__ = ("_digests", "_key", "_validity", "der", "x509")
 
-    def __init__(self, certificate: x509.Certificate) -> None:
-        self.x509 = certificate
-        self._der: bytes | None = None
+    def __init__(self, certificate: x509.Certificate, der: bytes) -> None:
+        self.x509, self.der = certificate, der
         self._key: CertificatePublicKeyTypes | None = None
         self._digests: dict[str, bytes] = {}
         self._validity: tuple[datetime, datetime] | None = None
@@ -47,12 +46,10 @@ class Certificate:
         return self._key
 
     def digest(self, name: str) -> bytes:
-        """The ``hashlib`` digest ``name`` of the certificate's DER encoding."""
+        """The ``hashlib`` digest ``name`` of the certificate's DER encoding (:attr:`der`)."""
         digest = self._digests.get(name)
         if digest is None:
-            if self._der is None:
-                self._der = self.x509.public_bytes(Encoding.DER)
-            digest = self._digests[name] = hashlib.new(name, self._der).digest()
+            digest = self._digests[name] = hashlib.new(name, self.der).digest()
         return digest
 
     def validity(self) -> tuple[datetime, datetime]:
@@ -82,6 +79,6 @@ def _read(text: str) -> Certificate | None:
     if not der:
         return None
     try:
-        return Certificate(x509.load_der_x509_certificate(der))
+        return Certificate(x509.load_der_x509_certificate(der), der)
     except (ValueError, UnsupportedAlgorithm):
         return None
