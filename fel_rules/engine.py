@@ -23,6 +23,7 @@ from lxml import etree
 
 from .checks import CheckError, CheckInput, CheckKind, Unreadable, quiet_plan
 from .core.catalogue import MESSAGES
+from .core.code_cache import keep_compiled
 from .core.config import Config
 from .core.errors import InputError
 from .core.foreign import evaluation
@@ -147,7 +148,9 @@ class Outcome(NamedTuple):
 
 
 class Validator:
-    """Validates FEL documents with one configuration, rule catalogue and schema set."""
+    """Validates FEL documents with one configuration, rule catalogue and schema set. The functions its rules compile
+    on their first documents are kept in the private cache once a validation ends
+    (:func:`~fel_rules.core.code_cache.keep_compiled`): the next process reads them back instead."""
 
     def __init__(self, config: Config | None = None, *, catalog: RuleCatalog | None = None) -> None:
         self.config = config or Config()
@@ -293,6 +296,7 @@ class Validator:
     def _group(self, works: list[_Work], guard: Callable[[float], AbstractContextManager[object]] | None,
                ) -> list[Outcome | None]:
         self._run_stages(works, _GROUP_PIPELINE if len(works) > 1 else _PIPELINE, guard)
+        keep_compiled()
         return [work.outcome for work in works]
 
     def _inspect(self, data: bytes, path: str | None, *, lines: bool | None, plan_function: bool = False) -> Outcome:
@@ -300,6 +304,12 @@ class Validator:
         is not yet (a warm-up's documents), rather than once the plan has validated enough documents to pay."""
         work = _Work(data, path, lines, plan_function)
         work.started = time.perf_counter()  # alone: the document's clock runs straight through its stages
+        outcome = self._through(work)
+        keep_compiled()
+        return outcome
+
+    def _through(self, work: _Work) -> Outcome:
+        """:meth:`_inspect`'s document taken through the pipeline to its outcome."""
         try:
             for stage in _PIPELINE:
                 stage(self, work)

@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal
 from typing import Any
 
+from ..core.code_cache import compiled
+
 __all__ = ["Runner", "make_runner"]
 
 #: ``run(doc, memo, nodes, tolerance, limit, slow)`` → the findings of the check on ``nodes``, in order.
@@ -79,7 +81,7 @@ class _Writer:
     def runner(self) -> Runner:
         self.body()
         source = "\n".join(self.head + self.lines) + "\n"
-        exec(compile(source, "<expression check>", "exec"), self.namespace)  # noqa: S102 - text written here
+        exec(compiled(source, "<expression check>"), self.namespace)  # noqa: S102 - text written here
         return self.namespace["run"]  # type: ignore[return-value]
 
     def body(self) -> None:

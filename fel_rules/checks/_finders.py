@@ -49,6 +49,7 @@ from typing import Any
 
 from lxml import etree
 
+from ..core.code_cache import compiled
 from ..core.xmlpath import children_by_tag
 
 __all__ = [
@@ -1011,7 +1012,7 @@ def _generated(kind: str, source: str, lines: list[str]) -> Any:
     function = _GENERATED.get((kind, source))
     if function is None:
         space: dict[str, Any] = {}
-        exec(compile("\n".join(lines), f"<predicate {kind}>", "exec"), _NAMESPACE, space)  # noqa: S102
+        exec(compiled("\n".join(lines), f"<predicate {kind}>"), _NAMESPACE, space)  # noqa: S102
         function = _GENERATED.setdefault((kind, source), space[kind])
     return function
 

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
+from ..core.code_cache import compiled
 from ._expression_runner import _Unsupported, _Writer
 
 __all__ = ["QuietPlan", "write_quiet_plan"]
@@ -234,7 +235,7 @@ def write_quiet_plan(checks: Sequence[Any], evaluator: Any, tools: Mapping[str, 
     lines.extend(settled)
     lines.append("    return left")
     source = "\n".join(lines) + "\n"
-    exec(compile(source, "<rule plan>", "exec"), namespace)  # noqa: S102 - text written here
+    exec(compiled(source, "<rule plan>"), namespace)  # noqa: S102 - text written here
     return namespace["quiet"], frozenset(general)  # type: ignore[return-value]
 
 

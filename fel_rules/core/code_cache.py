@@ -1,0 +1,93 @@
+"""Code objects of the Python source the checks write, kept between runs.
+
+The checks write small functions for the rules (the predicates of the XPath subset, each check's quick function, a
+plan's function) and compile them on a process's first documents: compiling them is more than half of what a
+warm-up costs. :func:`compiled` compiles a source once per process and, once a run has kept it, not at all in the
+next ones: the code objects live in the private cache (:mod:`.cache`, slot ``code``), marshalled and keyed by their
+file name and source text, under the fingerprint of the code and interpreter that made them (an edited checkout, an
+upgraded library or another Python starts afresh). A source compiles to the same code object whatever namespace it
+later runs in, so a code object read back behaves exactly as one compiled now. :func:`keep_compiled` adds those
+compiled since it last ran to the entry (the engine calls it once a validation ends); with the cache off, nothing
+is read or kept.
+"""
+
+from __future__ import annotations
+
+import marshal
+import threading
+from types import CodeType
+
+from .cache import cache_folder, code_fingerprint, digest, read_entry, write_entry
+
+__all__ = ["MAX_KEPT", "SLOT", "compiled", "keep_compiled"]
+
+SLOT = "code"
+#: The most code objects the entry keeps (the shipped rules make some 300; a busy server meets more plans).
+MAX_KEPT = 4096
+
+_Key = tuple[str, str]  # (file name, source)
+
+_kept: dict[_Key, bytes] | None = None  # read from the entry on first use
+_fresh: dict[_Key, bytes] = {}  # compiled here since the last keep_compiled
+_keeping = threading.Lock()
+
+
+def compiled(source: str, filename: str) -> CodeType:
+    """``compile(source, filename, "exec")`` (no ``__future__`` flags of the caller), read back from the cache when a
+    run kept it."""
+    key = (filename, source)
+    known = _known()
+    data = known.get(key)
+    if data is not None:
+        try:
+            code = marshal.loads(data)
+        except (EOFError, ValueError, TypeError):  # a damaged value: compiled again, and kept again
+            code = None
+        if type(code) is CodeType:
+            return code
+    code = compile(source, filename, "exec", dont_inherit=True)
+    if known is not _OFF:
+        _fresh[key] = marshal.dumps(code)
+    return code
+
+
+def keep_compiled() -> None:
+    """Add the code objects compiled in this process since the last call to the cache entry (best effort: a cache
+    that cannot be written keeps nothing, and nothing fails); the oldest go first beyond :data:`MAX_KEPT`."""
+    global _kept
+    if not _fresh:
+        return
+    with _keeping:
+        fresh = dict(_fresh)
+        merged = {**_valid(read_entry(SLOT, _entry_key())), **fresh}  # (what other processes kept meanwhile too)
+        if len(merged) > MAX_KEPT:  # (a dict keeps the order its keys came in)
+            merged = dict(list(merged.items())[-MAX_KEPT:])
+        write_entry(SLOT, _entry_key(), merged)
+        _kept = merged
+        for key in fresh:
+            _fresh.pop(key, None)
+
+
+#: What :func:`_known` gives when the cache is off: nothing is looked up, nothing is kept.
+_OFF: dict[_Key, bytes] = {}
+
+
+def _known() -> dict[_Key, bytes]:
+    """The code objects the cache entry holds, read once per process (:data:`_OFF` when the cache is off)."""
+    global _kept
+    if _kept is None:
+        _kept = _valid(read_entry(SLOT, _entry_key())) if cache_folder() is not None else _OFF
+    return _kept
+
+
+def _valid(stored: object) -> dict[_Key, bytes]:
+    """``stored`` when it is what :func:`keep_compiled` writes, else nothing."""
+    if not isinstance(stored, dict):
+        return {}
+    return {key: value for key, value in stored.items()
+            if isinstance(key, tuple) and len(key) == 2 and all(type(part) is str for part in key)
+            and type(value) is bytes}
+
+
+def _entry_key() -> bytes:
+    return digest("code objects", code_fingerprint())
