@@ -12,7 +12,6 @@ kept, so each is compiled once per process.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..core.catalogue import render_text
@@ -44,18 +43,26 @@ class PatternError(ValueError):
         self.position = position
 
 
-@dataclass
 class _Group:
-    repeats: bool = False  # holds a quantifier
-    branches: bool = False  # holds a |
-    start: int = 0
+    """A group of the pattern being checked (the whole pattern is the first)."""
+
+    __slots__ = ("branches", "repeats", "start")
+
+    def __init__(self, start: int = 0) -> None:
+        self.repeats = False  # holds a quantifier
+        self.branches = False  # holds a |
+        self.start = start
 
 
-@dataclass
 class _Scan:
-    groups: list[_Group] = field(default_factory=lambda: [_Group()])
-    atom: _Group | None = None  # the last atom: a group it closed, or an empty marker for a single character
-    splits: int = 1
+    """Where the check of a pattern stands: its open groups, its last atom, the ways it may split a text."""
+
+    __slots__ = ("atom", "groups", "splits")
+
+    def __init__(self) -> None:
+        self.groups = [_Group()]
+        self.atom: _Group | None = None  # the last atom: a group it closed, or an empty marker for a single character
+        self.splits = 1
 
 
 @lru_cache(maxsize=256)
