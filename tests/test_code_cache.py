@@ -94,7 +94,7 @@ def test_with_the_cache_off_nothing_is_read_or_kept(fresh_process, tmp_path):
     assert not (tmp_path / "cache").exists()
 
 
-def test_the_entry_keeps_the_newest_code_objects_up_to_its_bound(fresh_process):
+def test_the_entry_keeps_the_newest_code_objects_up_to_its_bounds(fresh_process):
     fresh_process.setattr(code_cache, "MAX_KEPT", 3)
     sources = [f"def twice(x):\n    return 2 * x + {n}\n" for n in range(5)]
     for source in sources[:2]:
@@ -105,6 +105,13 @@ def test_the_entry_keeps_the_newest_code_objects_up_to_its_bound(fresh_process):
     code_cache.keep_compiled()
     kept = read_entry(code_cache.SLOT, code_cache._entry_key())
     assert list(kept) == [("<test>", source) for source in sources[2:]]
+    fresh_process.setattr(code_cache, "MAX_KEPT", 10)
+    fresh_process.setattr(code_cache, "MAX_KEPT_BYTES", sum(len(value) + len(key[0]) + len(key[1])
+                                                           for key, value in kept.items()))  # (three of them)
+    code_cache._fresh[("<test>", sources[0])] = kept[("<test>", sources[2])]  # (any marshalled code: one more)
+    code_cache.keep_compiled()
+    assert list(read_entry(code_cache.SLOT, code_cache._entry_key())) == [("<test>", source)
+                                                                          for source in (*sources[3:], sources[0])]
 
 
 #: Runs a one-shot validation in-process; prints how many generated sources it compiled and its report.

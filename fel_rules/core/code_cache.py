@@ -19,11 +19,13 @@ from types import CodeType
 
 from .cache import cache_folder, code_fingerprint, digest, read_entry, write_entry
 
-__all__ = ["MAX_KEPT", "SLOT", "compiled", "keep_compiled"]
+__all__ = ["MAX_KEPT", "MAX_KEPT_BYTES", "SLOT", "compiled", "keep_compiled"]
 
 SLOT = "code"
-#: The most code objects the entry keeps (the shipped rules make some 300; a busy server meets more plans).
+#: The most code objects the entry keeps, and their most marshalled bytes (the shipped rules make some 300, about
+#: 0.5 MB, a plan's function 130 KB of it; a busy server meets more plans): every run reads the whole entry.
 MAX_KEPT = 4096
+MAX_KEPT_BYTES = 4 * 1024 * 1024
 
 _Key = tuple[str, str]  # (file name, source)
 
@@ -53,19 +55,30 @@ def compiled(source: str, filename: str) -> CodeType:
 
 def keep_compiled() -> None:
     """Add the code objects compiled in this process since the last call to the cache entry (best effort: a cache
-    that cannot be written keeps nothing, and nothing fails); the oldest go first beyond :data:`MAX_KEPT`."""
+    that cannot be written keeps nothing, and nothing fails); the oldest go first past the bounds (:func:`_newest`)."""
     global _kept
     if not _fresh:
         return
     with _keeping:
         fresh = dict(_fresh)
-        merged = {**_valid(read_entry(SLOT, _entry_key())), **fresh}  # (what other processes kept meanwhile too)
-        if len(merged) > MAX_KEPT:  # (a dict keeps the order its keys came in)
-            merged = dict(list(merged.items())[-MAX_KEPT:])
+        merged = _newest({**_valid(read_entry(SLOT, _entry_key())), **fresh})  # (and what others kept meanwhile)
         write_entry(SLOT, _entry_key(), merged)
         _kept = merged
         for key in fresh:
             _fresh.pop(key, None)
+
+
+def _newest(kept: dict[_Key, bytes]) -> dict[_Key, bytes]:
+    """``kept`` (oldest first: a dict keeps the order its keys came in) without its oldest values beyond
+    :data:`MAX_KEPT` values or :data:`MAX_KEPT_BYTES` bytes."""
+    newest: list[tuple[_Key, bytes]] = []
+    size = 0
+    for key, value in reversed(kept.items()):
+        size += len(value) + len(key[0]) + len(key[1])
+        if len(newest) == MAX_KEPT or size > MAX_KEPT_BYTES:
+            break
+        newest.append((key, value))
+    return dict(reversed(newest))
 
 
 #: What :func:`_known` gives when the cache is off: nothing is looked up, nothing is kept.
