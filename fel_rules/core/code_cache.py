@@ -5,15 +5,16 @@ plan's function) and compile them on a process's first documents: compiling them
 warm-up costs. :func:`compiled` compiles a source once per process and, once a run has kept it, not at all in the
 next ones: the code objects live in the private cache (:mod:`.cache`, slot ``code``), marshalled and keyed by their
 file name and source text, under the fingerprint of the code and interpreter that made them (an edited checkout, an
-upgraded library or another Python starts afresh). A source compiles to the same code object whatever namespace it
-later runs in, so a code object read back behaves exactly as one compiled now. :func:`keep_compiled` adds those
-compiled since it last ran to the entry (the engine calls it once a validation ends); with the cache off, nothing
-is read or kept.
+upgraded library, another Python or another ``-O`` level starts afresh). A source compiles to the same code object
+whatever namespace it later runs in (its names are looked up there when it runs), so a code object read back behaves
+exactly as one compiled now. :func:`keep_compiled` adds those compiled since it last ran to the entry (the engine
+calls it once a validation ends); with the cache off, nothing is read or kept.
 """
 
 from __future__ import annotations
 
 import marshal
+import sys
 import threading
 from types import CodeType
 
@@ -103,4 +104,6 @@ def _valid(stored: object) -> dict[_Key, bytes]:
 
 
 def _entry_key() -> bytes:
-    return digest("code objects", code_fingerprint())
+    """The entry's key: the code and interpreter that compiled it, and the optimisation level (``-O`` drops
+    ``assert`` statements from what it compiles)."""
+    return digest("code objects", code_fingerprint(), str(sys.flags.optimize))
