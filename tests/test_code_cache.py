@@ -61,7 +61,7 @@ def test_a_source_kept_by_one_run_is_read_back_by_the_next(fresh_process):
 
 def test_nothing_is_kept_until_keep_compiled_and_keeping_twice_writes_once(fresh_process, monkeypatch):
     code_cache.compiled(SOURCE, "<test>")
-    assert read_entry(code_cache.SLOT, code_cache._entry_key()) is None
+    assert read_entry(*code_cache.entry()) is None
     writes = []
     monkeypatch.setattr(code_cache, "write_entry", lambda *args: writes.append(args) or write_entry(*args))
     code_cache.keep_compiled()
@@ -69,9 +69,20 @@ def test_nothing_is_kept_until_keep_compiled_and_keeping_twice_writes_once(fresh
     assert len(writes) == 1 and set(writes[0][2]) == {("<test>", SOURCE)}
 
 
-def test_a_damaged_value_is_compiled_again_and_kept_again(fresh_process):
-    write_entry(code_cache.SLOT, code_cache._entry_key(), {("<test>", SOURCE): b"\x00not marshal data"})
-    assert _run(code_cache.compiled(SOURCE, "<test>")) == 42
+@pytest.mark.parametrize("failure", [None, EOFError, ValueError, TypeError, SystemError])
+def test_a_damaged_value_is_compiled_again_and_kept_again(fresh_process, failure):
+    """Whatever reading a damaged value back raises (marshal says SystemError for some), or when it reads back as
+    something else than code."""
+    write_entry(*code_cache.entry(), {("<test>", SOURCE): b"\x00not marshal data"})
+
+    def damaged(data):
+        if failure is None:
+            return "not code"
+        raise failure("bad marshal data")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(code_cache.marshal, "loads", damaged)
+        assert _run(code_cache.compiled(SOURCE, "<test>")) == 42
     code_cache.keep_compiled()
     _next_process(fresh_process)
     _refuse_compiling(fresh_process)
@@ -80,10 +91,10 @@ def test_a_damaged_value_is_compiled_again_and_kept_again(fresh_process):
 
 @pytest.mark.parametrize("stored", [["not", "a", "mapping"], {"a key": b"data"}, {("<test>", SOURCE): "text"}])
 def test_an_entry_of_another_shape_is_ignored(fresh_process, stored):
-    write_entry(code_cache.SLOT, code_cache._entry_key(), stored)
+    write_entry(*code_cache.entry(), stored)
     assert _run(code_cache.compiled(SOURCE, "<test>")) == 42
     code_cache.keep_compiled()
-    assert read_entry(code_cache.SLOT, code_cache._entry_key()).keys() == {("<test>", SOURCE)}
+    assert read_entry(*code_cache.entry()).keys() == {("<test>", SOURCE)}
 
 
 def test_with_the_cache_off_nothing_is_read_or_kept(fresh_process, tmp_path):
@@ -103,15 +114,40 @@ def test_the_entry_keeps_the_newest_code_objects_up_to_its_bounds(fresh_process)
     for source in sources[2:]:
         code_cache.compiled(source, "<test>")
     code_cache.keep_compiled()
-    kept = read_entry(code_cache.SLOT, code_cache._entry_key())
+    kept = read_entry(*code_cache.entry())
     assert list(kept) == [("<test>", source) for source in sources[2:]]
     fresh_process.setattr(code_cache, "MAX_KEPT", 10)
     fresh_process.setattr(code_cache, "MAX_KEPT_BYTES", sum(len(value) + len(key[0]) + len(key[1])
                                                            for key, value in kept.items()))  # (three of them)
     code_cache._fresh[("<test>", sources[0])] = kept[("<test>", sources[2])]  # (any marshalled code: one more)
     code_cache.keep_compiled()
-    assert list(read_entry(code_cache.SLOT, code_cache._entry_key())) == [("<test>", source)
+    assert list(read_entry(*code_cache.entry())) == [("<test>", source)
                                                                           for source in (*sources[3:], sources[0])]
+
+
+def test_a_value_too_big_for_the_entry_leaves_the_others_in_it(fresh_process):
+    small = [f"def twice(x):\n    return 2 * x + {n}\n" for n in range(3)]
+    for source in small:
+        code_cache.compiled(source, "<test>")
+    code_cache.keep_compiled()
+    kept = read_entry(*code_cache.entry())
+    fresh_process.setattr(code_cache, "MAX_KEPT_BYTES", sum(len(v) + len(k[0]) + len(k[1]) for k, v in kept.items()))
+    big = "def twice(x):\n    return 2 * x  # " + "x" * 10_000 + "\n"
+    code_cache.compiled(big, "<test>")  # (the newest, bigger than the whole bound)
+    code_cache.keep_compiled()
+    assert list(read_entry(*code_cache.entry())) == [("<test>", source) for source in small]
+
+
+def test_the_entry_is_the_interpreters_and_the_versions(monkeypatch):
+    """One entry for every checkout and process of a version on one Python (a code object depends on its source
+    alone); another version, Python or ``-O`` level has an entry of its own."""
+    slot, key = code_cache.entry()
+    assert slot.startswith("code-") and code_cache.entry() == (slot, key)
+    monkeypatch.setattr(code_cache, "__version__", "99.0")
+    assert code_cache.entry.__wrapped__()[0] != slot
+    monkeypatch.undo()
+    monkeypatch.setattr(code_cache.sys, "version", "3.99")
+    assert code_cache.entry.__wrapped__()[0] != slot
 
 
 #: Runs a one-shot validation in-process; prints how many generated sources it compiled and its report.

@@ -3,12 +3,11 @@
 The checks write small functions for the rules (the predicates of the XPath subset, each check's quick function, a
 plan's function) and compile them on a process's first documents: compiling them is more than half of what a
 warm-up costs. :func:`compiled` compiles a source once per process and, once a run has kept it, not at all in the
-next ones: the code objects live in the private cache (:mod:`.cache`, slot ``code``), marshalled and keyed by their
-file name and source text, under the fingerprint of the code and interpreter that made them (an edited checkout, an
-upgraded library, another Python or another ``-O`` level starts afresh). A source compiles to the same code object
-whatever namespace it later runs in (its names are looked up there when it runs), so a code object read back behaves
-exactly as one compiled now. :func:`keep_compiled` adds those compiled since it last ran to the entry (the engine
-calls it once a validation ends); with the cache off, nothing is read or kept.
+next ones: the code objects live in the private cache (:mod:`.cache`, see :func:`entry`), marshalled and keyed by
+their file name and source text. A source compiles to the same code object whatever namespace it later runs in (its
+names are looked up there when it runs), so a code object read back behaves exactly as one compiled now.
+:func:`keep_compiled` adds those compiled since it last ran to the entry (the engine calls it once a validation
+ends); with the cache off, nothing is read or kept.
 """
 
 from __future__ import annotations
@@ -16,15 +15,16 @@ from __future__ import annotations
 import marshal
 import sys
 import threading
+from functools import cache
 from types import CodeType
 
-from .cache import cache_folder, code_fingerprint, digest, read_entry, write_entry
+from .cache import cache_folder, digest, read_entry, write_entry
+from .version import __version__
 
-__all__ = ["MAX_KEPT", "MAX_KEPT_BYTES", "SLOT", "compiled", "keep_compiled"]
+__all__ = ["MAX_KEPT", "MAX_KEPT_BYTES", "compiled", "entry", "keep_compiled"]
 
-SLOT = "code"
-#: The most code objects the entry keeps, and their most marshalled bytes (the shipped rules make some 300, about
-#: 0.5 MB, a plan's function 130 KB of it; a busy server meets more plans): every run reads the whole entry.
+#: The most code objects the entry keeps, and their most bytes, marshalled code and source (a document type's checks
+#: make some 130 objects, a plan's function some 330 KB of it; a busy server meets more): every run reads it whole.
 MAX_KEPT = 4096
 MAX_KEPT_BYTES = 4 * 1024 * 1024
 
@@ -44,7 +44,7 @@ def compiled(source: str, filename: str) -> CodeType:
     if data is not None:
         try:
             code = marshal.loads(data)
-        except (EOFError, ValueError, TypeError):  # a damaged value: compiled again, and kept again
+        except Exception:  # noqa: BLE001 - a damaged value (marshal raises SystemError too): compiled again, kept again
             code = None
         if type(code) is CodeType:
             return code
@@ -62,23 +62,26 @@ def keep_compiled() -> None:
         return
     with _keeping:
         fresh = dict(_fresh)
-        merged = _newest({**_valid(read_entry(SLOT, _entry_key())), **fresh})  # (and what others kept meanwhile)
-        write_entry(SLOT, _entry_key(), merged)
+        slot, entry_key = entry()
+        merged = _newest({**_valid(read_entry(slot, entry_key)), **fresh})  # (and what other processes kept meanwhile)
+        write_entry(slot, entry_key, merged)
         _kept = merged
         for key in fresh:
             _fresh.pop(key, None)
 
 
 def _newest(kept: dict[_Key, bytes]) -> dict[_Key, bytes]:
-    """``kept`` (oldest first: a dict keeps the order its keys came in) without its oldest values beyond
-    :data:`MAX_KEPT` values or :data:`MAX_KEPT_BYTES` bytes."""
+    """``kept`` (oldest first: a dict keeps the order its keys came in), the newest first, as many as fit in
+    :data:`MAX_KEPT` values and :data:`MAX_KEPT_BYTES` bytes (source and file name counted)."""
     newest: list[tuple[_Key, bytes]] = []
     size = 0
     for key, value in reversed(kept.items()):
-        size += len(value) + len(key[0]) + len(key[1])
-        if len(newest) == MAX_KEPT or size > MAX_KEPT_BYTES:
+        if len(newest) == MAX_KEPT:
             break
-        newest.append((key, value))
+        more = len(value) + len(key[0]) + len(key[1])
+        if size + more <= MAX_KEPT_BYTES:  # (one too big for what is left: the older, smaller ones may still fit)
+            newest.append((key, value))
+            size += more
     return dict(reversed(newest))
 
 
@@ -90,7 +93,7 @@ def _known() -> dict[_Key, bytes]:
     """The code objects the cache entry holds, read once per process (:data:`_OFF` when the cache is off)."""
     global _kept
     if _kept is None:
-        _kept = _valid(read_entry(SLOT, _entry_key())) if cache_folder() is not None else _OFF
+        _kept = _valid(read_entry(*entry())) if cache_folder() is not None else _OFF
     return _kept
 
 
@@ -103,7 +106,11 @@ def _valid(stored: object) -> dict[_Key, bytes]:
             and type(value) is bytes}
 
 
-def _entry_key() -> bytes:
-    """The entry's key: the code and interpreter that compiled it, and the optimisation level (``-O`` drops
-    ``assert`` statements from what it compiles)."""
-    return digest("code objects", code_fingerprint(), str(sys.flags.optimize))
+@cache
+def entry() -> tuple[str, bytes]:
+    """The cache slot and key of the code objects: the interpreter that compiles them, its ``-O`` level (which drops
+    ``assert`` statements) and fel-rules' version (an upgrade starts a new entry; the cache drops the old one in
+    time). Every checkout and process of one version on one Python shares it: a code object depends on its source
+    alone, never on the code that wrote the source."""
+    key = digest("code objects", sys.version, sys.implementation.cache_tag or "", str(sys.flags.optimize), __version__)
+    return f"code-{key[:12].hex()}", key
