@@ -191,3 +191,13 @@ def test_lookup_reads_a_table_by_code():
     assert str(table) == "FPEQ: 3, 10: FACT, FCAM"
     with pytest.raises(TypeError, match="tabla"):
         value("lookup(x, x)", x="FPEQ")
+
+
+def test_month_end_knows_every_month_of_the_gregorian_calendar():
+    import calendar
+
+    from fel_rules.expressions.language import _days_in_month
+
+    for year in (*range(1, 30), *range(1580, 2500), *range(9970, 10000)):
+        for month in range(1, 13):
+            assert _days_in_month(year, month) == calendar.monthrange(year, month)[1], (year, month)

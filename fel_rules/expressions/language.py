@@ -11,7 +11,6 @@ fixed set of node types and functions is accepted; attribute access, subscripts,
 from __future__ import annotations
 
 import ast
-import calendar
 import re
 import threading
 import warnings
@@ -160,7 +159,16 @@ def _month_end(day: object, months: object = 0) -> date | None:
         return None
     index = first.year * 12 + first.month - 1 + int(months)  # type: ignore[call-overload]
     year, month = divmod(index, 12)
-    return date(year, month + 1, calendar.monthrange(year, month + 1)[1])
+    return date(year, month + 1, _days_in_month(year, month + 1))
+
+
+_MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def _days_in_month(year: int, month: int) -> int:
+    """The days of ``month`` (1–12) of ``year`` in the Gregorian calendar (``calendar.monthrange``'s second value)."""
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    return 29 if month == 2 and leap else _MONTH_DAYS[month - 1]
 
 
 def _listed(value: object, items: object) -> bool:
