@@ -25,8 +25,7 @@ def fresh_process(tmp_path, monkeypatch):
     """The module as a new process finds it, with a cache folder of its own."""
     monkeypatch.setenv("FEL_RULES_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("FEL_RULES_NO_CACHE", raising=False)
-    monkeypatch.setattr(code_cache, "_kept", None)
-    monkeypatch.setattr(code_cache, "_fresh", {})
+    _next_process(monkeypatch)
     return monkeypatch
 
 
@@ -37,6 +36,7 @@ def _run(code) -> int:
 
 
 def _next_process(monkeypatch) -> None:
+    """The module's state as a new process starts with it (nothing read yet, nothing compiled)."""
     monkeypatch.setattr(code_cache, "_kept", None)
     monkeypatch.setattr(code_cache, "_fresh", {})
 
