@@ -23,11 +23,11 @@ from lxml import etree
 
 from .checks import CheckError, CheckInput, CheckKind, Unreadable, quiet_plan
 from .core.catalogue import MESSAGES
-from .core.code_cache import keep_compiled
 from .core.config import Config
 from .core.errors import InputError
 from .core.foreign import evaluation
 from .core.inputs import InputTooLarge, describe_read_error, read_input, readable_name
+from .core.learnt import keep_learnt
 from .core.money import MONEY_CONTEXT
 from .core.namespaces import DTE, prefixed
 from .core.record import build
@@ -149,8 +149,8 @@ class Outcome(NamedTuple):
 
 class Validator:
     """Validates FEL documents with one configuration, rule catalogue and schema set. The functions its rules compile
-    on their first documents are kept in the private cache once a validation ends
-    (:func:`~fel_rules.core.code_cache.keep_compiled`): the next process reads them back instead."""
+    on their first documents, and the certificates its signatures embed, are kept in the private cache once a
+    validation ends (:func:`~fel_rules.core.learnt.keep_learnt`): the next process reads them back instead."""
 
     def __init__(self, config: Config | None = None, *, catalog: RuleCatalog | None = None) -> None:
         self.config = config or Config()
@@ -166,15 +166,18 @@ class Validator:
         self._rulesets = [RulesetRef(id=r.id, version=r.version) for r in self.catalog.document_rulesets]
         self._said = SaidIssues()  # issues of plain findings, made once for every document that yields them
 
-    def warm_up(self, *, until: Callable[[], bool] = lambda: False, plan_function: bool = True) -> bool:
+    def warm_up(self, *, until: Callable[[], bool] = lambda: False, plan_function: bool = True,
+                certificates: bool = False) -> bool:
         """Validate a signed, certified invoice shipped with the rules (:data:`WARM_UP_SAMPLE`) twice, throwing its
         reports away: what a validator makes on its first documents (the schema set compiled, the signature
         verifier and the cryptography library loaded, the rules' functions made, some 60 ms of CPU) and, with
         ``plan_function``, the function of the rules' plan for an invoice (some 25–40 ms more, which a validator
         otherwise makes only once a plan has validated enough documents to pay for it) is then ready for the next
         documents. For a process that validates later and has time now (a server between ``initialize`` and its
-        first call, a batch before it forks its workers). ``until()`` is asked before each validation: true stops
-        the warm-up there (real work has come). False when it stopped, or the sample could not be validated (the
+        first call, a batch before it forks its workers). With ``certificates``, last, the X.509 parser a certificate
+        no earlier run has read needs (some 30–50 ms more: the sample's certificates are usually rebuilt from the
+        cache, see :mod:`fel_rules.xmldsig.certificates`). ``until()`` is asked before each step: true stops the
+        warm-up there (real work has come). False when it stopped, or the sample could not be validated (the
         documents meet the same problem and report it)."""
         try:
             data = WARM_UP_SAMPLE.read_bytes()
@@ -184,6 +187,12 @@ class Validator:
                 if not self._inspect(data, WARM_UP_SAMPLE.name, lines=False,
                                      plan_function=plan_function).report.complete:
                     return False
+            if certificates:
+                if until():
+                    return False
+                from .xmldsig.certificates import load_parser
+
+                load_parser()
         except Exception:  # noqa: BLE001 - a warm-up never fails its caller
             return False
         return True
@@ -296,7 +305,7 @@ class Validator:
     def _group(self, works: list[_Work], guard: Callable[[float], AbstractContextManager[object]] | None,
                ) -> list[Outcome | None]:
         self._run_stages(works, _GROUP_PIPELINE if len(works) > 1 else _PIPELINE, guard)
-        keep_compiled()
+        keep_learnt()
         return [work.outcome for work in works]
 
     def _inspect(self, data: bytes, path: str | None, *, lines: bool | None, plan_function: bool = False) -> Outcome:
@@ -305,7 +314,7 @@ class Validator:
         work = _Work(data, path, lines, plan_function)
         work.started = time.perf_counter()  # alone: the document's clock runs straight through its stages
         outcome = self._through(work)
-        keep_compiled()
+        keep_learnt()
         return outcome
 
     def _through(self, work: _Work) -> Outcome:

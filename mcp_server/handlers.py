@@ -57,9 +57,9 @@ def warm_up() -> None:
 
 def warm_up_validation(until: Callable[[], bool]) -> bool:
     """Let the default validator validate a shipped sample (:meth:`~fel_rules.engine.Validator.warm_up`), unless
-    ``until()`` says a call has come: the next calls find the signature verifier and the rules' compiled functions
-    made too. True when it was done."""
-    return _validator("es", None).warm_up(until=until)
+    ``until()`` says a call has come: the next calls find the signature verifier, the rules' compiled functions and
+    the certificate parser made too. True when it was done."""
+    return _validator("es", None).warm_up(until=until, certificates=True)
 
 
 def _profile(profile: str | None, ctx: ToolContext) -> str | None:

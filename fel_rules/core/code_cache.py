@@ -7,7 +7,7 @@ next ones: the code objects live in the private cache (:mod:`.cache`, see :func:
 their file name and source text. A source compiles to the same code object whatever namespace it later runs in (its
 names are looked up there when it runs), so a code object read back behaves exactly as one compiled now.
 :func:`keep_compiled` adds those compiled since it last ran to the entry (the engine calls it once a validation
-ends); with the cache off, nothing is read or kept.
+ends, see :mod:`.learnt`); with the cache off, nothing is read or kept.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from functools import cache
 from types import CodeType
 
 from .cache import cache_folder, digest, read_entry, write_entry
+from .learnt import keeper
 from .version import __version__
 
 __all__ = ["MAX_KEPT", "MAX_KEPT_BYTES", "compiled", "entry", "keep_compiled"]
@@ -54,6 +55,7 @@ def compiled(source: str, filename: str) -> CodeType:
     return code
 
 
+@keeper
 def keep_compiled() -> None:
     """Add the code objects compiled in this process since the last call to the cache entry (best effort: a cache
     that cannot be written keeps nothing, and nothing fails); the oldest go first past the bounds (:func:`_newest`)."""
