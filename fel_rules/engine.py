@@ -177,8 +177,8 @@ class Validator:
         first call, a batch before it forks its workers). With ``certificates``, last, the X.509 parser a certificate
         no earlier run has read needs (some 30–50 ms more: the sample's certificates are usually rebuilt from the
         cache, see :mod:`fel_rules.xmldsig.certificates`). ``until()`` is asked before each step: true stops the
-        warm-up there (real work has come). False when it stopped, or the sample could not be validated (the
-        documents meet the same problem and report it)."""
+        warm-up there (real work has come). False when it stopped before the validations were done, or the sample
+        could not be validated (the documents meet the same problem and report it)."""
         try:
             data = WARM_UP_SAMPLE.read_bytes()
             for _ in range(2):
@@ -187,9 +187,7 @@ class Validator:
                 if not self._inspect(data, WARM_UP_SAMPLE.name, lines=False,
                                      plan_function=plan_function).report.complete:
                     return False
-            if certificates:
-                if until():
-                    return False
+            if certificates and not until():  # (the validation is ready either way)
                 from .xmldsig.certificates import load_parser
 
                 load_parser()

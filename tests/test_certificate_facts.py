@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -112,6 +113,47 @@ def test_every_verdict_is_the_same_with_certificates_rebuilt_from_kept_facts(fre
     assert parsed == []  # every certificate rebuilt from its facts
 
 
+def test_a_certificate_whose_key_cannot_be_loaded_is_unreadable_and_never_kept(fresh_process):
+    """An RSA certificate whose public exponent is even (cryptography refuses the key, not the DER): the signature
+    check says the certificate is unreadable, it is no engine failure, and nothing is kept of it."""
+    document = SIGNED.read_bytes()
+    root = etree.fromstring(document)
+    for element in root.iter(f"{{{DS}}}X509Certificate"):
+        der = base64.b64decode("".join(element.text.split()))
+        assert der.count(b"\x02\x03\x01\x00\x01") == 1  # (the exponent 65537)
+        element.text = base64.b64encode(der.replace(b"\x02\x03\x01\x00\x01", b"\x02\x03\x01\x00\x02")).decode()
+    report = Validator().validate_bytes(etree.tostring(root))
+    keep_learnt()
+    found = {(issue.rule_id, issue.location.field) for issue in report.issues}
+    assert not any(rule.startswith("FEL-ENG") for rule, _ in found), found
+    assert ("FEL-FIR-01", "X509Certificate") in found and ("FEL-FIR-02", "X509Certificate") in found
+    assert read_entry(*certificates.entry()) is None
+
+
+def test_facts_another_process_kept_meanwhile_are_kept_too(fresh_process):
+    texts = _texts(SIGNED.read_bytes())
+    certificates.read_certificate(texts[0])  # learnt here…
+    key = rsa.generate_private_key(public_exponent=65537, key_size=1024)
+    other = make_certificate(key, utc("2026-01-01T00:00:00"), utc("2026-12-31T23:59:59")).public_bytes(_der())
+    write_entry(*certificates.entry(), {hashlib.sha256(other).digest(): (2**2047 + 1, 65537, utc(
+        "2026-01-01T00:00:00"), utc("2026-12-31T23:59:59"))})  # …while another process kept another certificate
+    certificates.keep_certificates()
+    first = base64.b64decode("".join(texts[0].split()))
+    assert list(read_entry(*certificates.entry())) == [hashlib.sha256(other).digest(), hashlib.sha256(first).digest()]
+
+
+def test_the_kept_facts_belong_to_one_version_of_cryptography(fresh_process):
+    entry = certificates.entry()
+    fresh_process.setattr(certificates, "cryptography_version", "0.0.0")
+    certificates.entry.cache_clear()
+    try:
+        assert certificates.entry()[0] != entry[0] and certificates.entry()[1] != entry[1]
+    finally:
+        fresh_process.undo()
+        certificates.entry.cache_clear()
+    assert certificates.entry() == entry
+
+
 def _without_signatures(document: bytes) -> bytes:
     root = etree.fromstring(document)
     for signature in root.findall(f"{{{DS}}}Signature"):
@@ -124,6 +166,7 @@ def _without_signatures(document: bytes) -> bytes:
     (3, 65537, utc("2026-01-01T00:00:00"), utc("2026-12-31T23:59:59")),  # a modulus no RSA key has
     (2**2047 + 1, 65537, "2026-01-01", "2026-12-31"),  # dates of another type
     (2**2047 + 1, 65537, utc("2026-01-01T00:00:00").replace(tzinfo=None), utc("2026-12-31T23:59:59")),  # naive
+    (2**2047 + 1, 65537, utc("2026-01-01T00:00:00"), datetime.fromisoformat("2026-12-31T23:59:59+01:00")),  # not UTC
 ])
 def test_kept_facts_of_another_shape_or_that_make_no_key_mean_parsing_again(fresh_process, facts):
     text = _texts(SIGNED.read_bytes())[0]

@@ -8,15 +8,16 @@ Reading a certificate takes cryptography's X.509 parser, whose import is most of
 one-shot validation's start-up. So the facts verification uses of an RSA certificate that parser read (modulus,
 exponent, validity window) are also kept in the private cache (:mod:`fel_rules.core.cache`), keyed by the SHA-256 of
 its DER and by cryptography's version (:func:`entry`): a later run that meets the same certificate rebuilds its key
-from them (:class:`~cryptography.hazmat.primitives.asymmetric.rsa.RSAPublicNumbers`, checked by OpenSSL) without
-loading the parser. A certificate the parser could not read, or with another kind of key, is read again each run.
+from them (:class:`~cryptography.hazmat.primitives.asymmetric.rsa.RSAPublicNumbers`, whose numbers cryptography
+checks as its parser does) without loading the parser. A certificate the parser could not read, or with another kind
+of key, is read again each run.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
@@ -93,7 +94,8 @@ class Certificate:
 
 def read_certificate(text: str | None) -> Certificate | None:
     """The certificate whose DER is base64 ``text`` (a ``ds:X509Certificate``'s text); ``None`` when absent or
-    unreadable. Read once per distinct text (up to :data:`CACHED_CERTIFICATES` of them)."""
+    unreadable, its public key and validity window included (an RSA exponent that is even, say). Read once per
+    distinct text (up to :data:`CACHED_CERTIFICATES` of them)."""
     if text is None:
         return None
     if len(text) > MAX_CACHED_TEXT:
@@ -117,6 +119,8 @@ def _read(text: str) -> Certificate | None:
 
         try:
             certificate = Certificate(der, x509.load_der_x509_certificate(der))
+            certificate.public_key()  # (verification asks for both: a key or a validity window that cannot be
+            certificate.validity()  # loaded makes the certificate unreadable)
         except (ValueError, UnsupportedAlgorithm):
             return None
         _learn(certificate, sha256)
@@ -135,6 +139,7 @@ def load_parser() -> None:
 _kept: dict[bytes, _Facts] | None = None  # read from the entry on first use
 _fresh: dict[bytes, _Facts] = {}  # learnt here since the last keep_certificates
 _keeping = threading.Lock()
+_UTC_OFFSET = timedelta(0)  # (the validity window is kept in UTC, as cryptography gives it)
 
 
 def _rebuilt(der: bytes, sha256: bytes) -> Certificate | None:
@@ -154,14 +159,10 @@ def _learn(certificate: Certificate, sha256: bytes) -> None:
     """Note the facts of a certificate the parser just read, for :func:`keep_certificates` (RSA keys only)."""
     if cache_folder() is None:
         return
-    try:
-        key = certificate.public_key()
-        validity = certificate.validity()
-    except Exception:  # noqa: BLE001 - a key cryptography cannot load: verification meets it and says so
-        return
+    key = certificate.public_key()  # (both loaded by _read)
     if isinstance(key, rsa.RSAPublicKey):
         numbers = key.public_numbers()
-        _fresh[sha256] = (numbers.n, numbers.e, *validity)
+        _fresh[sha256] = (numbers.n, numbers.e, *certificate.validity())
 
 
 @keeper
@@ -198,7 +199,7 @@ def _valid(stored: object) -> dict[bytes, _Facts]:
     return {sha256: facts for sha256, facts in stored.items()
             if type(sha256) is bytes and len(sha256) == 32 and type(facts) is tuple and len(facts) == 4
             and type(facts[0]) is int and type(facts[1]) is int
-            and all(type(moment) is datetime and moment.tzinfo is not None for moment in facts[2:])}
+            and all(type(moment) is datetime and moment.utcoffset() == _UTC_OFFSET for moment in facts[2:])}
 
 
 @cache
