@@ -8,10 +8,13 @@ import re
 __all__ = ["CONTROL_CLASS", "escape_controls"]
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_CONTROLS = [*range(0x00, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+#: The characters :func:`escape_controls` escapes, as ranges of code points (first, last).
+_RANGES = ((0x00, 0x1F), (0x7F, 0x9F), (0x2028, 0x2029), (0x202A, 0x202E), (0x2066, 0x2069))
+_CONTROLS = [code for first, last in _RANGES for code in range(first, last + 1)]
 _TABLE = {code: _NAMED.get(chr(code), f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}") for code in _CONTROLS}
-#: The characters :func:`escape_controls` escapes, as the inside of a regular expression's character class.
-CONTROL_CLASS = "".join(re.escape(chr(code)) for code in _CONTROLS)
+#: The same, as the inside of a regular expression's character class (ranges: a class compiles faster from them).
+CONTROL_CLASS = "".join(f"\\x{first:02x}-\\x{last:02x}" if last < 0x100 else f"\\u{first:04x}-\\u{last:04x}"
+                        for first, last in _RANGES)
 _ANY = re.compile(f"[{CONTROL_CLASS}]")
 
 
