@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.hazmat.primitives.serialization import Encoding
 from lxml import etree
 
 from fel_rules import Validator
@@ -134,7 +135,7 @@ def test_facts_another_process_kept_meanwhile_are_kept_too(fresh_process):
     texts = _texts(SIGNED.read_bytes())
     certificates.read_certificate(texts[0])  # learnt here…
     key = rsa.generate_private_key(public_exponent=65537, key_size=1024)
-    other = make_certificate(key, utc("2026-01-01T00:00:00"), utc("2026-12-31T23:59:59")).public_bytes(_der())
+    other = make_certificate(key, utc("2026-01-01T00:00:00"), utc("2026-12-31T23:59:59")).public_bytes(Encoding.DER)
     write_entry(*certificates.entry(), {hashlib.sha256(other).digest(): (2**2047 + 1, 65537, utc(
         "2026-01-01T00:00:00"), utc("2026-12-31T23:59:59"))})  # …while another process kept another certificate
     certificates.keep_certificates()
@@ -191,7 +192,7 @@ def test_the_facts_of_one_certificate_are_never_those_of_another(fresh_process):
     later = make_certificate(key, utc("2027-01-01T00:00:00"), utc("2027-12-31T23:59:59"))
     other_key = rsa.generate_private_key(public_exponent=3, key_size=2048)
     other = make_certificate(other_key, utc("2026-01-01T00:00:00"), utc("2026-12-31T23:59:59"))
-    texts = [base64.b64encode(certificate.public_bytes(_der())).decode() for certificate in (first, later, other)]
+    texts = [base64.b64encode(certificate.public_bytes(Encoding.DER)).decode() for certificate in (first, later, other)]
     certificates.read_certificate(texts[0])
     certificates.keep_certificates()
     _next_process(fresh_process)
@@ -203,16 +204,10 @@ def test_the_facts_of_one_certificate_are_never_those_of_another(fresh_process):
     assert read[0].public_key().public_numbers() == key.public_key().public_numbers()
 
 
-def _der():
-    from cryptography.hazmat.primitives.serialization import Encoding
-
-    return Encoding.DER
-
-
 def test_a_certificate_of_another_kind_of_key_is_not_kept(fresh_process):
     key = ec.generate_private_key(ec.SECP256R1())
     text = base64.b64encode(make_certificate(key, utc("2026-01-01T00:00:00"), utc("2026-12-31T23:59:59"))
-                            .public_bytes(_der())).decode()
+                            .public_bytes(Encoding.DER)).decode()
     assert isinstance(certificates.read_certificate(text).public_key(), ec.EllipticCurvePublicKey)
     certificates.keep_certificates()
     assert read_entry(*certificates.entry()) is None
@@ -221,7 +216,7 @@ def test_a_certificate_of_another_kind_of_key_is_not_kept(fresh_process):
 def test_the_kept_facts_are_bounded_the_most_recent_kept(fresh_process):
     fresh_process.setattr(certificates, "KEPT_CERTIFICATES", 2)
     keys = [rsa.generate_private_key(public_exponent=65537, key_size=1024) for _ in range(3)]
-    ders = [make_certificate(key, utc("2026-01-01T00:00:00"), utc("2026-12-31T23:59:59")).public_bytes(_der())
+    ders = [make_certificate(key, utc("2026-01-01T00:00:00"), utc("2026-12-31T23:59:59")).public_bytes(Encoding.DER)
             for key in keys]
     for der in ders:
         certificates.read_certificate(base64.b64encode(der).decode())
