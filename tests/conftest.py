@@ -3,6 +3,7 @@ encodings."""
 
 from __future__ import annotations
 
+import os
 import re
 from functools import cache
 from pathlib import Path
@@ -31,6 +32,22 @@ def rule_case_files() -> tuple[tuple[Path, CaseFile], ...]:
 requires_shared = pytest.mark.skipif(
     not FEL_REFERENCE.is_dir(), reason="../shared/fel-reference (SAT reference data) is not present"
 )
+
+
+def own_cache_env(folder: Path) -> dict[str, str]:
+    """The environment of a child process whose private cache is on, in ``folder`` (empty at first)."""
+    env = {**os.environ, "FEL_RULES_CACHE_DIR": str(folder)}
+    env.pop("FEL_RULES_NO_CACHE", None)
+    return env
+
+
+@pytest.fixture
+def own_cache(tmp_path, monkeypatch) -> Path:
+    """This process's private cache on, in a folder of this test's own (the run's shared one is left alone)."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("FEL_RULES_CACHE_DIR", str(folder))
+    monkeypatch.delenv("FEL_RULES_NO_CACHE", raising=False)
+    return folder
 
 
 @pytest.fixture(scope="session")

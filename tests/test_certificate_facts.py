@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import subprocess
 import sys
 from datetime import datetime
@@ -27,15 +26,15 @@ from fel_rules.core.namespaces import DS
 from fel_rules.testing.signing import Signer, make_certificate, sign_certified, utc
 from fel_rules.xmldsig import certificates
 
+from .conftest import own_cache_env
+
 ROOT = Path(__file__).resolve().parent.parent
 SIGNED = ROOT / "examples" / "factura-certificada.xml"
 
 
 @pytest.fixture
-def fresh_process(tmp_path, monkeypatch):
+def fresh_process(own_cache, monkeypatch):
     """The module as a new process finds it, with a cache folder of its own."""
-    monkeypatch.setenv("FEL_RULES_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("FEL_RULES_NO_CACHE", raising=False)
     _next_process(monkeypatch)
     yield monkeypatch
     certificates._read_cached.cache_clear()  # (nothing read here stays for the other tests)
@@ -244,8 +243,7 @@ def test_a_later_one_shot_validation_of_a_signed_document_does_not_load_the_x509
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             f"    code = main(['validate', {str(SIGNED)!r}])\n"
             "print(json.dumps([code, 'cryptography.x509' in sys.modules]))\n")
-    env = {**os.environ, "FEL_RULES_CACHE_DIR": str(tmp_path / "cache")}
-    env.pop("FEL_RULES_NO_CACHE", None)
+    env = own_cache_env(tmp_path / "cache")
     runs = [subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
                            check=True) for _ in range(2)]
     assert [json.loads(run.stdout.splitlines()[-1]) for run in runs] == [[0, True], [0, False]]
@@ -258,8 +256,7 @@ def test_a_warm_up_loads_the_x509_parser_only_when_asked_to(tmp_path):
             "from fel_rules import Validator\n"
             "done = Validator().warm_up(certificates=sys.argv[1] == '1')\n"
             "print(json.dumps([done, 'cryptography.x509' in sys.modules]))\n")
-    env = {**os.environ, "FEL_RULES_CACHE_DIR": str(tmp_path / "cache")}
-    env.pop("FEL_RULES_NO_CACHE", None)
+    env = own_cache_env(tmp_path / "cache")
     found = [json.loads(subprocess.run([sys.executable, "-c", code, flag], cwd=ROOT, env=env, capture_output=True,
                                        text=True, check=True).stdout.splitlines()[-1]) for flag in "0011"]
     assert found == [[True, True], [True, False], [True, True], [True, True]]  # (the first run reads the sample's)

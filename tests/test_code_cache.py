@@ -5,7 +5,6 @@ compiling again."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,16 +14,16 @@ import pytest
 from fel_rules.core import code_cache
 from fel_rules.core.cache import read_entry, write_entry
 
+from .conftest import own_cache_env
+
 ROOT = Path(__file__).resolve().parent.parent
 SIGNED = ROOT / "examples" / "factura-certificada.xml"
 SOURCE = "def twice(x):\n    return 2 * x\n"
 
 
 @pytest.fixture
-def fresh_process(tmp_path, monkeypatch):
+def fresh_process(own_cache, monkeypatch):
     """The module as a new process finds it, with a cache folder of its own."""
-    monkeypatch.setenv("FEL_RULES_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("FEL_RULES_NO_CACHE", raising=False)
     _next_process(monkeypatch)
     return monkeypatch
 
@@ -177,8 +176,7 @@ def _one_shot(env: dict) -> dict:
 
 
 def test_a_second_one_shot_validation_compiles_no_generated_source_and_reports_the_same(tmp_path):
-    env = {**os.environ, "FEL_RULES_CACHE_DIR": str(tmp_path / "cache")}
-    env.pop("FEL_RULES_NO_CACHE", None)
+    env = own_cache_env(tmp_path / "cache")
     first, second = _one_shot(env), _one_shot(env)
     uncached = _one_shot({**env, "FEL_RULES_NO_CACHE": "1"})
     assert first["compiled"] > 20 and second["compiled"] == 0 and uncached["compiled"] == first["compiled"]
