@@ -17,7 +17,7 @@ from pathlib import Path
 from reportlab.lib.pagesizes import LETTER
 from reportlab.pdfgen.canvas import Canvas
 
-from benchmarks.timing import median_cpu_ms, median_ms
+from benchmarks.timing import interleaved_cpu_ms, interleaved_ms
 from fel_rules import Validator
 from fel_rules.outputs.render import RenderSettings, build_view, render_bytes
 from fel_rules.outputs.render.api import load_logo
@@ -82,8 +82,9 @@ def _layout_row(label: str, data: bytes, validator: Validator, logo: bytes | Non
 
     pages = layout().count(b"/Type /Page\n")
     _empty_page(logo_file)
-    measured = median_cpu_ms(layout, repeat)
-    reference = median_cpu_ms(lambda: _empty_page(logo_file), repeat)
+    times = interleaved_cpu_ms({"layout": layout, "empty page": lambda: _empty_page(logo_file)}, repeat,
+                               block=5)
+    measured, reference = times["layout"], times["empty page"]
     return (f"{label:>22} {pages:>5} {measured:>7.2f}ms {1000 / measured:>7.0f} {reference:>13.2f}ms "
             f"{1000 / reference:>6.0f} {measured / reference:>6.1f}")
 
@@ -92,8 +93,9 @@ def _row(label: str, data: bytes, validator: Validator, settings: RenderSettings
     """One line of the table: rendering ``data`` against validating it alone, side by side."""
     result = render_bytes(data, settings=settings, validator=validator)  # warm-up (logo, schema)
     pages = result.pdf.count(b"/Type /Page\n")
-    render = median_ms(lambda: render_bytes(data, settings=settings, validator=validator), repeat)
-    reference = median_ms(lambda: validator.validate_bytes(data), repeat)
+    times = interleaved_ms({"render": lambda: render_bytes(data, settings=settings, validator=validator),
+                            "validate": lambda: validator.validate_bytes(data)}, repeat, block=5)
+    render, reference = times["render"], times["validate"]
     return (f"{label:>22} {pages:>5} {render:>7.2f}ms {1000 / render:>7.0f} {reference:>11.2f}ms "
             f"{render / reference:>6.1f}")
 

@@ -9,8 +9,9 @@ schema set must spend. A second table times the rules stage with each expression
 simpleeval's interpreter, the reference) on the same documents. A third, many documents: :data:`GROUP_SIZE` files
 of each, validated one by one (``validate_path``) and together (``validate_many``, each stage for all of them in
 turn, as a batch's workers and ``fel-rules validate`` of several files do), a document's share of each beside the
-floor. Ratios are measured in the same process, so noise on a shared machine touches both sides alike. Nothing
-here asserts timings.
+floor. Ratios are measured in the same process and interleaved (each round runs every measure of a row in turn,
+a few times after an untimed run), so a noisy moment of a shared machine touches both sides alike. Nothing here
+asserts timings.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from benchmarks.timing import median_ms
+from benchmarks.timing import interleaved_ms, median_ms
 from fel_rules import Config, Validator
 from fel_rules.checks import PLAN_FUNCTION_AFTER, CheckInput
 from fel_rules.core.resources import BUILTIN_XSD_DIR
@@ -34,6 +35,8 @@ from fel_rules.expressions.language import Evaluator
 from fel_rules.testing.builder import Invoice, Item
 
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
+#: Timed runs of a measure in a row, between the other measures' (see :func:`~benchmarks.timing.interleaved_ms`).
+_BLOCK = 10
 
 
 def invoice(lines: int) -> bytes:
@@ -99,8 +102,9 @@ def _rules_row(name: str, data: bytes, validator: Validator, repeat: int) -> str
         return [list(check.check(doc)) for _rule, _severity, check in plan]
 
     assert run_rules(engines["compiled"]) == run_rules(engines["interpreted"]), name
-    compiled = median_ms(lambda: run_rules(engines["compiled"]), repeat)
-    interpreted = median_ms(lambda: run_rules(engines["interpreted"]), repeat)
+    times = interleaved_ms({engine: lambda evaluator=evaluator: run_rules(evaluator)
+                            for engine, evaluator in engines.items()}, repeat, block=_BLOCK)
+    compiled, interpreted = times["compiled"], times["interpreted"]
     return f"{name:>18} {compiled:>7.2f}ms {interpreted:>10.2f}ms {interpreted / compiled:>15.1f}×"
 
 
@@ -113,10 +117,15 @@ def _many_row(name: str, data: bytes, validator: Validator, floor_schema, folder
         paths.append(path)
     alone = [report.to_json(include_run=False) for report in map(validator.validate_path, paths)]
     assert [report.to_json(include_run=False) for report in validator.validate_many(paths)] == alone, name
-    runs = max(5, repeat // 10)
-    one = median_ms(lambda: [validator.validate_path(path) for path in paths], runs) / GROUP_SIZE
-    together = median_ms(lambda: validator.validate_many(paths), runs) / GROUP_SIZE
-    base = median_ms(lambda: floor_schema.validate(etree.fromstring(data)), repeat)
+
+    def floor() -> None:  # (as many documents as the others take a round)
+        for _ in paths:
+            floor_schema.validate(etree.fromstring(data))
+
+    times = interleaved_ms({"one": lambda: [validator.validate_path(path) for path in paths],
+                            "together": lambda: validator.validate_many(paths), "floor": floor},
+                           max(5, repeat // 10))
+    one, together, base = (times[name] / GROUP_SIZE for name in ("one", "together", "floor"))
     return f"{name:>18} {one:>9.2f}ms {together:>7.2f}ms {base:>5.2f}ms {together / base:>14.1f}×"
 
 
@@ -137,13 +146,17 @@ def _row(name: str, data: bytes, auto: Validator, reference: Validator, floor_sc
     def floor():
         floor_schema.validate(etree.fromstring(data))
 
-    pipeline = median_ms(lambda: auto.validate_bytes(data), repeat)
+    times = interleaved_ms({
+        "pipeline": lambda: auto.validate_bytes(data),
+        "parse": lambda: parse_xml(data, max_bytes=max_bytes),
+        "schema": lambda: check_schema(schema_set, root, source=data),
+        "facts": lambda: extract_facts(root, lines=False),
+        "rules": run_rules,
+        "floor": floor,
+    }, repeat, block=_BLOCK)
+    pipeline, parse, schema, extract, rules, base = (times[name] for name in ("pipeline", "parse", "schema", "facts",
+                                                                               "rules", "floor"))
     slow = median_ms(lambda: reference.validate_bytes(data), max(5, repeat // 4))
-    parse = median_ms(lambda: parse_xml(data, max_bytes=max_bytes), repeat)
-    schema = median_ms(lambda: check_schema(schema_set, root, source=data), repeat)
-    extract = median_ms(lambda: extract_facts(root, lines=False), repeat)
-    rules = median_ms(run_rules, repeat)
-    base = median_ms(floor, repeat)
     return (f"{name:>18} {pipeline:>6.2f}ms {slow:>8.2f}ms {parse:>5.2f}ms {schema:>5.2f}ms {extract:>5.2f}ms "
             f"{rules:>5.2f}ms {base:>5.2f}ms {pipeline / base:>9.1f}×")
 
