@@ -36,7 +36,7 @@ def _run(code) -> int:
 
 def _next_process(monkeypatch) -> None:
     """The module's state as a new process starts with it (nothing read yet, nothing compiled)."""
-    monkeypatch.setattr(code_cache, "_kept", None)
+    monkeypatch.setattr(code_cache, "_kept", {})
     monkeypatch.setattr(code_cache, "_fresh", {})
 
 
@@ -66,6 +66,26 @@ def test_nothing_is_kept_until_keep_compiled_and_keeping_twice_writes_once(fresh
     code_cache.keep_compiled()
     code_cache.keep_compiled()  # (nothing new: nothing written)
     assert len(writes) == 1 and set(writes[0][2]) == {("<test>", SOURCE)}
+
+
+def test_a_plans_function_is_kept_apart_and_read_only_by_a_run_that_makes_one(fresh_process):
+    """A plan's function (large, made only by a process that validates many documents) has an entry of its own: a
+    run that compiles other code never reads it, and one that makes a plan's function reads only that entry."""
+    plan = "def quiet(doc):\n    return []\n"
+    code_cache.compiled(SOURCE, "<test>")
+    code_cache.compiled(plan, "<rule plan>")
+    code_cache.keep_compiled()
+    assert read_entry(*code_cache.entry()).keys() == {("<test>", SOURCE)}
+    assert read_entry(*code_cache.entry("plans")).keys() == {("<rule plan>", plan)}
+    for source, filename, expected in ((SOURCE, "<test>", code_cache.entry()[0]),
+                                       (plan, "<rule plan>", code_cache.entry("plans")[0])):
+        _next_process(fresh_process)
+        _refuse_compiling(fresh_process)
+        read: list[str] = []
+        fresh_process.setattr(code_cache, "read_entry",
+                              lambda slot, key, read=read: read.append(slot) or read_entry(slot, key))
+        code_cache.compiled(source, filename)
+        assert read == [expected]
 
 
 @pytest.mark.parametrize("failure", [None, EOFError, ValueError, TypeError, SystemError])
