@@ -180,9 +180,9 @@ def _runs(matrix: list[list[bool]]) -> str:
     rects = []
     for row_index, row in enumerate(matrix):
         y = count - row_index - 1
-        line = "".join("1" if module else "0" for module in row)
+        line = bytes(row)  # (a dark module is True: byte 1)
         rects += [f"{run.start()} {y} {run.end() - run.start()} 1 re" for run in _DARK.finditer(line)]
     return "\n".join(rects)
 
 
-_DARK = re.compile("1+")
+_DARK = re.compile(b"\x01+")
