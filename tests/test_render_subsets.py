@@ -1,16 +1,18 @@
-"""The font subsets a PDF embeds are kept between PDFs (reportlab makes one of each face for every PDF): a kept subset
-is the one reportlab makes, and a PDF is the same, byte for byte, whether its subsets were kept or made anew."""
+"""The font subsets a PDF embeds are kept between PDFs, compressed (reportlab makes and compresses one of each face for
+every PDF): a kept subset is the one reportlab makes, and a PDF is the same, byte for byte, whether its subsets were
+kept or made and compressed anew."""
 
 from __future__ import annotations
 
 import pytest
-from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFontFace
 
 from fel_rules import Validator
 from fel_rules.outputs.render import build_view
-from fel_rules.outputs.render.fonts import BOLD, REGULAR, SUBSETS_KEPT, _keeping_subsets, register_fonts
+from fel_rules.outputs.render.fonts import BOLD, REGULAR, register_fonts
 from fel_rules.outputs.render.pdf import render_view
+from fel_rules.outputs.render.subsets import SUBSETS_KEPT, _keeping_subsets
 
 from .conftest import EXAMPLES
 
@@ -47,5 +49,27 @@ def test_a_pdf_is_the_same_with_kept_subsets(example, monkeypatch):
     view = build_view(outcome.facts, outcome.report, frases=validator.catalog.catalogues.frases)
     kept = [render_view(view).pdf for _ in range(2)]  # (the second one from kept subsets)
     for face in _faces():
-        monkeypatch.delattr(face, "makeSubset")  # (reportlab's own method, nothing kept)
+        monkeypatch.delattr(face, "makeSubset")  # (reportlab's own methods, nothing kept)
+        monkeypatch.delattr(face, "addSubsetObjects")
     assert kept == [render_view(view).pdf] * 2
+
+
+def _is_font_file(data: bytes) -> bool:
+    return data[:4] in (b"\x00\x01\x00\x00", b"true")
+
+
+def test_the_font_files_are_compressed_by_the_kept_filter(monkeypatch):
+    """The subset streams never go through reportlab's own filter (the document's other streams do): if reportlab
+    ever registers them where they are not looked for, this says so."""
+    validator = Validator()
+    outcome = validator.inspect_bytes((EXAMPLES / "factura-certificada.xml").read_bytes(), path="x.xml")
+    view = build_view(outcome.facts, outcome.report, frases=validator.catalog.catalogues.frases)
+    compressed: list[bytes] = []
+    encode = pdfdoc.PDFZCompress.encode
+    monkeypatch.setattr(pdfdoc.PDFZCompress, "encode", lambda data: compressed.append(data) or encode(data))
+    render_view(view)
+    assert compressed and not any(_is_font_file(data) for data in compressed)
+    for face in _faces():
+        monkeypatch.delattr(face, "addSubsetObjects")
+    render_view(view)
+    assert sum(_is_font_file(data) for data in compressed) == 2  # (reportlab's own: one font file a face)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import threading
 import unicodedata
-from collections.abc import Callable
 from functools import lru_cache
+
+from .subsets import keep_subsets
 
 __all__ = ["BOLD", "REGULAR", "TextCleaner", "ascent", "line_height", "register_fonts"]
 
@@ -34,26 +35,13 @@ def register_fonts() -> dict[str, frozenset[int]]:
             covered = {}
             for name, path in _font_paths().items():
                 font = TTFont(name, path)
-                font.face.makeSubset = _keeping_subsets(font.face.makeSubset)
+                keep_subsets(font.face)
                 pdfmetrics.registerFont(font)
                 covered[name] = frozenset(font.face.charToGlyph)
                 _METRICS["ascent"] = max(_METRICS["ascent"], font.face.ascent / 1000)
                 _METRICS["descent"] = max(_METRICS["descent"], -font.face.descent / 1000)
             _registered.update(covered)
     return _registered
-
-
-#: How many subsets of each face are kept (see :func:`_keeping_subsets`).
-SUBSETS_KEPT = 64
-
-
-def _keeping_subsets(make: Callable[[list[int]], bytes]) -> Callable[[list[int]], bytes]:
-    """A face's ``makeSubset``, keeping the subsets it made: reportlab makes a subset of each face for every PDF (some
-    0.6 ms each), and most PDFs need one made before (a subset is the characters printed, in the order first
-    printed: the labels come first, and invoices mostly print the same characters; 21 subsets for 210 documents of a
-    batch). A subset is the font file of those characters: the same characters in the same order, the same bytes."""
-    kept = lru_cache(maxsize=SUBSETS_KEPT)(lambda codes: make(list(codes)))
-    return lambda subset: kept(tuple(subset))
 
 
 def _font_paths() -> dict[str, str]:
