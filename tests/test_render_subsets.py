@@ -73,3 +73,37 @@ def test_the_font_files_are_compressed_by_the_kept_filter(monkeypatch):
         monkeypatch.delattr(face, "addSubsetObjects")
     render_view(view)
     assert sum(_is_font_file(data) for data in compressed) == 2  # (reportlab's own: one font file a face)
+
+
+def test_pdfs_rendered_at_once_on_several_threads_are_reportlabs_own_and_so_are_the_next(monkeypatch):
+    """reportlab reads a face through one shared file position: two subsets made at once could come out wrong, and
+    a kept wrong subset would stay in every later PDF of those characters. One subset is made at a time."""
+    import random
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    from fel_rules.testing.builder import Item, sample_invoice
+
+    faces = _faces()
+    validator, rng = Validator(), random.Random(4)
+    letters = [chr(code) for code in (*range(0x41, 0x5B), *range(0xC0, 0x180), *range(0x391, 0x3A9),
+                                      *range(0x410, 0x450))]
+    views = []
+    for _ in range(10):  # (new subsets: none of them kept yet)
+        items = [Item.goods("".join(rng.choice(letters) for _ in range(40)), "1", "1.00") for _ in range(5)]
+        outcome = validator.inspect_bytes(sample_invoice("FACT", items=items).to_xml())
+        views.append(build_view(outcome.facts, outcome.report, frases=validator.catalog.catalogues.frases))
+    with monkeypatch.context() as plain:
+        for face in faces:
+            plain.delattr(face, "makeSubset")
+            plain.delattr(face, "addSubsetObjects")
+        reference = [render_view(view).pdf for view in views]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # (threads switch all the time: the race, when there is one, shows)
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            rendered = list(pool.map(lambda view: render_view(view).pdf, views * 2))
+    finally:
+        sys.setswitchinterval(interval)
+    assert rendered == reference * 2
+    assert [render_view(view).pdf for view in views] == reference

@@ -9,6 +9,7 @@ the same characters in the same order are the same font file, so the PDF is the 
 
 from __future__ import annotations
 
+import threading
 import zlib
 from collections.abc import Callable
 from functools import lru_cache
@@ -27,8 +28,16 @@ def keep_subsets(face: Any) -> None:
 
 
 def _keeping_subsets(make: Callable[[list[int]], bytes]) -> Callable[[list[int]], bytes]:
-    """A face's ``makeSubset``, keeping what it made for the code points given, in their order."""
-    kept = lru_cache(maxsize=SUBSETS_KEPT)(lambda codes: make(list(codes)))
+    """A face's ``makeSubset``, keeping what it made for the code points given, in their order. One subset is made
+    at a time: reportlab reads the font through one file position the face shares, and two PDFs rendered at once
+    (the MCP server's calls run on several threads) could otherwise make, and keep, a wrong subset or fail."""
+    lock = threading.Lock()
+
+    def made(codes: tuple[int, ...]) -> bytes:
+        with lock:
+            return make(list(codes))
+
+    kept = lru_cache(maxsize=SUBSETS_KEPT)(made)
     return lambda subset: kept(tuple(subset))
 
 
