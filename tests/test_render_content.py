@@ -132,6 +132,17 @@ def test_characters_without_a_glyph_are_shown_and_reported(validator, tmp_path, 
     assert said in capsys.readouterr().err
 
 
+def test_a_control_character_in_plain_ascii_text_is_dropped_as_elsewhere(validator):
+    """XML allows DEL (U+007F), which no face draws: it is dropped from an all-ASCII text as from any other
+    (a format or control character is invisible), never printed as a box."""
+    data = certified(items=[Item.goods("Tornillo\x7f de acero", "1", "10.00"),
+                            Item.goods("Té\x7f verde", "1", "10.00")])
+    result = render_bytes(data, settings=SETTINGS, validator=validator)
+    assert result.missing_glyphs == ()
+    text = text_of(result.pdf)
+    assert "Tornillo de acero" in text and "Té verde" in text and "\x7f" not in text
+
+
 def _page_size(pdf: bytes, index: int = 0) -> tuple[float, float]:
     box = pypdf.PdfReader(io.BytesIO(pdf)).pages[index].mediabox
     return round(float(box.width), 1), round(float(box.height), 1)

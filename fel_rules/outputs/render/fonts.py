@@ -77,7 +77,7 @@ class TextCleaner:
         if not text:
             return ""
         text = " ".join(unicodedata.normalize("NFC", text).split())
-        if text.isascii() or self._covered.issuperset(text):
+        if (text.isascii() and text.isprintable()) or self._covered.issuperset(text):
             return text
         return "".join(self._glyph(char) for char in text)
 
