@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -32,6 +33,18 @@ def rule_case_files() -> tuple[tuple[Path, CaseFile], ...]:
 requires_shared = pytest.mark.skipif(
     not FEL_REFERENCE.is_dir(), reason="../shared/fel-reference (SAT reference data) is not present"
 )
+
+
+def spy(monkeypatch, owner: object, name: str, seen: Callable[..., object]) -> None:
+    """``owner.name`` (a module's function or a class's method) still runs, and ``seen`` is given the arguments of
+    each call first (a method's ``self`` included)."""
+    original = getattr(owner, name)
+
+    def spied(*args, **kwargs):
+        seen(*args, **kwargs)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, spied)
 
 
 def own_cache_env(folder: Path) -> dict[str, str]:

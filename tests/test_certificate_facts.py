@@ -26,7 +26,7 @@ from fel_rules.core.namespaces import DS
 from fel_rules.testing.signing import Signer, make_certificate, sign_certified, utc
 from fel_rules.xmldsig import certificates
 
-from .conftest import own_cache_env
+from .conftest import own_cache_env, spy
 
 ROOT = Path(__file__).resolve().parent.parent
 SIGNED = ROOT / "examples" / "factura-certificada.xml"
@@ -50,13 +50,7 @@ def _next_process(monkeypatch) -> None:
 def _parses(monkeypatch) -> list[bytes]:
     """The DER each later call of the parser reads (it still parses)."""
     parsed: list[bytes] = []
-    parse = x509.load_der_x509_certificate
-
-    def counting(der, *args, **kwargs):
-        parsed.append(der)
-        return parse(der, *args, **kwargs)
-
-    monkeypatch.setattr(x509, "load_der_x509_certificate", counting)
+    spy(monkeypatch, x509, "load_der_x509_certificate", lambda der, *args, **kwargs: parsed.append(der))
     return parsed
 
 

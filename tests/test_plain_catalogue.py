@@ -22,7 +22,7 @@ from fel_rules.core.yamlfile import load_yaml
 from fel_rules.ruleset import RuleSpec, loader
 from fel_rules.ruleset.spec import EXPRESSION_KEYS, Rule, as_written
 
-from .conftest import EXAMPLES, ROOT
+from .conftest import EXAMPLES, ROOT, spy
 
 #: Modules that may import pydantic on the warm path: none.
 NOT_YET_PLAIN: set[str] = set()
@@ -112,13 +112,7 @@ def test_cache_entries_name_no_pydantic_model(cache_dir, monkeypatch):
     loader.load_catalog(BUILTIN_RULES_DIR, "estricto")  # written
     catalogue._package_catalogue()
     named: set[tuple[str, str]] = set()
-    original = cache._Unpickler.find_class
-
-    def recording(self, module, name):
-        named.add((module, name))
-        return original(self, module, name)
-
-    monkeypatch.setattr(cache._Unpickler, "find_class", recording)
+    spy(monkeypatch, cache._Unpickler, "find_class", lambda unpickler, module, name: named.add((module, name)))
     loader._cached_catalog.cache_clear()
     assert loader.load_catalog(BUILTIN_RULES_DIR, "estricto").rules  # read back
     assert catalogue._package_catalogue().texts

@@ -25,7 +25,7 @@ from fel_rules.core.resources import BUILTIN_RULES_DIR
 from fel_rules.expressions.language import ExpressionError, recheck
 from fel_rules.ruleset import loader, stored
 
-from .conftest import EXAMPLES, ROOT
+from .conftest import EXAMPLES, ROOT, spy
 from .fault_injection import stale_fstat
 
 VALID = EXAMPLES / "factura-fact.xml"
@@ -55,13 +55,10 @@ class Loads:
 
     def __init__(self, monkeypatch) -> None:
         self.count = 0
-        original = loader._load_catalog
+        spy(monkeypatch, loader, "_load_catalog", self._seen)
 
-        def counted(directory, profile):
-            self.count += 1
-            return original(directory, profile)
-
-        monkeypatch.setattr(loader, "_load_catalog", counted)
+    def _seen(self, directory, profile) -> None:
+        self.count += 1
 
 
 def fresh(directory: Path, profile: str | None = None):

@@ -14,7 +14,7 @@ from fel_rules.document.schema import builtin_schema_set, strip_adendas
 from fel_rules.document.schema_budget import CROWDED, certain_errors
 from fel_rules.document.schema_lexical import lexical_errors
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, spy
 from .test_quick_checks import DOCUMENTS
 
 FACT = (EXAMPLES / "factura-fact.xml").read_bytes()
@@ -72,13 +72,7 @@ def _built_errors(monkeypatch) -> list:
     some)."""
     builtin_schema_set().schema  # noqa: B018
     built: list = []
-    original = ValidationContext.validation_error
-
-    def counted(context, *args, **kwargs):
-        built.append(None)
-        return original(context, *args, **kwargs)
-
-    monkeypatch.setattr(ValidationContext, "validation_error", counted)
+    spy(monkeypatch, ValidationContext, "validation_error", lambda *args, **kwargs: built.append(None))
     return built
 
 
