@@ -968,16 +968,20 @@ _EMPTY = etree.Element("empty")
 
 #: The tests known as an expression: (its source, whether it reads ``kids``).
 _INLINE: dict[_Test, tuple[str, bool]] = {}
-#: The names the expressions read (constants, tests, helpers), one namespace for all of them.
-_NAMESPACE: dict[str, Any] = {"INDEX": children_by_tag, "STRING": _STRING}
+#: The values the expressions read (constants, tests), under the names this process gave them.
+_NAMESPACE: dict[str, Any] = {}
 _NAMES: dict[tuple[type, Any], str] = {}
+#: The helpers the generated functions read under their own names.
+_HELPERS: dict[str, Any] = {"INDEX": children_by_tag, "STRING": _STRING}
 #: Numbers for the names (``next`` of a count is one step: threads building finders at once get distinct ones).
 _NAME_NUMBERS = itertools.count(1)
+#: A name :func:`_local` or :func:`_constant` made (``_k12``): its stem and the process's number.
+_MADE_NAME = re.compile(r"\b_([a-z]+)[0-9]+\b")
 
 
 def _local(stem: str) -> str:
     """A name for a local of the generated code, used nowhere else."""
-    return f"{stem}{next(_NAME_NUMBERS)}"
+    return f"_{stem}{next(_NAME_NUMBERS)}"
 
 
 def _constant(value: Any) -> str:
@@ -1008,11 +1012,18 @@ _GENERATED: dict[tuple[str, str], Any] = {}
 
 
 def _generated(kind: str, source: str, lines: list[str]) -> Any:
-    """The function ``lines`` define (named ``kind``), one per (kind, expression)."""
+    """The function ``lines`` define (named ``kind``), one per (kind, expression). Its names are numbered anew in
+    its own text, in the order they appear there (``_k12`` → ``k1``), and it reads its values from a namespace of
+    its own: the text, and so the code object the cache keeps for it (:func:`~fel_rules.core.code_cache.compiled`),
+    is the same in every process, whatever this one built before or builds on other threads."""
     function = _GENERATED.get((kind, source))
     if function is None:
+        renamed: dict[str, str] = {}
+        text = _MADE_NAME.sub(lambda made: renamed.setdefault(made[0], f"{made[1]}{len(renamed) + 1}"),
+                              "\n".join(lines))
+        scope = {**_HELPERS, **{new: _NAMESPACE[old] for old, new in renamed.items() if old in _NAMESPACE}}
         space: dict[str, Any] = {}
-        exec(compiled("\n".join(lines), f"<predicate {kind}>"), _NAMESPACE, space)  # noqa: S102
+        exec(compiled(text, f"<predicate {kind}>"), scope, space)  # noqa: S102
         function = _GENERATED.setdefault((kind, source), space[kind])
     return function
 
@@ -1105,4 +1116,4 @@ def _self_compared(kind: str, other: Any, equal: bool) -> _Test:
     return _inline(lambda node, memo: holds(_string_value(node)), f"({compared})", False)
 
 
-_NAMESPACE["NUMBER"] = _number
+_HELPERS["NUMBER"] = _number
