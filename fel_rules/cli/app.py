@@ -130,6 +130,9 @@ def build_parser(*, plugins: bool = True, command: str | None = None) -> argpars
     parser.add_argument("-V", "--version", action=_VersionAction,
                         help="mostrar la versión y los conjuntos de reglas y esquemas, y salir")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    if plugins and command in OWN_PLUGIN_COMMANDS:  # (the one command this run can take: the others are not made)
+        _add_own_plugin(parser, commands, command)
+        return parser
     validate = commands.add_parser(
         "validate", help="validar documentos FEL", description="Valida uno o más XML FEL (un directorio = sus *.xml)."
     )
@@ -211,15 +214,18 @@ def build_parser(*, plugins: bool = True, command: str | None = None) -> argpars
 
     rules.register(commands)
     parser.plugin_commands["rules"] = rules.run
-    if plugins and command in OWN_PLUGIN_COMMANDS:
-        module, _, register = OWN_PLUGIN_COMMANDS[command].partition(":")
-        parser.plugin_commands[command] = getattr(import_module(module), register)(commands)
-    elif plugins:
+    if plugins:
         from importlib.metadata import entry_points
 
         for entry in entry_points(group=COMMANDS_GROUP):  # e.g. `serve` from mcp_server
             parser.plugin_commands[entry.name] = entry.load()(commands)
     return parser
+
+
+def _add_own_plugin(parser: argparse.ArgumentParser, commands, command: str) -> None:
+    """Add ``command``, one of :data:`OWN_PLUGIN_COMMANDS`, through its ``register``."""
+    module, _, register = OWN_PLUGIN_COMMANDS[command].partition(":")
+    parser.plugin_commands[command] = getattr(import_module(module), register)(commands)  # type: ignore[attr-defined]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
