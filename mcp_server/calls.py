@@ -1,15 +1,17 @@
 """Tool calls in flight: each runs on a worker thread, is cancelled by request id, and is answered exactly
 once when it ends (a cancelled call gets no answer). Stopping cancels them all and stops the worker
-processes of the batches among them."""
+processes of the batches among them.
+
+The worker threads are this module's own (a queue and a condition): :mod:`concurrent.futures` would load
+:mod:`logging`, some 10 ms of the server's start before its first answer (see :mod:`.log`)."""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
-from functools import partial
-from typing import Any, NamedTuple
+from typing import Any
 
 from .log import log_failure
 from .protocol import INTERNAL_ERROR, INVALID_REQUEST, RpcError, error_response
@@ -17,77 +19,127 @@ from .protocol import INTERNAL_ERROR, INVALID_REQUEST, RpcError, error_response
 __all__ = ["Calls"]
 
 Deliver = Callable[[Any], None]  # takes the response to a message (``None``: nothing to send)
+Work = Callable[[threading.Event], dict]  # a call's work, given its cancel event; returns its response
+
+_QUEUED, _RUNNING, _DROPPED = "queued", "running", "dropped"
 
 
-class _Call(NamedTuple):
-    """A tool call in flight."""
+class _Call:
+    """A tool call in flight: queued until a worker thread takes it, then running until its work returns;
+    ``ended`` is set once its response (or the lack of one) is delivered."""
 
-    tool: str
-    future: Future
-    cancel_event: threading.Event
+    __slots__ = ("request_id", "tool", "work", "deliver", "cancel_event", "state", "ended")
 
-    def cancel(self) -> None:
-        """A running call stops at its next checkpoint and its response is dropped; a queued one never starts."""
-        self.cancel_event.set()
-        self.future.cancel()
+    def __init__(self, request_id: Any, tool: str, work: Work, deliver: Deliver) -> None:
+        self.request_id, self.tool, self.work, self.deliver = request_id, tool, work, deliver
+        self.cancel_event = threading.Event()
+        self.state = _QUEUED
+        self.ended = threading.Event()
 
 
 class Calls:
-    """The tool calls running or queued, by request id; at most ``limit`` at once."""
+    """The tool calls running or queued, by request id; at most ``limit`` at once, run on at most ``workers``
+    threads (started as calls need them)."""
 
     def __init__(self, workers: int, limit: int) -> None:
         self.limit = limit
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fel-tool")
+        self._workers = workers
+        self._threads = 0  # worker threads started
+        self._idle = 0  # of them, waiting for a call and not yet woken for one
+        self._queue: deque[_Call] = deque()
         self._inflight: dict[Any, _Call] = {}
         self._lock = threading.Lock()
+        self._queued = threading.Condition(self._lock)  # a call was queued, or the calls stop
+        self._stopping = False
         self._unanswered = 0  # calls whose response (or its suppression) is not delivered yet
         self._all_answered = threading.Condition(self._lock)
 
-    def start(self, request_id: Any, tool: str, work: Callable[[threading.Event], dict], deliver: Deliver) -> bool:
+    def start(self, request_id: Any, tool: str, work: Work, deliver: Deliver) -> bool:
         """Run ``work(cancel)`` on a worker thread; ``deliver`` gets the response it returns once it ends.
         False (nothing started) when ``limit`` calls are already in flight."""
-        cancel = threading.Event()
         with self._lock:
+            if self._stopping:
+                raise RuntimeError("the tool calls are stopping: no new call starts")
             if request_id in self._inflight:
                 raise RpcError(INVALID_REQUEST, "Invalid Request: this id is already in flight")
             if len(self._inflight) >= self.limit:
                 return False
-            future = self._pool.submit(work, cancel)
-            self._inflight[request_id] = _Call(tool, future, cancel)
+            call = self._inflight[request_id] = _Call(request_id, tool, work, deliver)
             self._unanswered += 1
-        future.add_done_callback(partial(self._ended, request_id, tool, cancel, deliver))
+            self._queue.append(call)
+            if self._idle:
+                self._idle -= 1  # (woken for this call: the next one counts on another thread)
+                self._queued.notify()
+            elif self._threads < self._workers:
+                self._threads += 1
+                threading.Thread(target=self._serve, name=f"fel-tool_{self._threads - 1}", daemon=True).start()
         return True
 
-    def _ended(self, request_id: Any, tool: str, cancel: threading.Event, deliver: Deliver, future: Future) -> None:
-        """A call ended (or was cancelled before it started): deliver its response unless it was cancelled."""
-        with self._lock:
-            self._inflight.pop(request_id, None)
+    def _serve(self) -> None:
+        """A worker thread: runs the queued calls one after another, waits while there are none, ends once the
+        calls stop."""
+        while True:
+            with self._lock:
+                while not self._queue:
+                    if self._stopping:
+                        return
+                    self._idle += 1
+                    self._queued.wait()
+                call = self._queue.popleft()
+                call.state = _RUNNING
+            self._run(call)
+
+    def _run(self, call: _Call) -> None:
+        """Run a call and deliver its response: none when it was cancelled; an internal error when its work
+        raised what is not an :class:`Exception` (those it answers itself), said on stderr; the server stays up."""
+        response = None
         try:
-            if cancel.is_set() or future.cancelled():  # a cancelled request gets no response
-                deliver(None)
-            elif future.exception() is not None:  # not an Exception (those are answered): say so, stay up
-                log_failure("tools/call", tool, None, future.exception())
-                deliver(error_response(request_id, INTERNAL_ERROR, f"Internal error in {tool}"))
-            else:
-                deliver(future.result())
+            if not call.cancel_event.is_set():
+                response = call.work(call.cancel_event)
+        except BaseException as exc:  # noqa: BLE001 - a worker thread's failure never ends the server
+            if not call.cancel_event.is_set():
+                log_failure("tools/call", call.tool, None, exc)
+                response = error_response(call.request_id, INTERNAL_ERROR, f"Internal error in {call.tool}")
+        self._end(call, None if call.cancel_event.is_set() else response)
+
+    def _end(self, call: _Call, response: Any) -> None:
+        """A call ended (or was dropped before it started): deliver ``response``, count it answered."""
+        with self._lock:
+            if self._inflight.get(call.request_id) is call:
+                del self._inflight[call.request_id]
+        try:
+            call.deliver(response)
         finally:
             with self._lock:
                 self._unanswered -= 1
                 self._all_answered.notify_all()
+            call.ended.set()
 
     def cancel(self, request_id: Any) -> None:
         """Cancel the call ``request_id``, if it is in flight."""
         with self._lock:
             call = self._inflight.get(request_id)
         if call is not None:
-            call.cancel()
+            self._cancel(call)
+
+    def _cancel(self, call: _Call) -> None:
+        """A running call stops at its next checkpoint and its response is dropped; a queued one never starts
+        (it is answered with nothing at once)."""
+        call.cancel_event.set()
+        with self._lock:
+            queued = call.state is _QUEUED
+            if queued:
+                call.state = _DROPPED
+                self._queue.remove(call)
+        if queued:
+            self._end(call, None)
 
     def cancel_all(self) -> list[_Call]:
         """Cancel every call in flight; those calls."""
         with self._lock:
             calls = list(self._inflight.values())
         for call in calls:
-            call.cancel()
+            self._cancel(call)
         return calls
 
     def wait_answered(self, timeout: float) -> None:
@@ -98,28 +150,36 @@ class Calls:
     def stop(self, grace: float) -> bool:
         """Cancel the calls still in flight (their responses are dropped) and stop the worker processes of
         the batches among them; True when there was something to stop. Cancelled batches get ``grace``
-        seconds to end while their worker processes are terminated; what is left then is killed."""
+        seconds to end while their worker processes are terminated; what is left then is killed. The worker
+        threads end once their calls have."""
         calls = self.cancel_all()
-        batches = [call.future for call in calls if call.tool == "fel_batch"]
+        batches = [call for call in calls if call.tool == "fel_batch"]
         if batches:
             _stop_worker_processes(batches, grace)
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            self._stopping = True
+            self._queued.notify_all()
         return bool(calls)
 
 
-def _stop_worker_processes(batches: list[Future], grace: float) -> None:
+def _stop_worker_processes(batches: list[_Call], grace: float) -> None:
     """Terminate this process's child processes — the workers of running batches — until ``batches`` have
     ended (a cancelled batch may start a replacement worker meanwhile); after ``grace`` seconds, kill them."""
     deadline = time.monotonic() + grace
     while True:
         for child in _child_processes():
             child.terminate()
-        _, running = wait(batches, timeout=0.1)
-        if not running or time.monotonic() > deadline:
+        if _ended_within(batches, 0.1) or time.monotonic() > deadline:
             break
     for child in _child_processes():
         child.kill()
         child.join(1.0)
+
+
+def _ended_within(calls: list[_Call], timeout: float) -> bool:
+    """Whether every one of ``calls`` has ended, waiting at most ``timeout`` seconds in all."""
+    deadline = time.monotonic() + timeout
+    return all(call.ended.wait(max(0.0, deadline - time.monotonic())) for call in calls)
 
 
 def _child_processes() -> list:

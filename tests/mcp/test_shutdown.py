@@ -26,6 +26,8 @@ import sys, threading, warnings
 from mcp_server import registry as tools
 def broken(args, ctx):
     warnings.warn("a library warning\nspread over two lines")
+    import logging  # (the server never loads it: a library that does gets its records routed all the same)
+    logging.getLogger("some.library").warning("a library's record\non two lines", exc_info=ValueError("logged detail"))
     stray = threading.Thread(target=lambda: 1 / 0, name="stray")
     stray.start()
     stray.join()
@@ -138,3 +140,31 @@ def test_internal_errors_keep_stderr_json_lines():
     assert any(record.get("event") == "warning" and "two lines" in record["message"] for record in records)
     assert any(record.get("event") == "uncaught_exception" and "ZeroDivisionError" in record["message"]
                for record in records)
+    logged = next(record for record in records if record.get("event") == "library_log")
+    assert logged["logger"] == "some.library" and "logged detail" in logged["error"] and logged["trace"] == []
+
+
+def test_a_library_that_loaded_logging_first_is_routed_too():
+    """The records of ``logging`` loaded before the server set its diagnostics up are JSON lines as well, and
+    the module's loader still gives its source (for tracebacks)."""
+    code = ("import logging, inspect\n"
+            "from mcp_server.log import capture_diagnostics\n"
+            "capture_diagnostics()\n"
+            "logging.getLogger('early').error('said\\nearly')\n"
+            "assert 'def basicConfig' in inspect.getsource(logging)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert [(record["logger"], record["message"]) for record in stderr_records(result.stderr)] == [
+        ("early", "said\nearly")]
+
+
+def test_logging_loaded_after_the_diagnostics_keeps_its_source():
+    code = ("import inspect, sys\n"
+            "from mcp_server.log import capture_diagnostics\n"
+            "capture_diagnostics()\n"
+            "assert 'logging' not in sys.modules\n"
+            "import logging\n"
+            "assert 'def basicConfig' in inspect.getsource(logging)\n"
+            "assert logging.__spec__.name == 'logging' and logging.getLogger().handlers\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, cwd=ROOT)
+    assert result.returncode == 0, result.stderr

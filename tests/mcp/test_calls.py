@@ -1,0 +1,95 @@
+"""The server's own worker threads for tool calls: at most ``workers`` calls run at once and the rest wait their
+turn, each call is answered exactly once (a cancelled one with nothing), a failing call never takes a thread with it,
+and the threads end once the calls stop."""
+
+from __future__ import annotations
+
+import threading
+
+from mcp_server.calls import Calls
+
+
+class Answers:
+    """What the calls delivered, by request id; ``wait(n)`` until n answers came."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[int, list] = {}
+        self._came = threading.Condition()
+
+    def deliver_for(self, request_id: int):
+        def deliver(response) -> None:
+            with self._came:
+                self.by_id.setdefault(request_id, []).append(response)
+                self._came.notify_all()
+
+        return deliver
+
+    def wait(self, count: int) -> None:
+        with self._came:
+            assert self._came.wait_for(lambda: sum(map(len, self.by_id.values())) >= count, timeout=30)
+
+
+def test_no_more_calls_run_at_once_than_workers_and_every_one_is_answered_once():
+    calls, answers = Calls(workers=2, limit=32), Answers()
+    running, most = [0], [0]
+    counting = threading.Lock()
+    release = threading.Event()
+
+    def work(request_id: int):
+        def run(cancel: threading.Event) -> dict:
+            with counting:
+                running[0] += 1
+                most[0] = max(most[0], running[0])
+            release.wait(timeout=30)
+            with counting:
+                running[0] -= 1
+            return {"id": request_id}
+
+        return run
+
+    for request_id in range(10):
+        assert calls.start(request_id, "fel_validate", work(request_id), answers.deliver_for(request_id))
+    release.set()
+    answers.wait(10)
+    calls.wait_answered(30)
+    assert most[0] == 2
+    assert answers.by_id == {request_id: [{"id": request_id}] for request_id in range(10)}
+    calls.stop(1.0)
+
+
+def test_a_call_that_raises_past_exception_is_an_internal_error_and_the_thread_serves_on():
+    calls, answers = Calls(workers=1, limit=4), Answers()
+
+    def fails(cancel: threading.Event) -> dict:
+        raise SystemExit(3)
+
+    calls.start(1, "fel_rules", fails, answers.deliver_for(1))
+    calls.start(2, "fel_rules", lambda cancel: {"ok": True}, answers.deliver_for(2))
+    answers.wait(2)
+    assert answers.by_id[1][0]["error"] == {"code": -32603, "message": "Internal error in fel_rules"}
+    assert answers.by_id[2] == [{"ok": True}]
+    calls.stop(1.0)
+
+
+def test_stopping_cancels_what_runs_drops_what_waits_and_ends_the_threads():
+    calls, answers = Calls(workers=1, limit=4), Answers()
+    entered, started = threading.Event(), []
+    before = set(threading.enumerate())
+
+    def held(cancel: threading.Event) -> dict:
+        started.append(1)
+        entered.set()
+        cancel.wait(timeout=30)
+        return {"late": True}
+
+    calls.start(1, "fel_validate", held, answers.deliver_for(1))
+    assert entered.wait(timeout=30)
+    calls.start(2, "fel_validate", held, answers.deliver_for(2))  # (waits: one worker)
+    workers = [thread for thread in set(threading.enumerate()) - before if thread.name.startswith("fel-tool")]
+    assert len(workers) == 1
+    assert calls.stop(1.0) is True
+    calls.wait_answered(30)
+    assert answers.by_id == {1: [None], 2: [None]} and started == [1]
+    for thread in workers:
+        thread.join(timeout=30)
+        assert not thread.is_alive()
