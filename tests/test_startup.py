@@ -3,6 +3,7 @@ during start-up (the time to a first answer is mostly loading)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -109,6 +110,21 @@ def test_the_serve_command_is_loaded_alone_without_looking_for_plug_in_commands(
     assert parser.parse_args(["serve", "--root", "x"]).command == "serve"
     with pytest.raises(SystemExit):
         parser.parse_args(["validate", "x.xml"])  # (only the command about to run is there)
+
+
+@pytest.mark.parametrize("command", ["batch", "render", "rules", "validate"])
+def test_a_built_in_command_is_parsed_by_its_own_parser_alone(command):
+    """A command's run makes the parser of that command only; the help and an unknown command still see them
+    all."""
+    from fel_rules.cli import app
+
+    assert set(app._BUILT_IN_PARSERS) == app.BUILT_IN_COMMANDS
+    parser = app.build_parser(plugins=False, command=command)
+    (commands,) = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
+    assert list(commands.choices) == [command]
+    everything = app.build_parser(plugins=False, command="no-such-command")
+    (all_commands,) = [action for action in everything._actions if isinstance(action, argparse._SubParsersAction)]
+    assert set(all_commands.choices) == app.BUILT_IN_COMMANDS
 
 
 def test_the_own_plug_in_commands_are_those_the_distribution_declares():

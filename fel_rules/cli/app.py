@@ -18,13 +18,13 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..core.errors import FelRulesError, InputError
 from ..core.inputs import readable_name
@@ -124,15 +124,32 @@ def _date(text: str) -> date:
 def build_parser(*, plugins: bool = True, command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests); ``plugins=False`` leaves out the commands of
     other packages (finding them reads every installed package's metadata); ``command``, the command about to run:
-    one of :data:`OWN_PLUGIN_COMMANDS` is the only plug-in command added."""
+    a built-in one or one of :data:`OWN_PLUGIN_COMMANDS` is the only command added (making the others' parsers costs
+    some 5-10 ms of every run)."""
     parser = _Parser(prog="fel-rules", description="Valida facturas electrónicas FEL de Guatemala (SAT).")
     parser.plugin_commands = {}
     parser.add_argument("-V", "--version", action=_VersionAction,
                         help="mostrar la versión y los conjuntos de reglas y esquemas, y salir")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    if plugins and command in OWN_PLUGIN_COMMANDS:  # (the one command this run can take: the others are not made)
+    if command in _BUILT_IN_PARSERS:  # (the one command this run can take: the others' parsers are not made)
+        _BUILT_IN_PARSERS[command](parser, commands)
+        return parser
+    if plugins and command in OWN_PLUGIN_COMMANDS:
         _add_own_plugin(parser, commands, command)
         return parser
+    for add in _BUILT_IN_PARSERS.values():
+        add(parser, commands)
+    if plugins:
+        from importlib.metadata import entry_points
+
+        for entry in entry_points(group=COMMANDS_GROUP):  # e.g. `serve` from mcp_server
+            parser.plugin_commands[entry.name] = entry.load()(commands)
+    return parser
+
+
+
+def _add_validate(parser: argparse.ArgumentParser, commands) -> None:
+    """The ``validate`` command."""
     validate = commands.add_parser(
         "validate", help="validar documentos FEL", description="Valida uno o más XML FEL (un directorio = sus *.xml)."
     )
@@ -163,6 +180,9 @@ def build_parser(*, plugins: bool = True, command: str | None = None) -> argpars
     validate.add_argument("--as-of", type=_date, metavar="AAAA-MM-DD",
                           help="usar las reglas vigentes en esta fecha en lugar de la fecha de emisión")
 
+
+def _add_render(parser: argparse.ArgumentParser, commands) -> None:
+    """The ``render`` command."""
     render = commands.add_parser(
         "render", help="imprimir un documento a PDF",
         description="Valida un XML FEL y lo imprime a PDF (un documento inválido se rechaza salvo con --force).",
@@ -179,6 +199,9 @@ def build_parser(*, plugins: bool = True, command: str | None = None) -> argpars
     render.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de las etiquetas y mensajes")
     render.add_argument("--force", action="store_true", help="imprimir aunque no sea válido, marcado NO VÁLIDO")
 
+
+def _add_batch(parser: argparse.ArgumentParser, commands) -> None:
+    """The ``batch`` command."""
     batch = commands.add_parser(
         "batch", help="procesar una carpeta: reportes, PDFs y manifest.json",
         description="Valida (y por defecto imprime) cada XML de DIR; escribe reportes, PDFs y manifest.json en OUT.",
@@ -210,16 +233,19 @@ def build_parser(*, plugins: bool = True, command: str | None = None) -> argpars
     batch.add_argument("--executor", choices=("process", "dask"), default="process",
                        help="procesos locales, o un clúster Dask existente (extra fel-rules[dask])")
     batch.add_argument("--scheduler", metavar="ADDRESS", help="dirección del planificador Dask (tcp://host:8786)")
+
+
+def _add_rules(parser: argparse.ArgumentParser, commands) -> None:
+    """The ``rules`` command (its sub-commands are :mod:`.rules`')."""
     from . import rules
 
     rules.register(commands)
     parser.plugin_commands["rules"] = rules.run
-    if plugins:
-        from importlib.metadata import entry_points
 
-        for entry in entry_points(group=COMMANDS_GROUP):  # e.g. `serve` from mcp_server
-            parser.plugin_commands[entry.name] = entry.load()(commands)
-    return parser
+
+#: The parser of each built-in command, added to the sub-commands.
+_BUILT_IN_PARSERS: dict[str, Callable[[argparse.ArgumentParser, Any], None]] = {
+    "validate": _add_validate, "render": _add_render, "batch": _add_batch, "rules": _add_rules}
 
 
 def _add_own_plugin(parser: argparse.ArgumentParser, commands, command: str) -> None:
