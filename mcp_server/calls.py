@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from .log import log_failure
+from .log import log_event, log_failure
 from .protocol import INTERNAL_ERROR, INVALID_REQUEST, RpcError, error_response
 
 __all__ = ["Calls"]
@@ -64,15 +64,15 @@ class Calls:
                 raise RpcError(INVALID_REQUEST, "Invalid Request: this id is already in flight")
             if len(self._inflight) >= self.limit:
                 return False
-            call = self._inflight[request_id] = _Call(request_id, tool, work, deliver)
-            self._unanswered += 1
-            self._queue.append(call)
             if self._idle:
                 self._idle -= 1  # (woken for this call: the next one counts on another thread)
                 self._queued.notify()
-            elif self._threads < self._workers:
+            elif self._threads < self._workers:  # (a thread that cannot start raises here: nothing is queued)
+                threading.Thread(target=self._serve, name=f"fel-tool_{self._threads}", daemon=True).start()
                 self._threads += 1
-                threading.Thread(target=self._serve, name=f"fel-tool_{self._threads - 1}", daemon=True).start()
+            call = self._inflight[request_id] = _Call(request_id, tool, work, deliver)
+            self._unanswered += 1
+            self._queue.append(call)
         return True
 
     def _serve(self) -> None:
@@ -98,8 +98,8 @@ class Calls:
                 response = call.work(call.cancel_event)
         except BaseException as exc:  # noqa: BLE001 - a worker thread's failure never ends the server
             if not call.cancel_event.is_set():
-                log_failure("tools/call", call.tool, None, exc)
                 response = error_response(call.request_id, INTERNAL_ERROR, f"Internal error in {call.tool}")
+                _say_failure(call.tool, exc)
         self._end(call, None if call.cancel_event.is_set() else response)
 
     def _end(self, call: _Call, response: Any) -> None:
@@ -109,6 +109,8 @@ class Calls:
                 del self._inflight[call.request_id]
         try:
             call.deliver(response)
+        except BaseException as exc:  # noqa: BLE001 - the response is lost (said on stderr), the thread serves on
+            _say_failure(call.tool, exc)
         finally:
             with self._lock:
                 self._unanswered -= 1
@@ -130,7 +132,8 @@ class Calls:
             queued = call.state is _QUEUED
             if queued:
                 call.state = _DROPPED
-                self._queue.remove(call)
+                if call in self._queue:  # (not yet when a signal interrupted its start)
+                    self._queue.remove(call)
         if queued:
             self._end(call, None)
 
@@ -160,6 +163,15 @@ class Calls:
             self._stopping = True
             self._queued.notify_all()
         return bool(calls)
+
+
+def _say_failure(tool: str, exc: BaseException) -> None:
+    """Say an unexpected failure of a call on stderr; one that cannot be described (its ``repr`` fails) by its
+    type alone."""
+    try:
+        log_failure("tools/call", tool, None, exc)
+    except BaseException:  # noqa: BLE001 - never let the account of a failure fail the thread
+        log_event("call_failure", f"{type(exc).__name__} (sin descripción)", tool=tool)
 
 
 def _stop_worker_processes(batches: list[_Call], grace: float) -> None:

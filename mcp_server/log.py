@@ -55,6 +55,14 @@ def capture_diagnostics() -> None:
         sys.meta_path.insert(0, _OnFirstImport("logging", _route_logging))
 
 
+def _library_message(record: Any) -> str:
+    """A record's message; one whose arguments do not fit its format, as written with them beside it."""
+    try:
+        return str(record.getMessage())
+    except Exception:  # noqa: BLE001 - a library's malformed record is still said, never raised back into it
+        return f"{record.msg!s} {record.args!r}"
+
+
 def _call_record(method: str, tool: str | None, status: str, started: float | None, error: str | None) -> dict:
     return {
         "ts": _now(),
@@ -95,32 +103,42 @@ def _route_logging(logging: ModuleType) -> None:
             details = {"logger": record.name, "level": record.levelname.lower()}
             if exc is not None:
                 details.update(error=repr(exc)[:300], trace=_frames(exc))
-            log_event("library_log", record.getMessage()[:300], **details)
+            log_event("library_log", _library_message(record)[:300], **details)
 
     logging.basicConfig(level=logging.WARNING, handlers=[JsonHandler()])
 
 
 class _OnFirstImport:
-    """A finder of :data:`sys.meta_path` that lets the module ``name`` load as the other finders say, then gives
-    it to ``then``; it leaves ``sys.meta_path`` as soon as the module is looked for."""
+    """A finder of :data:`sys.meta_path` that lets the module ``name`` load as the other finders say and gives it to
+    ``then`` once it has run; it leaves ``sys.meta_path`` then (a mere look for the module changes nothing)."""
 
     def __init__(self, name: str, then: Any) -> None:
         self.name, self.then = name, then
+        self._looking = threading.local()  # (a finder asked below may look the module up again: not here)
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-        if fullname != self.name:
+        if fullname != self.name or getattr(self._looking, "now", False):
             return None
+        self._looking.now = True
         try:
-            sys.meta_path.remove(self)
-        except ValueError:  # (already taken out: one import of the module at a time runs this)
+            for finder in sys.meta_path:
+                if finder is self or not hasattr(finder, "find_spec"):
+                    continue
+                spec = finder.find_spec(fullname, path, target)
+                if spec is not None:
+                    if spec.loader is not None:
+                        spec.loader = _ThenLoader(spec.loader, self._loaded)
+                    return spec
             return None
-        for finder in sys.meta_path:
-            spec = getattr(finder, "find_spec", lambda *args: None)(fullname, path, target)
-            if spec is not None:
-                if spec.loader is not None:
-                    spec.loader = _ThenLoader(spec.loader, self.then)
-                return spec
-        return None
+        finally:
+            self._looking.now = False
+
+    def _loaded(self, module: ModuleType) -> None:
+        if sys.modules.get(self.name) is not module:  # (a copy loaded aside from a looked-up spec: not the one)
+            return
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        self.then(module)
 
 
 class _ThenLoader:

@@ -122,6 +122,8 @@ def test_a_built_in_command_is_parsed_by_its_own_parser_alone(command):
     parser = app.build_parser(plugins=False, command=command)
     (commands,) = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
     assert list(commands.choices) == [command]
+    for words in (["--help", command], ["-h", command], ["--", command], ["-V", command]):
+        assert app._command_of(words) is None  # (the top level's options first: the whole parser reads them)
     everything = app.build_parser(plugins=False, command="no-such-command")
     (all_commands,) = [action for action in everything._actions if isinstance(action, argparse._SubParsersAction)]
     assert set(all_commands.choices) == app.BUILT_IN_COMMANDS

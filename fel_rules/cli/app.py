@@ -322,9 +322,9 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _command_of(arguments: Sequence[str]) -> str | None:
-    """The command named in ``arguments`` (the first word that is not an option: the top level takes none with
-    a value), or ``None``."""
-    return next((word for word in arguments if not word.startswith("-")), None)
+    """The command ``arguments`` begin with, or ``None`` (none, or an option of the top level first: ``--help``,
+    ``--version``, ``--``…, which the whole parser reads)."""
+    return arguments[0] if arguments and not arguments[0].startswith("-") else None
 
 
 class Terminated(BaseException):

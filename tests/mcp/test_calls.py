@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from mcp_server.calls import Calls
 
 
@@ -93,3 +95,52 @@ def test_stopping_cancels_what_runs_drops_what_waits_and_ends_the_threads():
     for thread in workers:
         thread.join(timeout=30)
         assert not thread.is_alive()
+
+
+class _Unsayable(BaseException):
+    def __repr__(self) -> str:
+        raise ValueError("no repr")
+
+
+def test_a_failure_that_cannot_be_said_nor_delivered_costs_no_thread(capsys):
+    """A call whose work raises what cannot even be described, and one whose response cannot be delivered: each is
+    said on stderr, counted answered, and the one worker thread goes on to the next call."""
+    calls, answers = Calls(workers=1, limit=4), Answers()
+
+    def unsayable(cancel: threading.Event) -> dict:
+        raise _Unsayable
+
+    def refused(response) -> None:
+        raise OSError("stdout gone")
+
+    calls.start(1, "fel_rules", unsayable, answers.deliver_for(1))
+    calls.start(2, "fel_validate", lambda cancel: {"lost": True}, refused)
+    calls.start(3, "fel_validate", lambda cancel: {"ok": True}, answers.deliver_for(3))
+    answers.wait(2)
+    calls.wait_answered(30)
+    assert answers.by_id[1][0]["error"]["code"] == -32603 and answers.by_id[3] == [{"ok": True}]
+    said = capsys.readouterr().err
+    assert "_Unsayable" in said and "stdout gone" in said
+    calls.start(1, "fel_validate", lambda cancel: {"again": True}, answers.deliver_for(1))  # (ids free again)
+    answers.wait(3)
+    calls.stop(1.0)
+
+
+def test_a_thread_that_cannot_start_leaves_nothing_queued(monkeypatch):
+    """No thread to run it: the call is refused by an exception and never answered later; the next call starts a
+    thread as usual."""
+    calls, answers = Calls(workers=1, limit=4), Answers()
+    real_start = threading.Thread.start
+
+    def cannot(thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", cannot)
+    with pytest.raises(RuntimeError):
+        calls.start(1, "fel_validate", lambda cancel: {"first": True}, answers.deliver_for(1))
+    monkeypatch.setattr(threading.Thread, "start", real_start)
+    calls.start(2, "fel_validate", lambda cancel: {"second": True}, answers.deliver_for(2))
+    answers.wait(1)
+    calls.wait_answered(30)
+    assert answers.by_id == {2: [{"second": True}]}
+    calls.stop(1.0)

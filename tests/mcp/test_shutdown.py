@@ -158,6 +158,24 @@ def test_a_library_that_loaded_logging_first_is_routed_too():
         ("early", "said\nearly")]
 
 
+def test_a_look_for_logging_before_it_loads_leaves_its_records_routed():
+    """Looking the module up (``find_spec``, a copy loaded aside) is not loading it: the records of the real import
+    are JSON lines all the same, a malformed one included."""
+    code = ("import importlib.util, sys\n"
+            "from mcp_server.log import capture_diagnostics\n"
+            "capture_diagnostics()\n"
+            "spec = importlib.util.find_spec('logging')\n"
+            "aside = importlib.util.module_from_spec(spec)\n"
+            "spec.loader.exec_module(aside)\n"
+            "import logging\n"
+            "logging.getLogger('late').warning('said\\nlate')\n"
+            "logging.getLogger('late').warning('%d items', 'not a number')\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert [record["message"] for record in stderr_records(result.stderr)] == [
+        "said\nlate", "%d items ('not a number',)"]
+
+
 def test_logging_loaded_after_the_diagnostics_keeps_its_source():
     code = ("import inspect, sys\n"
             "from mcp_server.log import capture_diagnostics\n"
