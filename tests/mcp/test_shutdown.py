@@ -144,45 +144,37 @@ def test_internal_errors_keep_stderr_json_lines():
     assert logged["logger"] == "some.library" and "logged detail" in logged["error"] and logged["trace"] == []
 
 
+def _diagnosed(*lines: str, first: str = "") -> list[dict]:
+    """The stderr records of a Python process that runs ``first``, sets the server's diagnostics up, then runs
+    ``lines`` (each a line of code); the process must succeed."""
+    code = "\n".join([first, "from mcp_server.log import capture_diagnostics", "capture_diagnostics()", *lines])
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    return stderr_records(result.stderr)
+
+
 def test_a_library_that_loaded_logging_first_is_routed_too():
     """The records of ``logging`` loaded before the server set its diagnostics up are JSON lines as well, and
     the module's loader still gives its source (for tracebacks)."""
-    code = ("import logging, inspect\n"
-            "from mcp_server.log import capture_diagnostics\n"
-            "capture_diagnostics()\n"
-            "logging.getLogger('early').error('said\\nearly')\n"
-            "assert 'def basicConfig' in inspect.getsource(logging)\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, cwd=ROOT)
-    assert result.returncode == 0, result.stderr
-    assert [(record["logger"], record["message"]) for record in stderr_records(result.stderr)] == [
-        ("early", "said\nearly")]
+    records = _diagnosed("logging.getLogger('early').error('said\\nearly')",
+                         "assert 'def basicConfig' in inspect.getsource(logging)", first="import logging, inspect")
+    assert [(record["logger"], record["message"]) for record in records] == [("early", "said\nearly")]
 
 
 def test_a_look_for_logging_before_it_loads_leaves_its_records_routed():
     """Looking the module up (``find_spec``, a copy loaded aside) is not loading it: the records of the real import
     are JSON lines all the same, a malformed one included."""
-    code = ("import importlib.util, sys\n"
-            "from mcp_server.log import capture_diagnostics\n"
-            "capture_diagnostics()\n"
-            "spec = importlib.util.find_spec('logging')\n"
-            "aside = importlib.util.module_from_spec(spec)\n"
-            "spec.loader.exec_module(aside)\n"
-            "import logging\n"
-            "logging.getLogger('late').warning('said\\nlate')\n"
-            "logging.getLogger('late').warning('%d items', 'not a number')\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, cwd=ROOT)
-    assert result.returncode == 0, result.stderr
-    assert [record["message"] for record in stderr_records(result.stderr)] == [
-        "said\nlate", "%d items ('not a number',)"]
+    records = _diagnosed("spec = importlib.util.find_spec('logging')",
+                         "spec.loader.exec_module(importlib.util.module_from_spec(spec))",
+                         "import logging",
+                         "logging.getLogger('late').warning('said\\nlate')",
+                         "logging.getLogger('late').warning('%d items', 'not a number')", first="import importlib.util")
+    assert [record["message"] for record in records] == ["said\nlate", "%d items ('not a number',)"]
 
 
 def test_logging_loaded_after_the_diagnostics_keeps_its_source():
-    code = ("import inspect, sys\n"
-            "from mcp_server.log import capture_diagnostics\n"
-            "capture_diagnostics()\n"
-            "assert 'logging' not in sys.modules\n"
-            "import logging\n"
-            "assert 'def basicConfig' in inspect.getsource(logging)\n"
-            "assert logging.__spec__.name == 'logging' and logging.getLogger().handlers\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, cwd=ROOT)
-    assert result.returncode == 0, result.stderr
+    assert _diagnosed("import inspect, sys",
+                      "assert 'logging' not in sys.modules",
+                      "import logging",
+                      "assert 'def basicConfig' in inspect.getsource(logging)",
+                      "assert logging.__spec__.name == 'logging' and logging.getLogger().handlers") == []
