@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from datetime import UTC, datetime
 from types import ModuleType
 from typing import Any
@@ -55,14 +56,6 @@ def capture_diagnostics() -> None:
         sys.meta_path.insert(0, _OnFirstImport("logging", _route_logging))
 
 
-def _library_message(record: Any) -> str:
-    """A record's message; one whose arguments do not fit its format, as written with them beside it."""
-    try:
-        return str(record.getMessage())
-    except Exception:  # noqa: BLE001 - a library's malformed record is still said, never raised back into it
-        return f"{record.msg!s} {record.args!r}"
-
-
 def _call_record(method: str, tool: str | None, status: str, started: float | None, error: str | None) -> dict:
     return {
         "ts": _now(),
@@ -99,13 +92,29 @@ def _route_logging(logging: ModuleType) -> None:
 
     class JsonHandler(logging.Handler):
         def emit(self, record: Any) -> None:
+            details = {"logger": str(record.name), "level": str(record.levelname).lower()}
             exc = record.exc_info[1] if record.exc_info else None
-            details = {"logger": record.name, "level": record.levelname.lower()}
             if exc is not None:
-                details.update(error=repr(exc)[:300], trace=_frames(exc))
-            log_event("library_log", _library_message(record)[:300], **details)
+                details.update(error=_said(lambda: repr(exc), type(exc).__name__)[:300], trace=_frames(exc))
+            log_event("library_log", _said(lambda: _library_message(record), "(sin descripción)")[:300], **details)
 
     logging.basicConfig(level=logging.WARNING, handlers=[JsonHandler()])
+
+
+def _library_message(record: Any) -> str:
+    """A record's message; one whose arguments do not fit its format, as written with them beside it."""
+    try:
+        return str(record.getMessage())
+    except Exception:  # noqa: BLE001 - a library's malformed record is still said, never raised back into it
+        return f"{record.msg!s} {record.args!r}"
+
+
+def _said(text: Callable[[], str], otherwise: str) -> str:
+    """``text()``, or ``otherwise`` when it cannot be made (a value whose ``repr`` or ``str`` fails)."""
+    try:
+        return text()
+    except Exception:  # noqa: BLE001 - what cannot be described is named, never raised into the caller
+        return otherwise
 
 
 class _OnFirstImport:

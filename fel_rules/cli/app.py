@@ -147,7 +147,6 @@ def build_parser(*, plugins: bool = True, command: str | None = None) -> argpars
     return parser
 
 
-
 def _add_validate(parser: argparse.ArgumentParser, commands) -> None:
     """The ``validate`` command."""
     validate = commands.add_parser(

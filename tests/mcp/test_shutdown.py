@@ -168,8 +168,13 @@ def test_a_look_for_logging_before_it_loads_leaves_its_records_routed():
                          "spec.loader.exec_module(importlib.util.module_from_spec(spec))",
                          "import logging",
                          "logging.getLogger('late').warning('said\\nlate')",
-                         "logging.getLogger('late').warning('%d items', 'not a number')", first="import importlib.util")
-    assert [record["message"] for record in records] == ["said\nlate", "%d items ('not a number',)"]
+                         "logging.getLogger('late').warning('%d items', 'not a number')",
+                         "class Unsayable(Exception):",
+                         "    def __repr__(self): raise ValueError('no repr')",
+                         "logging.getLogger('late').error('odd failure', exc_info=Unsayable())",
+                         first="import importlib.util")
+    assert [record["message"] for record in records] == ["said\nlate", "%d items ('not a number',)", "odd failure"]
+    assert records[-1]["error"] == "Unsayable"
 
 
 def test_logging_loaded_after_the_diagnostics_keeps_its_source():
