@@ -110,6 +110,8 @@ class Calls:
         try:
             call.deliver(response)
         except BaseException as exc:  # noqa: BLE001 - the response is lost (said on stderr), the thread serves on
+            if _stops_the_server(exc):
+                raise
             _say_failure(call.tool, exc)
         finally:
             with self._lock:
@@ -165,12 +167,20 @@ class Calls:
         return bool(calls)
 
 
+def _stops_the_server(exc: BaseException) -> bool:
+    """Whether ``exc`` is a signal's stop (Ctrl-C, SIGTERM: raised in the main thread, which also delivers the
+    responses of the calls it drops) rather than a call's own failure."""
+    return not isinstance(exc, Exception) and threading.current_thread() is threading.main_thread()
+
+
 def _say_failure(tool: str, exc: BaseException) -> None:
     """Say an unexpected failure of a call on stderr; one that cannot be described (its ``repr`` fails) by its
     type alone."""
     try:
         log_failure("tools/call", tool, None, exc)
-    except BaseException:  # noqa: BLE001 - never let the account of a failure fail the thread
+    except BaseException as failure:  # noqa: BLE001 - never let the account of a failure fail the thread
+        if _stops_the_server(failure):
+            raise
         log_event("call_failure", f"{type(exc).__name__} (sin descripción)", tool=tool)
 
 

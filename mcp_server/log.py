@@ -93,9 +93,7 @@ def _route_logging(logging: ModuleType) -> None:
     class JsonHandler(logging.Handler):
         def emit(self, record: Any) -> None:
             details = {"logger": str(record.name), "level": str(record.levelname).lower()}
-            exc = record.exc_info[1] if record.exc_info else None
-            if exc is not None:
-                details.update(error=_said(lambda: repr(exc), type(exc).__name__)[:300], trace=_frames(exc))
+            details.update(_said(lambda: _exception_details(record), {"error": "(sin descripción)"}))
             log_event("library_log", _said(lambda: _library_message(record), "(sin descripción)")[:300], **details)
 
     logging.basicConfig(level=logging.WARNING, handlers=[JsonHandler()])
@@ -109,8 +107,17 @@ def _library_message(record: Any) -> str:
         return f"{record.msg!s} {record.args!r}"
 
 
-def _said(text: Callable[[], str], otherwise: str) -> str:
-    """``text()``, or ``otherwise`` when it cannot be made (a value whose ``repr`` or ``str`` fails)."""
+def _exception_details(record: Any) -> dict:
+    """The exception a record carries (``exc_info``), as the log line says it: nothing when there is none."""
+    exc = record.exc_info[1] if record.exc_info else None
+    if not isinstance(exc, BaseException):
+        return {}
+    return {"error": _said(lambda: repr(exc), type(exc).__name__)[:300], "trace": _frames(exc)}
+
+
+def _said(text: Callable[[], Any], otherwise: Any) -> Any:
+    """``text()``, or ``otherwise`` when it cannot be made (a value whose ``repr`` or ``str`` fails, an
+    ``exc_info`` that is no exception)."""
     try:
         return text()
     except Exception:  # noqa: BLE001 - what cannot be described is named, never raised into the caller
@@ -123,12 +130,11 @@ class _OnFirstImport:
 
     def __init__(self, name: str, then: Any) -> None:
         self.name, self.then = name, then
-        self._looking = threading.local()  # (a finder asked below may look the module up again: not here)
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-        if fullname != self.name or getattr(self._looking, "now", False):
+        if fullname != self.name or getattr(_LOOKING, "now", False):
             return None
-        self._looking.now = True
+        _LOOKING.now = True
         try:
             for finder in sys.meta_path:
                 if finder is self or not hasattr(finder, "find_spec"):
@@ -140,7 +146,7 @@ class _OnFirstImport:
                     return spec
             return None
         finally:
-            self._looking.now = False
+            _LOOKING.now = False
 
     def _loaded(self, module: ModuleType) -> None:
         if sys.modules.get(self.name) is not module:  # (a copy loaded aside from a looked-up spec: not the one)
@@ -150,8 +156,13 @@ class _OnFirstImport:
         self.then(module)
 
 
+#: Set while :class:`_OnFirstImport` asks the other finders (one of them may look the module up again: not there).
+_LOOKING = threading.local()
+
+
 class _ThenLoader:
-    """``loader``, calling ``then(module)`` once the module it loads has run."""
+    """``loader``, calling ``then(module)`` once the module it loads has run; the module and its spec then hold
+    ``loader`` itself again, as if nothing had come between."""
 
     def __init__(self, loader: Any, then: Any) -> None:
         self._loader, self._then = loader, then
@@ -161,9 +172,14 @@ class _ThenLoader:
 
     def exec_module(self, module: ModuleType) -> None:
         self._loader.exec_module(module)
+        module.__loader__ = self._loader
+        if module.__spec__ is not None:
+            module.__spec__.loader = self._loader
         self._then(module)
 
-    def __getattr__(self, name: str) -> Any:  # (get_source, is_package…: the loader's own)
+    def __getattr__(self, name: str) -> Any:  # (get_source, is_package…: the loader's own; none before __init__)
+        if name == "_loader":
+            raise AttributeError(name)
         return getattr(self._loader, name)
 
 

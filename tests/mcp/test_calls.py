@@ -144,3 +144,27 @@ def test_a_thread_that_cannot_start_leaves_nothing_queued(monkeypatch):
     calls.wait_answered(30)
     assert answers.by_id == {2: [{"second": True}]}
     calls.stop(1.0)
+
+
+def test_a_signal_stopping_the_server_is_not_taken_for_a_failed_delivery():
+    """Dropping a queued call delivers its (empty) response on the main thread, which is where Ctrl-C or SIGTERM
+    stop the server: that stop goes on up, never said as the call's failure and swallowed."""
+    calls, answers = Calls(workers=1, limit=4), Answers()
+    entered, release = threading.Event(), threading.Event()
+
+    def held(cancel: threading.Event) -> dict:
+        entered.set()
+        release.wait(timeout=30)
+        return {"held": True}
+
+    def interrupted(response) -> None:
+        raise KeyboardInterrupt
+
+    calls.start(1, "fel_validate", held, answers.deliver_for(1))
+    assert entered.wait(timeout=30)
+    calls.start(2, "fel_validate", held, interrupted)  # (waits: one worker)
+    with pytest.raises(KeyboardInterrupt):
+        calls.cancel(2)
+    release.set()
+    answers.wait(1)
+    calls.stop(1.0)

@@ -178,8 +178,16 @@ def test_a_look_for_logging_before_it_loads_leaves_its_records_routed():
 
 
 def test_logging_loaded_after_the_diagnostics_keeps_its_source():
-    assert _diagnosed("import inspect, sys",
-                      "assert 'logging' not in sys.modules",
-                      "import logging",
-                      "assert 'def basicConfig' in inspect.getsource(logging)",
-                      "assert logging.__spec__.name == 'logging' and logging.getLogger().handlers") == []
+    """Routed when it loads, ``logging`` is the module as if nothing had come between (its loader, source, spec);
+    a record with a malformed ``exc_info`` is said all the same."""
+    records = _diagnosed("import copy, inspect, pickle, sys, importlib.machinery",
+                         "assert 'logging' not in sys.modules",
+                         "import logging",
+                         "assert 'def basicConfig' in inspect.getsource(logging)",
+                         "assert logging.__spec__.name == 'logging' and logging.getLogger().handlers",
+                         "assert isinstance(logging.__loader__, importlib.machinery.SourceFileLoader)",
+                         "pickle.dumps(logging.__spec__), copy.copy(logging.__loader__)",
+                         "logging.getLogger('odd').error('odd exc_info', exc_info=(ValueError, 'no exception', None))",
+                         "logging.getLogger('odd').error('short exc_info', exc_info=(1,))")
+    assert [(record["message"], "error" in record) for record in records] == [
+        ("odd exc_info", False), ("short exc_info", True)]
