@@ -21,19 +21,16 @@ __all__ = ["Calls"]
 Deliver = Callable[[Any], None]  # takes the response to a message (``None``: nothing to send)
 Work = Callable[[threading.Event], dict]  # a call's work, given its cancel event; returns its response
 
-_QUEUED, _RUNNING, _DROPPED = "queued", "running", "dropped"
-
-
 class _Call:
-    """A tool call in flight: queued until a worker thread takes it, then running until its work returns;
-    ``ended`` is set once its response (or the lack of one) is delivered."""
+    """A tool call in flight: ``queued`` until a worker thread takes it (or it is dropped), then running until its
+    work returns; ``ended`` is set once its response (or the lack of one) is delivered."""
 
-    __slots__ = ("request_id", "tool", "work", "deliver", "cancel_event", "state", "ended")
+    __slots__ = ("request_id", "tool", "work", "deliver", "cancel_event", "queued", "ended")
 
     def __init__(self, request_id: Any, tool: str, work: Work, deliver: Deliver) -> None:
         self.request_id, self.tool, self.work, self.deliver = request_id, tool, work, deliver
         self.cancel_event = threading.Event()
-        self.state = _QUEUED
+        self.queued = True
         self.ended = threading.Event()
 
 
@@ -86,7 +83,7 @@ class Calls:
                     self._idle += 1
                     self._queued.wait()
                 call = self._queue.popleft()
-                call.state = _RUNNING
+                call.queued = False
             self._run(call)
 
     def _run(self, call: _Call) -> None:
@@ -131,9 +128,9 @@ class Calls:
         (it is answered with nothing at once)."""
         call.cancel_event.set()
         with self._lock:
-            queued = call.state is _QUEUED
+            queued = call.queued
             if queued:
-                call.state = _DROPPED
+                call.queued = False
                 if call in self._queue:  # (not yet when a signal interrupted its start)
                     self._queue.remove(call)
         if queued:

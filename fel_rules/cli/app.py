@@ -43,8 +43,6 @@ EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT (Ctrl-C), 128 + SIG
 COMMANDS_GROUP = "fel_rules.commands"
 #: Page formats of the PDFs (those of ``RenderSettings.page``; the render package loads only when a command runs).
 PAGE_NAMES = ("carta", "media-carta", "ticket")
-#: The commands of this package; any other command (or none, for the help) is looked for among the plug-ins.
-BUILT_IN_COMMANDS = frozenset({"validate", "render", "batch", "rules"})
 #: The plug-in commands fel-rules' own distribution declares in COMMANDS_GROUP (pyproject.toml), by their
 #: ``register``: the one about to run is loaded straight away, without reading every installed package's metadata
 #: (``importlib.metadata`` and the scan take some 35 ms of the MCP server's start).
@@ -245,6 +243,8 @@ def _add_rules(parser: argparse.ArgumentParser, commands) -> None:
 #: The parser of each built-in command, added to the sub-commands.
 _BUILT_IN_PARSERS: dict[str, Callable[[argparse.ArgumentParser, Any], None]] = {
     "validate": _add_validate, "render": _add_render, "batch": _add_batch, "rules": _add_rules}
+#: The commands of this package; any other command (or none, for the help) is looked for among the plug-ins.
+BUILT_IN_COMMANDS = frozenset(_BUILT_IN_PARSERS)
 
 
 def _add_own_plugin(parser: argparse.ArgumentParser, commands, command: str) -> None:
