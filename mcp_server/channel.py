@@ -13,15 +13,28 @@ import threading
 from collections.abc import Callable
 from typing import BinaryIO
 
-__all__ = ["DEFAULT_LINE_LIMIT", "Channel", "LineTooLong", "dumps", "protect_stdout"]
+__all__ = ["DEFAULT_LINE_LIMIT", "Channel", "LineTooLong", "dumps", "one_line", "protect_stdout", "standard_input"]
 
 DEFAULT_LINE_LIMIT = 8 * 1024 * 1024
 _CHUNK = 1024 * 1024
 
 
+#: Characters JSON leaves raw in a string that line splitters such as Python's ``str.splitlines`` take for line
+#: breaks (JSON escapes the others: every control character below U+0020).
+_BREAKS = ("\x85", "\u2028", "\u2029")
+
+
 def dumps(value: object) -> str:
-    """Compact JSON text, UTF-8 characters kept (no newline can appear: strings escape it)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON text on one line, UTF-8 characters kept (see :func:`one_line`)."""
+    return one_line(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def one_line(text: str) -> str:
+    """JSON ``text`` with U+0085, U+2028 and U+2029 escaped: the same JSON, one line for every line splitter."""
+    for character in _BREAKS:
+        if character in text:
+            text = text.replace(character, f"\\u{ord(character):04x}")
+    return text
 
 
 class LineTooLong(Exception):
@@ -29,12 +42,33 @@ class LineTooLong(Exception):
 
 
 def protect_stdout() -> BinaryIO:
-    """A private binary handle on the real stdout; fd 1 and ``sys.stdout`` now go to stderr."""
-    sys.stdout.flush()
+    """A private binary handle on the real stdout; fd 1 and ``sys.stdout`` now go to stderr.
+
+    A standard descriptor the process started without (``2>&-``) is first opened on the null device: otherwise the
+    handle would take its number, and whatever is written to stderr would land in the protocol stream."""
+    for descriptor in (0, 1, 2):
+        try:
+            os.fstat(descriptor)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDONLY if descriptor == 0 else os.O_WRONLY)
+            if null != descriptor:
+                os.dup2(null, descriptor)
+                os.close(null)
+    if sys.stderr is None:  # (Python gives no stream for a descriptor closed at start)
+        sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+    if sys.stdout is not None:
+        sys.stdout.flush()
     protocol = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     return protocol
+
+
+def standard_input() -> BinaryIO:
+    """The process's stdin, as bytes (the null device's when it started without one: see :func:`protect_stdout`)."""
+    if sys.stdin is None:
+        return open(0, "rb", closefd=False)  # noqa: SIM115
+    return sys.stdin.buffer
 
 
 class Channel:

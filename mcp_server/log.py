@@ -20,6 +20,8 @@ from datetime import UTC, datetime
 from types import ModuleType
 from typing import Any
 
+from .channel import one_line
+
 __all__ = ["capture_diagnostics", "log_call", "log_event", "log_failure"]
 
 _TRACE_FRAMES = 12  # innermost frames kept in a failure record
@@ -188,7 +190,7 @@ def _now() -> str:
 
 
 def _write(record: dict) -> None:
-    line = json.dumps(record, ensure_ascii=False) + "\n"
+    line = one_line(json.dumps(record, ensure_ascii=False)) + "\n"
     with _LOCK:
         try:
             sys.stderr.write(line)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -27,7 +26,7 @@ from typing import Any, BinaryIO, NamedTuple
 from fel_rules import __version__
 
 from .calls import Calls, Deliver
-from .channel import DEFAULT_LINE_LIMIT, Channel, LineTooLong, protect_stdout
+from .channel import DEFAULT_LINE_LIMIT, Channel, LineTooLong, protect_stdout, standard_input
 from .log import capture_diagnostics, log_call, log_event, log_failure
 from .protocol import (
     HANDSHAKE_VERSIONS,
@@ -363,7 +362,7 @@ def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None, *, root
     if own_process:
         stdout = protect_stdout()
         capture_diagnostics()
-    channel = Channel(stdin or sys.stdin.buffer, stdout, line_limit=line_limit)
+    channel = Channel(stdin or standard_input(), stdout, line_limit=line_limit)
     server = Server(channel, roots or Roots.from_env(), max_calls=max_calls, own_process=own_process)
     status = 0
     with StopSignals() as signals:

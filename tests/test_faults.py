@@ -454,6 +454,63 @@ def test_cli_piped_into_head():
     assert result.stdout == "{\nstatus=0\n" and result.stderr == ""
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (every write to it fails: a full disk)")
+@pytest.mark.parametrize("arguments", [
+    ["validate", str(EXAMPLES / "factura-fact.xml")],  # a few lines: they fail when the command flushes them
+    ["validate", *[str(EXAMPLES)] * 12, "--format", "json"],  # more than a buffer: a write fails mid-command
+    ["validate", str(EXAMPLES / "factura-fact.xml"), "--lang", "en"],
+    ["rules", "list"],
+])
+def test_cli_output_to_a_full_disk_is_one_error_line(arguments):
+    """What a command writes is lost when stdout cannot take it: one error line says so, exit 2."""
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run([sys.executable, "-m", "fel_rules", *arguments], stdout=full, stderr=subprocess.PIPE,
+                                cwd=ROOT, timeout=120)
+    said = result.stderr.decode()
+    expected = ("fel-rules: error: could not write the standard output: " if "en" in arguments
+                else "fel-rules: error: no se pudo escribir la salida estándar: ")
+    assert result.returncode == 2
+    assert said.startswith(expected) and said.count("\n") == 1, said
+
+
+CLOSED_AT_START = [
+    (f"{sys.executable} -m fel_rules validate no-existe.xml 2>&-", 2),
+    (f"{sys.executable} -m fel_rules validate examples/factura-fact.xml <&- 2>&-", 0),
+    (f"{sys.executable} -m fel_rules validate examples/factura-fact.xml >&-", 0),  # (what it says goes nowhere)
+    (f"{sys.executable} -m fel_rules serve <&-", 0),  # no client: the server ends at once
+    (f"{sys.executable} -m mcp_server <&-", 0),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command, status", CLOSED_AT_START)
+def test_a_standard_descriptor_closed_at_start(command, status):
+    """A process started with stdin, stdout or stderr closed runs as with the null device there: no traceback,
+    its usual exit code, and nothing meant for stderr ends up on stdout."""
+    result = subprocess.run(["sh", "-c", command], capture_output=True, cwd=ROOT, timeout=60)
+    assert result.returncode == status, result.stderr
+    assert b"Traceback" not in result.stderr + result.stdout and b"fel-rules: error" not in result.stdout
+    if "2>&-" in command:
+        assert b"no-existe" not in result.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("server", ["-m fel_rules serve", "-m mcp_server"])
+def test_server_without_stderr_keeps_stdout_for_the_protocol(server):
+    """``2>&-``: the server's log lines (one per call) go nowhere; its protocol stream holds only responses."""
+    initialize = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    call = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "fel_validate", "arguments": {"xml_path": "examples/factura-fact.xml"}}})
+    result = subprocess.run(["sh", "-c", f"{sys.executable} {server} 2>&-"], input=f"{initialize}\n{call}\n".encode(),
+                            capture_output=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 0
+    responses = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [response["id"] for response in responses] == [0, 1]
+    assert responses[1]["result"]["structuredContent"]["valid"] is True
+
+
 _REFUSED_DISK = r"""
 import os, resource, signal, sys
 from fel_rules.core.atomic import atomic_writer, write_atomic

@@ -31,6 +31,7 @@ from ..core.inputs import readable_name
 from ..core.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_ITEMS
 from ..core.printable import escape_controls
 from ..core.text import Text
+from .streams import OutputError, ReportedOutput, discard_output, open_standard_streams
 
 if TYPE_CHECKING:  # the settings, the report and the catalogue load with the command that needs them
     from ..core.report import Report, Severity
@@ -268,6 +269,8 @@ def run() -> NoReturn:
     the interpreter's heap with the engine loaded takes longer than validating a document.
     """
     global _start_up_uncollected
+    open_standard_streams()
+    sys.stdout = ReportedOutput(sys.stdout)  # type: ignore[assignment]
     command = _command_of(sys.argv[1:])
     if command in _UNCOLLECTED_START_UP and gc.isenabled():
         gc.disable()
@@ -279,20 +282,16 @@ def run() -> NoReturn:
         sys.stdout.flush()
     except BrokenPipeError:
         code = _stdout_gone()
-    except (OSError, ValueError):  # stdout unusable (closed, full disk): leave the usual way, which reports it
-        sys.exit(code)
+    except (OutputError, OSError, ValueError):  # (the command flushed it: said there already)
+        discard_output()
     sys.stderr.flush()
     os._exit(code)
 
 
 def _stdout_gone() -> int:
-    """Point stdout at /dev/null, so the interpreter's final flush does not fail a second time."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):
-        pass
+    """The exit code of a command whose reader went away; stdout now goes nowhere, so the interpreter's final flush
+    does not fail a second time."""
+    discard_output()
     return EXIT_BROKEN_PIPE
 
 
@@ -307,13 +306,18 @@ def _main(argv: Sequence[str] | None) -> int:
     lang = getattr(args, "lang", "es")
     try:
         if args.command in parser.plugin_commands:
-            return parser.plugin_commands[args.command](args)
-        if args.command == "render":
-            return _render(args)
-        if args.command == "batch":
-            return _batch(args)
-        return _validate(args)
+            code = parser.plugin_commands[args.command](args)
+        elif args.command == "render":
+            code = _render(args)
+        elif args.command == "batch":
+            code = _batch(args)
+        else:
+            code = _validate(args)
+        sys.stdout.flush()  # (a full disk is said here, in the command's language)
+        return code
     except FelRulesError as exc:
+        if isinstance(exc, OutputError):
+            discard_output()  # (what stdout still holds is lost: the last flush must not fail again)
         print(f"fel-rules: error: {escape_controls(exc.localized(lang))}", file=sys.stderr)
         return EXIT_ERROR
     except (KeyboardInterrupt, Terminated) as exc:
