@@ -97,6 +97,17 @@ def test_same_input_same_bytes(validator):
     assert hashlib.sha256(first).hexdigest() == hashlib.sha256(second).hexdigest()
 
 
+def test_streams_are_binary_and_the_logo_is_its_jpeg(validator):
+    """No stream is also ASCII85-encoded (reportlab's default): the logo is embedded as the JPEG it was made into,
+    and pypdf reads the PDF whole."""
+    pdf = render_bytes((EXAMPLES / "factura-certificada.xml").read_bytes(), settings=SETTINGS, validator=validator).pdf
+    assert b"ASCII85Decode" not in pdf
+    reader = pypdf.PdfReader(io.BytesIO(pdf))
+    images = reader.pages[0].images
+    assert len(images) == 1 and images[0].data[:3] == b"\xff\xd8\xff"  # (a JPEG's first bytes)
+    assert "FERRETERÍA EL QUETZAL" in reader.pages[0].extract_text()
+
+
 @pytest.mark.parametrize("theme", ["clasico", "moderno"])
 def test_uncertified_documents_get_a_watermark_and_no_qr(validator, theme):
     settings = RenderSettings.from_env({}, logo=LOGO, theme=theme)

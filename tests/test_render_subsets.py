@@ -1,12 +1,12 @@
-"""The font subsets a PDF embeds are kept between PDFs, compressed (reportlab makes and compresses one of each face for
-every PDF): a kept subset is the one reportlab makes, and a PDF is the same, byte for byte, whether its subsets were
-kept or made and compressed anew."""
+"""The font subsets a PDF embeds are kept between PDFs, compressed, with their widths written and their Unicode maps
+compressed (reportlab makes all of it for every PDF): a kept subset is the one reportlab makes, and a PDF is the same,
+byte for byte, whether its subsets were kept or made anew."""
 
 from __future__ import annotations
 
 import pytest
 from reportlab.pdfbase import pdfdoc, pdfmetrics
-from reportlab.pdfbase.ttfonts import TTFontFace
+from reportlab.pdfbase.ttfonts import TTFont, TTFontFace
 
 from fel_rules import Validator
 from fel_rules.outputs.render import build_view
@@ -18,8 +18,20 @@ from .conftest import EXAMPLES
 
 
 def _faces() -> list[TTFontFace]:
+    return [font.face for font in _fonts()]
+
+
+def _fonts() -> list[TTFont]:
     register_fonts()
-    return [pdfmetrics.getFont(name).face for name in (REGULAR, BOLD)]
+    return [pdfmetrics.getFont(name) for name in (REGULAR, BOLD)]
+
+
+def _unkept(monkeypatch) -> None:
+    """reportlab's own methods from now on: nothing kept."""
+    for font in _fonts():
+        monkeypatch.delattr(font.face, "makeSubset")
+        monkeypatch.delattr(font.face, "addSubsetObjects")
+        monkeypatch.delattr(font, "addObjects")
 
 
 def test_a_kept_subset_is_the_one_reportlab_makes():
@@ -48,31 +60,40 @@ def test_a_pdf_is_the_same_with_kept_subsets(example, monkeypatch):
     outcome = validator.inspect_bytes(example.read_bytes(), path=example.name)
     view = build_view(outcome.facts, outcome.report, frases=validator.catalog.catalogues.frases)
     kept = [render_view(view).pdf for _ in range(2)]  # (the second one from kept subsets)
-    for face in _faces():
-        monkeypatch.delattr(face, "makeSubset")  # (reportlab's own methods, nothing kept)
-        monkeypatch.delattr(face, "addSubsetObjects")
+    _unkept(monkeypatch)
     assert kept == [render_view(view).pdf] * 2
 
 
-def _is_font_file(data: bytes) -> bool:
-    return data[:4] in (b"\x00\x01\x00\x00", b"true")
+def _is_font_file(data: bytes | str) -> bool:
+    return isinstance(data, bytes) and data[:4] in (b"\x00\x01\x00\x00", b"true")
 
 
-def test_the_font_files_are_compressed_by_the_kept_filter(monkeypatch):
-    """The subset streams never go through reportlab's own filter (the document's other streams do): if reportlab
-    ever registers them where they are not looked for, this says so."""
+def _is_unicode_map(data: bytes | str) -> bool:
+    return isinstance(data, str) and "begincmap" in data
+
+
+def test_the_subsets_objects_are_the_kept_ones(monkeypatch):
+    """The subsets' font files and Unicode maps never go through reportlab's own filter (the document's other
+    streams do), and their widths are written once: if reportlab ever registers these objects where they are not
+    looked for, this says so."""
     validator = Validator()
     outcome = validator.inspect_bytes((EXAMPLES / "factura-certificada.xml").read_bytes(), path="x.xml")
     view = build_view(outcome.facts, outcome.report, frases=validator.catalog.catalogues.frases)
-    compressed: list[bytes] = []
+    compressed: list[bytes | str] = []
     encode = pdfdoc.PDFZCompress.encode
     monkeypatch.setattr(pdfdoc.PDFZCompress, "encode", lambda data: compressed.append(data) or encode(data))
+    written: list[object] = []
+    array = pdfdoc.PDFTrueTypeFont.format
+    monkeypatch.setattr(pdfdoc.PDFTrueTypeFont, "format", lambda font, doc: written.append(font.Widths) or array(
+        font, doc))
     render_view(view)
-    assert compressed and not any(_is_font_file(data) for data in compressed)
-    for face in _faces():
-        monkeypatch.delattr(face, "addSubsetObjects")
+    assert compressed and not any(_is_font_file(data) or _is_unicode_map(data) for data in compressed)
+    assert len(written) == 2 and all(type(widths) is bytes for widths in written)
+    _unkept(monkeypatch)
     render_view(view)
-    assert sum(_is_font_file(data) for data in compressed) == 2  # (reportlab's own: one font file a face)
+    assert sum(map(_is_font_file, compressed)) == 2  # (reportlab's own: a font file and a map a face)
+    assert sum(map(_is_unicode_map, compressed)) == 2
+    assert all(type(widths) is pdfdoc.PDFArray for widths in written[2:])
 
 
 def test_pdfs_rendered_at_once_on_several_threads_are_reportlabs_own_and_so_are_the_next(monkeypatch):
@@ -84,7 +105,6 @@ def test_pdfs_rendered_at_once_on_several_threads_are_reportlabs_own_and_so_are_
 
     from fel_rules.testing.builder import Item, sample_invoice
 
-    faces = _faces()
     validator, rng = Validator(), random.Random(4)
     letters = [chr(code) for code in (*range(0x41, 0x5B), *range(0xC0, 0x180), *range(0x391, 0x3A9),
                                       *range(0x410, 0x450))]
@@ -94,9 +114,7 @@ def test_pdfs_rendered_at_once_on_several_threads_are_reportlabs_own_and_so_are_
         outcome = validator.inspect_bytes(sample_invoice("FACT", items=items).to_xml())
         views.append(build_view(outcome.facts, outcome.report, frases=validator.catalog.catalogues.frases))
     with monkeypatch.context() as plain:
-        for face in faces:
-            plain.delattr(face, "makeSubset")
-            plain.delattr(face, "addSubsetObjects")
+        _unkept(plain)
         reference = [render_view(view).pdf for view in views]
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)  # (threads switch all the time: the race, when there is one, shows)

@@ -35,7 +35,7 @@ def register_fonts() -> dict[str, frozenset[int]]:
             covered = {}
             for name, path in _font_paths().items():
                 font = TTFont(name, path)
-                keep_subsets(font.face)
+                keep_subsets(font)
                 pdfmetrics.registerFont(font)
                 covered[name] = frozenset(font.face.charToGlyph)
                 _METRICS["ascent"] = max(_METRICS["ascent"], font.face.ascent / 1000)
