@@ -95,7 +95,7 @@ def _keeping_font_objects(add: Callable[[Any], None]) -> Callable[[Any], None]:
             font = fonts[name]
             if not isinstance(font, PDFTrueTypeFont):
                 continue
-            widths = getattr(font, "Widths", None)
+            widths: Any = getattr(font, "Widths", None)
             if type(widths) is PDFArray and all(type(width) is int for width in widths.sequence):
                 font.Widths = written(tuple(widths.sequence), bool(rl_config.pdfMultiLine))
             stream = doc.idToObject.get(f"toUnicodeCMap:{getattr(font, 'BaseFont', '')}")
