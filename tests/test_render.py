@@ -99,8 +99,18 @@ def test_same_input_same_bytes(validator):
 
 def test_streams_are_binary_and_the_logo_is_its_jpeg(validator):
     """No stream is also ASCII85-encoded (reportlab's default): the logo is embedded as the JPEG it was made into,
-    and pypdf reads the PDF whole."""
+    and pypdf reads the PDF whole. reportlab's own setting, the whole process's, is left as it was: other reportlab
+    code in the process still draws with it (an inline image needs ASCII85)."""
+    from PIL import Image
+    from reportlab import rl_config
+    from reportlab.pdfgen.canvas import Canvas
+
+    setting = rl_config.useA85
     pdf = render_bytes((EXAMPLES / "factura-certificada.xml").read_bytes(), settings=SETTINGS, validator=validator).pdf
+    assert rl_config.useA85 == setting == 1
+    other = Canvas(io.BytesIO())
+    other.drawInlineImage(Image.new("RGB", (8, 8), "red"), 10, 10, 8, 8)
+    other.save()
     assert b"ASCII85Decode" not in pdf
     reader = pypdf.PdfReader(io.BytesIO(pdf))
     images = reader.pages[0].images

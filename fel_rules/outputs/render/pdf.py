@@ -3,8 +3,9 @@ parties and the body as measured bands stacked down the pages, then on each page
 and the footer with "Página N de M".
 
 The PDF's streams are binary (compressed; the logo's JPEG as it is), not also ASCII85-encoded as reportlab writes them
-by default: a tenth smaller, and some 2 ms less to write a one-page invoice. That is a setting of reportlab's for the
-whole process (``rl_config.useA85``), set when this module loads; a PDF is as valid either way.
+by default: a tenth smaller, and some 2 ms less to write a one-page invoice (:func:`_binary_streams`). reportlab's
+setting for that (``rl_config.useA85``) is the whole process's, and other reportlab code may rely on it: it is left
+as it is.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import io
 import math
 from dataclasses import dataclass
 
-from reportlab import rl_config
 from reportlab.lib.units import mm
+from reportlab.pdfbase.pdfdoc import PDFImageXObject, PDFPage, PDFStream, PDFZCompress
+from reportlab.pdfbase.pdfutils import asciiBase85Decode
 from reportlab.pdfgen.canvas import Canvas
 
 from .body import body_bands
@@ -29,8 +31,6 @@ from .themes import THEMES, Theme
 from .view import InvoiceView
 
 __all__ = ["RenderedPdf", "render_view"]
-
-rl_config.useA85 = 0  # binary streams (see the module's docstring)
 
 _RUNNING_HEAD = 8 * mm  # room taken by the running head on the pages after the first
 _SMALL = 7.0  # points: running head and footer
@@ -66,8 +66,22 @@ def render_view(view: InvoiceView, *, theme_name: str = "clasico", logo: bytes |
     canvas.setCreator("fel-rules")
     for number, placed in enumerate(pages, 1):
         _page(canvas, view, kit, size, theme, height, placed, number, len(pages))
+    _binary_streams(canvas._doc)
     canvas.save()
     return RenderedPdf(buffer.getvalue(), tuple(sorted(kit.clean.missing)))
+
+
+def _binary_streams(document) -> None:
+    """Make the page contents and the JPEG images of ``document`` (reportlab's, all pages drawn, not yet saved)
+    binary streams, as reportlab writes them with ``rl_config.useA85`` off: the contents compressed, a JPEG as it
+    is. An object of another shape is left as reportlab made it."""
+    for page in document.Pages.pages:  # (a page's contents are made when saved, unless already there)
+        if isinstance(page, PDFPage) and page.compression and not page.Contents and page.stream:
+            page.Contents = PDFStream(content=page.stream, filters=[PDFZCompress])
+    for found in document.idToObject.values():
+        if isinstance(found, PDFImageXObject) and tuple(found._filters) == ("ASCII85Decode", "DCTDecode"):
+            found.streamContent = asciiBase85Decode(found.streamContent)
+            found._filters = ("DCTDecode",)
 
 
 def _page(canvas: Canvas, view: InvoiceView, kit: Kit, size: PageSize, theme: Theme, height: float,
