@@ -190,7 +190,8 @@ def _now() -> str:
 
 
 def _write(record: dict) -> None:
-    line = one_line(json.dumps(record, ensure_ascii=False)) + "\n"
+    unicode = (getattr(sys.stderr, "encoding", None) or "").lower().replace("-", "").replace("_", "") == "utf8"
+    line = one_line(json.dumps(record, ensure_ascii=not unicode)) + "\n"  # (JSON escapes on any other stderr)
     with _LOCK:
         try:
             sys.stderr.write(line)

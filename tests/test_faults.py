@@ -456,22 +456,71 @@ def test_cli_piped_into_head():
 
 @pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (every write to it fails: a full disk)")
+@pytest.mark.parametrize("unbuffered", ["", "1"], ids=["buffered", "unbuffered"])  # (PYTHONUNBUFFERED, python -u)
 @pytest.mark.parametrize("arguments", [
     ["validate", str(EXAMPLES / "factura-fact.xml")],  # a few lines: they fail when the command flushes them
     ["validate", *[str(EXAMPLES)] * 12, "--format", "json"],  # more than a buffer: a write fails mid-command
     ["validate", str(EXAMPLES / "factura-fact.xml"), "--lang", "en"],
     ["rules", "list"],
+    ["--help"], ["--version"], ["validate", "--help"],  # (written by argparse, before any command runs)
 ])
-def test_cli_output_to_a_full_disk_is_one_error_line(arguments):
+def test_cli_output_to_a_full_disk_is_one_error_line(arguments, unbuffered):
     """What a command writes is lost when stdout cannot take it: one error line says so, exit 2."""
     with open("/dev/full", "wb") as full:
         result = subprocess.run([sys.executable, "-m", "fel_rules", *arguments], stdout=full, stderr=subprocess.PIPE,
-                                cwd=ROOT, timeout=120)
+                                cwd=ROOT, timeout=120, env={**os.environ, "PYTHONUNBUFFERED": unbuffered})
     said = result.stderr.decode()
-    expected = ("fel-rules: error: could not write the standard output: " if "en" in arguments
-                else "fel-rules: error: no se pudo escribir la salida estándar: ")
+    expected = ("fel-rules: error: could not write the standard output: no space left on device" if "en" in arguments
+                else "fel-rules: error: no se pudo escribir la salida estándar: no queda espacio en el disco")
+    assert (result.returncode, said) == (2, expected + "\n")
+
+
+_SHORT_WRITE = ("trap '' XFSZ; ulimit -f 64; "  # the file system takes 64 KiB and no more, as a disk filling up does
+                f"{sys.executable} {{flag}} -m fel_rules validate {' '.join([str(EXAMPLES)] * 12)} --format json > out")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("flag", ["", "-u"], ids=["buffered", "unbuffered"])
+def test_cli_output_cut_short_by_the_disk_is_an_error(flag, tmp_path):
+    """A write the disk takes only part of is an error, also unbuffered (Python's own unbuffered stdout drops what
+    a short write leaves): one line, exit 2, never a report cut off in silence."""
+    result = subprocess.run(["sh", "-c", _SHORT_WRITE.format(flag=flag)], capture_output=True, cwd=tmp_path,
+                            timeout=120, env={**os.environ, "PYTHONUNBUFFERED": ""})
     assert result.returncode == 2
-    assert said.startswith(expected) and said.count("\n") == 1, said
+    assert result.stderr.decode().startswith("fel-rules: error: no se pudo escribir la salida estándar: ")
+    assert result.stderr.count(b"\n") == 1
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (every write to it fails: a full disk)")
+@pytest.mark.parametrize("arguments", [["validate", "examples/factura-fact.xml"], ["validate", "no-existe.xml"]])
+def test_cli_with_stdout_and_stderr_on_a_full_disk_still_gives_its_exit_code(arguments):
+    """``> log 2>&1`` on a full disk: nothing can be said, the exit code still says it (2: the output is lost, or
+    the file is missing)."""
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run([sys.executable, "-m", "fel_rules", *arguments], stdout=full, stderr=full, cwd=ROOT,
+                                timeout=60)
+    assert result.returncode == 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arguments", [["--version"], ["--help"]])
+def test_cli_help_to_a_reader_gone_ends_with_141_quietly(arguments):
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    result = subprocess.run([sys.executable, "-m", "fel_rules", *arguments], stdout=write_end,
+                            stderr=subprocess.PIPE, cwd=ROOT, timeout=60)
+    os.close(write_end)
+    assert (result.returncode, result.stderr) == (141, b"")
+
+
+@pytest.mark.slow
+def test_cli_on_a_stdout_that_is_not_unicode():
+    """A character the output's encoding cannot write (``PYTHONIOENCODING=ascii``) is written as its escape."""
+    result = subprocess.run([sys.executable, "-m", "fel_rules", "rules", "list"], capture_output=True, cwd=ROOT,
+                            timeout=60, env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert b"anulaci\\xf3n" in result.stdout
 
 
 CLOSED_AT_START = [

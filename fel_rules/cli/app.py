@@ -31,7 +31,8 @@ from ..core.inputs import readable_name
 from ..core.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_ITEMS
 from ..core.printable import escape_controls
 from ..core.text import Text
-from .streams import OutputError, ReportedOutput, discard_output, open_standard_streams
+from .argparse_words import argparse_language, wants_english
+from .streams import OutputError, discard_output, guard_standard_streams, open_standard_streams
 
 if TYPE_CHECKING:  # the settings, the report and the catalogue load with the command that needs them
     from ..core.report import Report, Severity
@@ -265,27 +266,58 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run() -> NoReturn:
     """Entry point of the ``fel-rules`` console script and ``python -m fel_rules``: :func:`main`, then the exit.
 
-    After ``validate``, ``render`` and ``rules`` the output is flushed and the process leaves at once: tearing down
-    the interpreter's heap with the engine loaded takes longer than validating a document.
+    Whatever the command, its output is flushed before the exit: output that cannot be written is said in one line
+    and exit 2, a reader gone away ends it with 141 (see :mod:`.streams`). After ``validate``, ``render`` and
+    ``rules`` the process then leaves at once: tearing down the interpreter's heap with the engine loaded takes
+    longer than validating a document.
     """
     global _start_up_uncollected
     open_standard_streams()
-    sys.stdout = ReportedOutput(sys.stdout)  # type: ignore[assignment]
+    guard_standard_streams()
     command = _command_of(sys.argv[1:])
     if command in _UNCOLLECTED_START_UP and gc.isenabled():
         gc.disable()
         _start_up_uncollected = True
-    code = main()
+    try:
+        code = main()
+    except SystemExit as exc:  # argparse's own exits: --help, --version, bad arguments
+        code = _exit_code(exc)
+    except OutputError as exc:  # (what argparse wrote: the help, the version)
+        code = _output_lost(exc)
+    code = _flushed(code)
     if command not in _QUICK_EXIT_COMMANDS:
         sys.exit(code)
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _exit_code(exit: SystemExit) -> int:
+    """The status ``exit`` asks for; a text is said on stderr, as Python does, and gives 1."""
+    if exit.code is None or isinstance(exit.code, int):
+        return exit.code or 0
+    print(exit.code, file=sys.stderr)
+    return 1
+
+
+def _flushed(code: int) -> int:
+    """``code``, once stdout is flushed; 141 when its reader went away, 2 when it could not be written (said)."""
     try:
         sys.stdout.flush()
     except BrokenPipeError:
-        code = _stdout_gone()
-    except (OutputError, OSError, ValueError):  # (the command flushed it: said there already)
-        discard_output()
-    sys.stderr.flush()
-    os._exit(code)
+        return _stdout_gone()
+    except OutputError as exc:
+        return _output_lost(exc)
+    except ValueError:  # (closed: nothing left in it)
+        pass
+    return code
+
+
+def _output_lost(exc: OutputError, lang: str | None = None) -> int:
+    """Say that stdout could not be written (in the language the arguments ask for), and let go of what it holds."""
+    discard_output()
+    lang = lang or ("en" if wants_english(sys.argv[1:]) else "es")
+    print(f"fel-rules: error: {escape_controls(exc.localized(lang))}", file=sys.stderr)
+    return EXIT_ERROR
 
 
 def _stdout_gone() -> int:
@@ -296,8 +328,6 @@ def _stdout_gone() -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    from .argparse_words import argparse_language
-
     words = list(sys.argv[1:] if argv is None else argv)
     with argparse_language(words):
         command = _command_of(words)
@@ -315,9 +345,9 @@ def _main(argv: Sequence[str] | None) -> int:
             code = _validate(args)
         sys.stdout.flush()  # (a full disk is said here, in the command's language)
         return code
+    except OutputError as exc:
+        return _output_lost(exc, lang)
     except FelRulesError as exc:
-        if isinstance(exc, OutputError):
-            discard_output()  # (what stdout still holds is lost: the last flush must not fail again)
         print(f"fel-rules: error: {escape_controls(exc.localized(lang))}", file=sys.stderr)
         return EXIT_ERROR
     except (KeyboardInterrupt, Terminated) as exc:

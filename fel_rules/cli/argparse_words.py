@@ -11,7 +11,7 @@ import argparse
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-__all__ = ["argparse_language"]
+__all__ = ["argparse_language", "wants_english"]
 
 #: argparse's English messages (Python 3.10–3.13) and their Spanish wording; placeholders kept as they are.
 SPANISH = {
@@ -49,7 +49,8 @@ def _spanish_plural(singular: str, plural: str, count: int) -> str:
     return one if count == 1 else many
 
 
-def _wants_english(argv: Sequence[str]) -> bool:
+def wants_english(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` (a command's arguments) holds ``--lang en``."""
     return any(arg == "--lang=en" or (arg == "--lang" and argv[index + 1:index + 2] == ["en"])
                for index, arg in enumerate(argv))
 
@@ -57,7 +58,7 @@ def _wants_english(argv: Sequence[str]) -> bool:
 @contextmanager
 def argparse_language(argv: Sequence[str]) -> Iterator[None]:
     """argparse speaks Spanish inside the block, English when ``argv`` holds ``--lang en``."""
-    if _wants_english(argv):
+    if wants_english(argv):
         yield
         return
     saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]

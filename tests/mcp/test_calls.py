@@ -5,6 +5,7 @@ and the threads end once the calls stop."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -51,6 +52,10 @@ def test_no_more_calls_run_at_once_than_workers_and_every_one_is_answered_once()
 
     for request_id in range(10):
         assert calls.start(request_id, "fel_validate", work(request_id), answers.deliver_for(request_id))
+    deadline = time.monotonic() + 10
+    while most[0] < 2 and time.monotonic() < deadline:  # (both workers busy before any call may end)
+        time.sleep(0.01)
+    time.sleep(0.05)  # (a third call would have started by now, were it let)
     release.set()
     answers.wait(10)
     calls.wait_answered(30)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 
 import pytest
 
@@ -26,3 +28,14 @@ def test_a_log_record_is_one_line_for_splitlines(text, capsys):
     assert said.endswith("\n") and len(said[:-1].splitlines()) == 1
     record = json.loads(said)
     assert record["message"] == text and record["path"] == text
+
+
+def test_a_log_record_is_json_on_a_stderr_that_is_not_unicode(monkeypatch):
+    """On a stderr of another encoding (``PYTHONIOENCODING=ascii``) a record's characters are JSON escapes, never
+    the stream's own (``\\xe9`` is no JSON)."""
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="ascii", errors="backslashreplace", write_through=True)
+    monkeypatch.setattr(sys, "stderr", stream)
+    log.log_event("probe", "é😀\u2028")
+    record = json.loads(raw.getvalue().decode("ascii"))
+    assert record["message"] == "é😀\u2028"
