@@ -42,13 +42,28 @@ class OutputError(FelRulesError):
                          detail=str(exc))
 
 
-class ReportedOutput:
+class _Wrapped:
+    """A text stream whose writes go through its subclass's ``write``; everything else is the wrapped stream's."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+class ReportedOutput(_Wrapped):
     """A text stream (stdout) whose failed writes and flushes raise :class:`OutputError`; a closed pipe still
     raises :class:`BrokenPipeError` (the reader went away: nothing to report). ``flushing``: every write is flushed
-    (the stream stands for an unbuffered one). Everything else is the stream's."""
+    (the stream stands for an unbuffered one)."""
 
     def __init__(self, stream: TextIO, *, flushing: bool = False) -> None:
-        self._stream, self._flushing = stream, flushing
+        super().__init__(stream)
+        self._flushing = flushing
 
     def write(self, text: str) -> int:
         try:
@@ -61,10 +76,6 @@ class ReportedOutput:
             raise OutputError(exc) from exc
         return written
 
-    def writelines(self, lines: Any) -> None:
-        for line in lines:
-            self.write(line)
-
     def flush(self) -> None:
         try:
             self._stream.flush()
@@ -73,15 +84,9 @@ class ReportedOutput:
         except OSError as exc:
             raise OutputError(exc) from exc
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
 
-
-class QuietErrors:
+class QuietErrors(_Wrapped):
     """A text stream (stderr) whose failed writes and flushes are dropped: there is nowhere left to say them."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
 
     def write(self, text: str) -> int:
         try:
@@ -89,18 +94,11 @@ class QuietErrors:
         except (OSError, ValueError):
             return len(text)
 
-    def writelines(self, lines: Any) -> None:
-        for line in lines:
-            self.write(line)
-
     def flush(self) -> None:
         try:
             self._stream.flush()
         except (OSError, ValueError):
             pass
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
 
 
 def open_standard_streams() -> None:
