@@ -15,6 +15,7 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
 from .fonts import ascent, line_height
+from .textops import write_lines
 
 __all__ = ["Band", "Block", "Lines", "Part", "Placed", "beside", "boxed", "paginate", "stack"]
 
@@ -46,20 +47,12 @@ class Lines:
         """Draw the lines with their first line's top at ``top``, within ``width`` from ``x``."""
         if not any(self.lines):
             return
-        text = canvas.beginText()  # one text object for all the lines
-        text.setFont(self.font, self.size)
-        text.setFillColor(self.color)
-        baseline = top - ascent(self.size)
-        for line in self.lines:
-            if self.align == "left":
-                left = x
-            else:
-                room = width - stringWidth(line, self.font, self.size)
-                left = x + (room if self.align == "right" else room / 2)
-            text.setTextOrigin(left, baseline)
-            text.textOut(line)
-            baseline -= self.leading
-        canvas.drawText(text)
+        if self.align == "left":
+            lefts = [x] * len(self.lines)
+        else:
+            share = 1.0 if self.align == "right" else 0.5
+            lefts = [x + (width - stringWidth(line, self.font, self.size)) * share for line in self.lines]
+        write_lines(canvas, self.lines, lefts, top - ascent(self.size), self.font, self.size, self.color, self.leading)
 
 
 @dataclass(frozen=True)
