@@ -9,7 +9,7 @@ import pytest
 import qrcode
 from qrcode.constants import ERROR_CORRECT_M
 
-from fel_rules.outputs.render.qr import _runs, qr_matrix
+from fel_rules.outputs.render.qr import _runs, qr_matrix, qr_rows
 
 
 def _reference(data: str) -> list[list[bool]]:
@@ -33,10 +33,17 @@ def test_the_matrix_is_qrcodes_own(alphabet):
     assert qr_matrix(URL) == _reference(URL)
 
 
+def test_the_rows_are_the_matrix():
+    for data in (URL, "1", "A" * 900, "é" * 300):
+        assert [[module == 1 for module in row] for row in qr_rows(data)] == _reference(data)
+        assert {module for row in qr_rows(data) for module in row} == {0, 1}
+
+
 def test_the_drawn_runs_cover_exactly_the_dark_modules():
     matrix = qr_matrix(URL)
     count = len(matrix)
     drawn = [[False] * count for _ in range(count)]
+    assert _runs(qr_rows(URL)) == _runs(matrix)  # (what a page draws: the rows as bytes)
     for operator in _runs(matrix).splitlines():
         x, y, width, height, name = operator.split()
         assert (name, height) == ("re", "1")
