@@ -11,9 +11,9 @@ Run from the repository root: ``python -m benchmarks.startup [--runs 10] [--agai
   ``notifications/initialized`` and ``tools/list``; then the call, each sent once the answer before it came): spawn
   → ``initialize`` response, spawn → ``tools/list`` response, and spawn → the first ``fel_validate`` result on the
   signed certified example (what the host waits for), with a warm cache (and ``serve`` with a cold one too), the
-  server's CPU time by then, and its resident memory (VmRSS) once it answered; and the round trips of the first
-  two ``fel_validate`` calls to a server left idle for a second after ``initialize`` (as a host leaves it while
-  its model decides: the server uses that time to warm up);
+  server's CPU time by then, and its resident memory (VmRSS) once it answered; and, for a server left idle for a
+  second after ``initialize`` (as a host leaves it while its model decides: the server uses that time to warm up),
+  its VmRSS then and the round trips of its first two ``fel_validate`` calls and of a ``fel_render`` after them;
 * where a one-shot run with a warm cache spends its time, measured inside one process: importing the CLI and the
   engine, loading the rules, compiling the schema set, validating;
 * references measured in the same run: ``python -c pass`` (the interpreter alone), ``python -c "import lxml.etree"``
@@ -131,28 +131,33 @@ class Checkout:
         return marks[0], marks[1], marks[2], cpu, rss
 
 
-    def idle_round_trips(self, idle_s: float = 1.0) -> tuple[float, float]:
-        """Round trips of the first and second fel_validate calls to a fresh ``fel-rules serve`` (warm cache) that
-        was left idle for ``idle_s`` seconds after ``initialize``, as an AI host leaves it while its model decides."""
-        command = [self.python, "-m", "fel_rules", "serve", "--root", str(self.root)]
-        server = subprocess.Popen(command, cwd=self.root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, env=self.environment("warm"))
-        assert server.stdin is not None and server.stdout is not None
-        server.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
-        server.stdin.flush()
-        server.stdout.readline()
-        time.sleep(idle_s)
-        trips = []
-        for number in (2, 3):
-            start = time.perf_counter()
-            server.stdin.write(json.dumps({**CALL, "id": number}).encode() + b"\n")
+    def idle_round_trips(self, idle_s: float = 1.0) -> tuple[float, float, float, float]:
+        """Round trips of the first and second fel_validate calls, then of a fel_render call (its PDF written in a
+        temporary folder), to a fresh ``fel-rules serve`` (warm cache) that was left idle for ``idle_s`` seconds
+        after ``initialize``, as an AI host leaves it while its model decides; and the server's VmRSS (MB) after that
+        idle second, before the calls (once its warm-up is done)."""
+        with tempfile.TemporaryDirectory(prefix="fel-bench-pdf-") as out:
+            command = [self.python, "-m", "fel_rules", "serve", "--root", str(self.root), "--root", out]
+            server = subprocess.Popen(command, cwd=self.root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.DEVNULL, env=self.environment("warm"))
+            assert server.stdin is not None and server.stdout is not None
+            server.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
             server.stdin.flush()
-            reply = json.loads(server.stdout.readline())
-            trips.append((time.perf_counter() - start) * 1000)
-            assert reply["result"]["structuredContent"]["valid"], reply
-        server.stdin.close()
-        server.wait(timeout=30)
-        return trips[0], trips[1]
+            server.stdout.readline()
+            time.sleep(idle_s)
+            rss = _rss_mb(server.pid)
+            render = {"name": "fel_render", "arguments": {"xml_path": DOCUMENT, "out_path": f"{out}/"}}
+            trips = []
+            for number, call in ((2, CALL), (3, CALL), (4, {**CALL, "params": render})):
+                start = time.perf_counter()
+                server.stdin.write(json.dumps({**call, "id": number}).encode() + b"\n")
+                server.stdin.flush()
+                reply = json.loads(server.stdout.readline())
+                trips.append((time.perf_counter() - start) * 1000)
+                assert reply["result"]["structuredContent"]["valid"], reply
+            server.stdin.close()
+            server.wait(timeout=30)
+        return trips[0], trips[1], trips[2], rss
 
 
 def _cpu_ms(pid: int) -> float:
@@ -185,9 +190,11 @@ def measure(checkout: Checkout, samples: dict[str, list[float]]) -> None:
         add(f"{label}: spawn → first fel_validate ({cache})", answered)
         add(f"{label}: first fel_validate ({cache}), CPU", cpu)
         add(f"{label}: VmRSS after the first call ({cache}, MB)", rss)
-    first, second = checkout.idle_round_trips()
+    first, second, render, rss = checkout.idle_round_trips()
+    add("fel-rules serve: VmRSS after 1 s idle (warm-up done, MB)", rss)
     add("fel-rules serve: 1st fel_validate round trip after 1 s idle (warm)", first)
     add("fel-rules serve: 2nd fel_validate round trip after 1 s idle (warm)", second)
+    add("fel-rules serve: then 1st fel_render round trip (warm)", render)
     for phase, ms in checkout.phases().items():
         add(f"  one shot, in process: {phase}", ms)
 

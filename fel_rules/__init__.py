@@ -7,7 +7,8 @@ Typical use::
     print(report.valid, report.counts)
 
 This module is the public API: validation (:class:`Validator`, :class:`Config`), rendering
-(:func:`render_file`, :func:`render_bytes`), batches (:func:`run_batch` and the manifest it writes), the
+(:func:`render_file`, :func:`render_bytes`; :func:`warm_up_rendering` for a process with time to spare before its
+first PDF), batches (:func:`run_batch` and the manifest it writes), the
 report types and the errors. Everything else is internal. The names load on first use, so
 ``import fel_rules`` (or reading ``fel_rules.__version__``) is instant and pulls in neither pydantic
 nor the schema engine.
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from .core.text import Text
     from .engine import Validator
     from .outputs.formats.text import errors_in_brief
-    from .outputs.render import RenderResult, RenderSettings, render_bytes, render_file, render_xml
+    from .outputs.render import RenderResult, RenderSettings, render_bytes, render_file, render_xml, warm_up_rendering
     from .ruleset.listing import RuleRow, list_rules, rules_listing
 
 #: Where each public name lives (the package that re-exports it, or its defining module).
@@ -100,6 +101,7 @@ _HOMES = {
     "report_json_schema": ".core.report",
     "rules_listing": ".ruleset.listing",
     "run_batch": ".batch",
+    "warm_up_rendering": ".outputs.render",
 }
 
 __all__ = [
@@ -147,6 +149,7 @@ __all__ = [
     "report_json_schema",
     "rules_listing",
     "run_batch",
+    "warm_up_rendering",
 ]
 
 

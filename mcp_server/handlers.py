@@ -62,6 +62,20 @@ def warm_up_validation(until: Callable[[], bool]) -> bool:
     return _validator("es", None).warm_up(until=until, certificates=True)
 
 
+def warm_up_rendering(until: Callable[[], bool]) -> bool:
+    """Let the default validator's PDF be made once (:func:`fel_rules.warm_up_rendering`: the PDF
+    libraries, the fonts, the layout) and load the tools' output models, unless ``until()`` says a call has come:
+    the first ``fel_render`` of a session then takes some milliseconds instead of some hundreds. True when it was
+    done."""
+    if until():
+        return False
+    if not fel_rules.warm_up_rendering(_validator("es", None), until=until) or until():
+        return False
+    from . import tools  # noqa: F401 - the models of the tools' outputs, which a fel_render result is made with
+
+    return True
+
+
 def _profile(profile: str | None, ctx: ToolContext) -> str | None:
     """A profile name (rules/profiles/NAME.yaml) as given; a profile given as a file, like every path a tool
     reads, must be inside the allowed roots."""

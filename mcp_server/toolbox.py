@@ -53,21 +53,24 @@ class Toolbox:
     def _warm(self) -> None:
         """Load everything; in a process of its own, with the garbage collector paused (the engine's modules, models
         and rules are long-lived objects it would walk over and over), then leave them out of every collection.
-        While no call has come, the default validator then validates a shipped sample (some 90 ms of CPU): the
-        first calls of a session find the signature verifier and the rules' compiled functions made; a call that
-        comes first is not kept waiting for that (it makes what it needs itself)."""
+        While no call has come, the default validator then validates a shipped sample (some 90 ms of CPU), and lays
+        out its PDF (the PDF libraries loaded, some 200 ms): the first calls of a session find the signature
+        verifier, the rules' compiled functions and the renderer made; a call that comes first is not kept waiting
+        for that (it makes what it needs itself)."""
         started = time.perf_counter()
         collecting = self._own_process and gc.isenabled()
         if collecting:
             gc.disable()
         try:
             self.tools()
-            from .handlers import warm_up, warm_up_validation
+            from .handlers import warm_up, warm_up_rendering, warm_up_validation
 
             warm_up()
             log_event("warm_up", "tools, rules and schema set ready", ms=round((time.perf_counter() - started) * 1000))
             if warm_up_validation(until=self._called.is_set):
                 log_event("warm_up", "validation ready", ms=round((time.perf_counter() - started) * 1000))
+            if warm_up_rendering(until=self._called.is_set):
+                log_event("warm_up", "rendering ready", ms=round((time.perf_counter() - started) * 1000))
         except Exception as exc:  # noqa: BLE001 - the first call reports the same problem, as a tool error
             log_event("warm_up", f"warm-up failed: {type(exc).__name__}: {exc}")
         finally:

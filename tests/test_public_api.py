@@ -18,7 +18,7 @@ PUBLIC = [
     # validation
     "Config", "Validator",
     # rendering
-    "RenderResult", "RenderSettings", "render_bytes", "render_file", "render_xml",
+    "RenderResult", "RenderSettings", "render_bytes", "render_file", "render_xml", "warm_up_rendering",
     # the rules in force (``rules list`` and the MCP tool fel_rules)
     "RuleRow", "list_rules", "rules_listing",
     # batches and the manifest they write

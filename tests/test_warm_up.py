@@ -8,12 +8,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from fel_rules import warm_up_rendering as render_warm_up
 from fel_rules.checks import quiet_plan
 from fel_rules.checks.expression import _PLANS_KEY
 from fel_rules.core.config import Config
 from fel_rules.document.facts import extract_facts
 from fel_rules.document.parse import parse_xml
 from fel_rules.engine import WARM_UP_SAMPLE, Validator, _tipo
+from fel_rules.outputs.render import RenderSettings
+from fel_rules.outputs.render import api as render_api
 
 ROOT = Path(__file__).resolve().parent.parent
 SIGNED = ROOT / "examples" / "factura-certificada.xml"
@@ -90,7 +95,8 @@ def test_only_the_warm_ups_own_documents_make_their_plans_function():
 
 def _server_warm_up(*, called_first: bool) -> dict:
     """Run the MCP toolbox's warm-up in a fresh process (a call marked as come before it when ``called_first``);
-    what it logged and whether the default validator's plan function for an invoice was ready after it."""
+    what it logged, whether the default validator's plan function for an invoice was ready after it, and whether
+    the renderer was (the PDF library loaded and the fonts registered)."""
     code = ("import json, sys\n"
             "from mcp_server.sandbox import Roots\n"
             "from mcp_server.toolbox import Toolbox\n"
@@ -104,18 +110,42 @@ def _server_warm_up(*, called_first: bool) -> dict:
             "from tests.test_warm_up import _function_made\n"
             "validator = _validator('es', None)\n"
             f"ready = _function_made(validator, _plan_of(validator, Path({str(SIGNED)!r})))\n"
-            "print(json.dumps({'ready': ready}))\n")
+            "fonts = sys.modules.get('fel_rules.outputs.render.fonts')\n"
+            "rendering = 'reportlab' in sys.modules and fonts is not None and bool(fonts._registered)\n"
+            "print(json.dumps({'ready': ready, 'rendering': rendering}))\n")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     events = [json.loads(line)["message"] for line in result.stderr.splitlines() if '"warm_up"' in line]
     return {**json.loads(result.stdout.splitlines()[-1]), "events": events}
 
 
-def test_an_idle_server_warms_its_validator_up():
+def test_an_idle_server_warms_its_validator_and_its_renderer_up():
     found = _server_warm_up(called_first=False)
-    assert found == {"ready": True, "events": ["tools, rules and schema set ready", "validation ready"]}
+    assert found == {"ready": True, "rendering": True,
+                     "events": ["tools, rules and schema set ready", "validation ready", "rendering ready"]}
 
 
-def test_a_call_that_comes_first_is_not_kept_waiting_for_the_validation_warm_up():
+def test_a_call_that_comes_first_is_not_kept_waiting_for_the_validation_or_rendering_warm_up():
     found = _server_warm_up(called_first=True)
-    assert found == {"ready": False, "events": ["tools, rules and schema set ready"]}
+    assert found == {"ready": False, "rendering": False, "events": ["tools, rules and schema set ready"]}
+
+
+def test_a_render_warm_up_lays_the_sample_out_once():
+    validator = Validator(Config())
+    laid_out = []
+    real = render_api.render_view
+
+    def counted(view, **options):
+        laid_out.append(view.numero)
+        return real(view, **options)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(render_api, "render_view", counted)
+        assert render_warm_up(validator)
+        assert render_warm_up(validator, until=lambda: True) is False  # (told to stop: nothing more is laid out)
+    assert len(laid_out) == 1 and laid_out[0]
+
+
+def test_a_render_warm_up_that_fails_says_so_and_raises_nothing(tmp_path):
+    settings = RenderSettings(logo=tmp_path / "missing.png")
+    assert render_warm_up(Validator(Config()), settings) is False

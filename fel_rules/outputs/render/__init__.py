@@ -10,7 +10,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .api import RenderResult, render_bytes, render_document, render_file, render_xml
+    from .api import RenderResult, render_bytes, render_document, render_file, render_xml, warm_up_rendering
     from .settings import RenderSettings
     from .view import InvoiceView, build_view, verifier_url
 
@@ -18,12 +18,12 @@ if TYPE_CHECKING:
 _HOMES = {
     "InvoiceView": ".view", "RenderResult": ".api", "RenderSettings": ".settings", "build_view": ".view",
     "render_bytes": ".api", "render_document": ".api", "render_file": ".api", "render_xml": ".api",
-    "verifier_url": ".view",
+    "verifier_url": ".view", "warm_up_rendering": ".api",
 }
 
 __all__ = [
     "InvoiceView", "RenderResult", "RenderSettings", "build_view", "render_bytes", "render_document", "render_file",
-    "render_xml", "verifier_url",
+    "render_xml", "verifier_url", "warm_up_rendering",
 ]
 
 

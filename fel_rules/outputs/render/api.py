@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import os
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -23,7 +23,7 @@ from ...core.owned import own_pdf
 from ...core.report import Report
 from ...core.text import Text
 from ...document.facts import Anulacion, Documento
-from ...engine import Validator
+from ...engine import WARM_UP_SAMPLE, Validator
 from ...expressions.catalogues import FraseEntry
 from ..formats.text import errors_in_brief
 from .notices import missing_glyphs_warnings
@@ -32,7 +32,7 @@ from .settings import DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS, RenderSet
 from .view import InvoiceView, build_view
 
 __all__ = ["RenderResult", "load_logo", "render_bytes", "render_document", "render_failure", "render_file",
-           "render_xml"]
+           "render_xml", "warm_up_rendering"]
 
 _SHOWN_ERRORS = 5
 _DEFAULT_LIMITS = (DEFAULT_LOGO_MAX_BYTES, DEFAULT_LOGO_MAX_PIXELS)
@@ -52,6 +52,33 @@ class RenderResult:
     def warnings(self) -> list[Text]:
         """What the reader of the PDF should know: the characters printed as ``[U+XXXX]`` for want of a glyph."""
         return missing_glyphs_warnings(self.missing_glyphs)
+
+
+def warm_up_rendering(validator: Validator, settings: RenderSettings | None = None, *,
+                      until: Callable[[], bool] = lambda: False) -> bool:
+    """Lay out the signed invoice shipped with the rules (:data:`~fel_rules.engine.WARM_UP_SAMPLE`) in memory and
+    throw it away: what a process's first PDF makes (the fonts registered and their first subsets, the logo of
+    ``settings`` read, the layout's and the QR's code run once, some 40 ms of CPU beside the libraries' import) is
+    then ready for the next PDF. For a process that renders later and has time now (a server between its first
+    calls). ``until()`` is asked before each step: true stops the warm-up there (real work has come). True when it
+    was done; a failure is met again, and said, by the first PDF."""
+    from .fonts import register_fonts
+
+    try:
+        if until():
+            return False
+        register_fonts()
+        if until():
+            return False
+        settings = settings or RenderSettings.from_env()
+        outcome = validator.inspect_bytes(WARM_UP_SAMPLE.read_bytes(), path=WARM_UP_SAMPLE.name)
+        if until():
+            return False
+        render_document(outcome.report, outcome.facts, frases=validator.catalog.catalogues.frases,
+                        settings=settings)
+    except Exception:  # noqa: BLE001 - a warm-up never fails its caller
+        return False
+    return True
 
 
 def render_bytes(data: bytes, *, settings: RenderSettings | None = None, force: bool = False,
