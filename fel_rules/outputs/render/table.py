@@ -62,8 +62,9 @@ def table_bands(kit: Kit, columns: Sequence[Column], rows: Sequence[Sequence[str
         fill = theme.zebra if zebra and index % 2 else None
         tallest = max(len(lines.lines) for lines in laid)
         for start in range(0, tallest, limit):  # a tall row continues on further bands, without gaps
-            piece = [Lines(lines.lines[start:start + limit], lines.font, lines.size, lines.color, lines.align)
-                     for lines in laid]
+            piece = laid if tallest <= limit else [
+                Lines(lines.lines[start:start + limit], lines.font, lines.size, lines.color, lines.align)
+                for lines in laid]
             bands.append(_band(piece, widths, fill=fill, header=head, top=start == 0,
                                bottom=start + limit >= tallest))
     if len(bands) > (1 if header else 0):
