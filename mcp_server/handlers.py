@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -62,14 +62,14 @@ def warm_up_validation(until: Callable[[], bool]) -> bool:
     return _validator("es", None).warm_up(until=until, certificates=True)
 
 
-def warm_up_rendering(until: Callable[[], bool]) -> bool:
+def warm_up_rendering(until: Callable[[], bool], roots: Sequence[Path] = ()) -> bool:
     """Let the default validator's PDF be made once (:func:`fel_rules.warm_up_rendering`: the PDF
     libraries, the fonts, the layout) and load the tools' output models, unless ``until()`` says a call has come:
-    the first ``fel_render`` of a session then takes some milliseconds instead of some hundreds. True when it was
-    done."""
+    the first ``fel_render`` of a session then takes some milliseconds instead of some hundreds. The logo is read
+    inside ``roots`` (the server's), as the calls read it. True when it was done."""
     if until():
         return False
-    if not fel_rules.warm_up_rendering(_validator("es", None), until=until) or until():
+    if not fel_rules.warm_up_rendering(_validator("es", None), roots=roots, until=until) or until():
         return False
     from . import tools  # noqa: F401 - the models of the tools' outputs, which a fel_render result is made with
 

@@ -69,7 +69,7 @@ class Toolbox:
             log_event("warm_up", "tools, rules and schema set ready", ms=round((time.perf_counter() - started) * 1000))
             if warm_up_validation(until=self._called.is_set):
                 log_event("warm_up", "validation ready", ms=round((time.perf_counter() - started) * 1000))
-            if warm_up_rendering(until=self._called.is_set):
+            if warm_up_rendering(until=self._called.is_set, roots=self._roots.paths):
                 log_event("warm_up", "rendering ready", ms=round((time.perf_counter() - started) * 1000))
         except Exception as exc:  # noqa: BLE001 - the first call reports the same problem, as a tool error
             log_event("warm_up", f"warm-up failed: {type(exc).__name__}: {exc}")

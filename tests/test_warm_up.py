@@ -149,3 +149,13 @@ def test_a_render_warm_up_lays_the_sample_out_once():
 def test_a_render_warm_up_that_fails_says_so_and_raises_nothing(tmp_path):
     settings = RenderSettings(logo=tmp_path / "missing.png")
     assert render_warm_up(Validator(Config()), settings) is False
+
+
+def test_a_render_warm_up_reads_the_logo_only_inside_the_roots_it_is_given(tmp_path):
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    logo = tmp_path / "logo.png"  # (outside the allowed folder)
+    logo.write_bytes((ROOT / "examples" / "logo.png").read_bytes())
+    settings = RenderSettings(logo=logo)
+    assert render_warm_up(Validator(Config()), settings, roots=[allowed.resolve()]) is False
+    assert render_warm_up(Validator(Config()), settings, roots=[tmp_path.resolve()]) is True

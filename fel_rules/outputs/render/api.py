@@ -54,14 +54,15 @@ class RenderResult:
         return missing_glyphs_warnings(self.missing_glyphs)
 
 
-def warm_up_rendering(validator: Validator, settings: RenderSettings | None = None, *,
+def warm_up_rendering(validator: Validator, settings: RenderSettings | None = None, *, roots: Sequence[Path] = (),
                       until: Callable[[], bool] = lambda: False) -> bool:
     """Lay out the signed invoice shipped with the rules (:data:`~fel_rules.engine.WARM_UP_SAMPLE`) in memory and
     throw it away: what a process's first PDF makes (the fonts registered and their first subsets, the logo of
     ``settings`` read, the layout's and the QR's code run once, some 40 ms of CPU beside the libraries' import) is
     then ready for the next PDF. For a process that renders later and has time now (a server between its first
-    calls). ``until()`` is asked before each step: true stops the warm-up there (real work has come). True when it
-    was done; a failure is met again, and said, by the first PDF."""
+    calls). The logo is read inside ``roots`` when they are given, as the process's PDFs will read it. ``until()`` is
+    asked before each step: true stops the warm-up there (real work has come). True when it was done; a failure is
+    met again, and said, by the first PDF."""
     from .fonts import register_fonts
 
     try:
@@ -75,7 +76,7 @@ def warm_up_rendering(validator: Validator, settings: RenderSettings | None = No
         if until():
             return False
         render_document(outcome.report, outcome.facts, frases=validator.catalog.catalogues.frases,
-                        settings=settings)
+                        settings=settings, roots=roots)
     except Exception:  # noqa: BLE001 - a warm-up never fails its caller
         return False
     return True
