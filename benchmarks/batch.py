@@ -1,15 +1,16 @@
 """Benchmark of batch processing: files per second with and without PDFs, on 1 and 2 workers, and what the
 batch itself costs per file beside the validation; peak memory for few vs many files without rendering.
 
-Run from the repository root: ``python -m benchmarks.batch [--files 400] [--many 0]``. Invoices are generated
-into a temporary folder first (not timed): certified ones, with their issuer's and certifier's signatures (what
-an accountant's folder holds), and the same before certification, unsigned (the last row: what signature checks
-cost a batch). Each measurement runs in a fresh process, one after the other in
-this run, so the ratios compare like with like. The "overhead" rows replace each file's validation with its
-report computed beforehand (in this benchmark only): what is left is the batch's own work per file (tasks
-sent to the workers, reports and journal written, cross-document rules, manifest). With ``--many N`` the
-peak memory (ru_maxrss of the coordinator and of its largest worker) is compared for ``--files`` vs N files.
-Each run's wall time is also split into its phases (plan, warm-up, per-file work, end), timed where the runner
+Run from the repository root: ``python -m benchmarks.batch [--files 400] [--many 0] [--rounds 1]``. Invoices are
+generated into a temporary folder first (not timed): certified ones, with their issuer's and certifier's signatures
+(what an accountant's folder holds), and the same before certification, unsigned (the last row: what signature checks
+cost a batch). Each measurement runs in a fresh process, one after the other in this run, so the ratios compare like
+with like; with ``--rounds N`` each row is N pairs of runs (1 and 2 workers, in alternating order) and its medians
+are printed: a ratio from one pair moves with the machine's load between the two runs. The "overhead" rows replace
+each file's validation with its report computed beforehand (in this benchmark only): what is left is the batch's
+own work per file (tasks sent to the workers, reports and journal written, cross-document rules, manifest). With
+``--many N`` the peak memory (ru_maxrss of the coordinator and of its largest worker) is compared for ``--files`` vs
+N files. Each run's wall time is also split into its phases (plan, warm-up, per-file work, end), timed where the runner
 looks them up: the fixed costs that more workers do not shrink. Last, the CPU time of validation alone (each of 2
 workers' validation of its share of the inputs, warmed up as the batch warms it) gives the most 2 workers could do
 with these files if the batch cost nothing else, and with the run's own plan and warm-up; and the file system's
@@ -139,6 +140,11 @@ def _rate(run: dict) -> float:
     return run["files"] / run["seconds"]
 
 
+def _median_run(runs: list[dict]) -> dict:
+    """The run of median speed among ``runs``."""
+    return sorted(runs, key=_rate)[len(runs) // 2]
+
+
 def _phases(run: dict) -> tuple[float, float, float, float]:
     """Milliseconds of the run in plan, warm-up, per-file work and the rest (the end phase)."""
     phases = run["phases"]
@@ -150,6 +156,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=400)
     parser.add_argument("--many", type=int, default=0, help="also compare peak memory with this many files")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="pairs of runs (1 worker, 2 workers) per row; the medians are printed")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         certified, unsigned = Path(tmp) / "certified", Path(tmp) / "unsigned"
@@ -164,11 +172,20 @@ def main() -> None:
                 ("overhead + PDF", certified, True, True), ("validate, before certification", unsigned, False, False))
         timelines = []
         for label, inputs, render, precomputed in rows:
-            one, two = measure(inputs, 1, render, precomputed), measure(inputs, 2, render, precomputed)
+            pairs = []
+            for round_number in range(max(1, args.rounds)):  # (alternating order: a drifting machine favours neither)
+                counts = (1, 2) if round_number % 2 == 0 else (2, 1)
+                runs = {workers: measure(inputs, workers, render, precomputed) for workers in counts}
+                pairs.append((runs[1], runs[2]))
+            one, two = _median_run([one for one, _ in pairs]), _median_run([two for _, two in pairs])
+            ratio = statistics.median(_rate(two) / _rate(one) for one, two in pairs)
             coordinator, workers = (two[key] / two["files"] * 1000 for key in ("coordinator_cpu", "workers_cpu"))
-            print(f"{label:>34} {_rate(one):>8.0f}/s {_rate(two):>8.0f}/s {_rate(two) / _rate(one):>6.2f} "
+            print(f"{label:>34} {_rate(one):>8.0f}/s {_rate(two):>8.0f}/s {ratio:>6.2f} "
                   f"{coordinator:>14.2f} ms {workers:>5.2f} ms")
             timelines.append((label, one, two))
+        if args.rounds > 1:
+            print(f"\nmedians of {args.rounds} rounds: files/s and CPU/file of the median run, 2w/1w the median of the"
+                  " rounds' ratios")
         print("\nfiles/s = files / wall time of run_batch (process start-up and worker warm-up included);"
               "\nCPU/file = CPU time of the coordinating process and of the workers (2 workers, warm-up included)"
               "\nover the files: what a file costs whatever else the machine runs.")
