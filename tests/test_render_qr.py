@@ -9,7 +9,7 @@ import pytest
 import qrcode
 from qrcode.constants import ERROR_CORRECT_M
 
-from fel_rules.outputs.render.qr import _runs, qr_matrix, qr_rows
+from fel_rules.outputs.render.qr import _runs, qr_rows
 
 
 def _reference(data: str) -> list[list[bool]]:
@@ -17,6 +17,11 @@ def _reference(data: str) -> list[list[bool]]:
     code.add_data(data)
     code.make(fit=True)
     return code.get_matrix()
+
+
+def qr_matrix(data: str) -> list[list[bool]]:
+    """The symbol's rows as qrcode's ``get_matrix`` gives them (a dark module true)."""
+    return [[module == 1 for module in row] for row in qr_rows(data)]
 
 
 URL = ("https://felpub.c.sat.gob.gt/verificador-web/publico/vistas/verificacionDte.jsf?tipo=autorizacion"
@@ -33,9 +38,8 @@ def test_the_matrix_is_qrcodes_own(alphabet):
     assert qr_matrix(URL) == _reference(URL)
 
 
-def test_the_rows_are_the_matrix():
+def test_the_rows_hold_only_light_and_dark_modules():
     for data in (URL, "1", "A" * 900, "é" * 300):
-        assert [[module == 1 for module in row] for row in qr_rows(data)] == _reference(data)
         assert {module for row in qr_rows(data) for module in row} == {0, 1}
 
 
@@ -43,8 +47,7 @@ def test_the_drawn_runs_cover_exactly_the_dark_modules():
     matrix = qr_matrix(URL)
     count = len(matrix)
     drawn = [[False] * count for _ in range(count)]
-    assert _runs(qr_rows(URL)) == _runs(matrix)  # (what a page draws: the rows as bytes)
-    for operator in _runs(matrix).splitlines():
+    for operator in _runs(qr_rows(URL)).splitlines():
         x, y, width, height, name = operator.split()
         assert (name, height) == ("re", "1")
         for column in range(int(x), int(x) + int(width)):

@@ -14,7 +14,7 @@ import qrcode
 from qrcode import LUT, base, util
 from qrcode.constants import ERROR_CORRECT_M
 
-__all__ = ["BORDER", "draw_qr", "qr_matrix", "qr_rows"]
+__all__ = ["BORDER", "draw_qr", "qr_rows"]
 
 
 #: The quiet zone around the symbol, in modules.
@@ -43,11 +43,6 @@ def qr_rows(data: str) -> list[bytes]:
     modules = bytes(layout.gather(layout.fixed + bits))
     width = layout.width
     return [modules[start:start + width] for start in range(0, width * width, width)]
-
-
-def qr_matrix(data: str) -> list[list[bool]]:
-    """Module matrix of ``data`` (error correction M, quiet zone included), as qrcode's ``get_matrix`` gives it."""
-    return [[module == 1 for module in row] for row in qr_rows(data)]
 
 
 _ZERO_ONE = bytes.maketrans(b"01", b"\x00\x01")
@@ -248,15 +243,15 @@ def draw_qr(canvas, data: str, x: float, y: float, size: float) -> None:
     canvas.restoreState()
 
 
-def _runs(rows: list[bytes] | list[list[bool]]) -> str:
-    """The dark modules of ``rows`` (a module true or 1 is dark) as PDF rectangles (``x y w h re``), merged into
+def _runs(rows: list[bytes]) -> str:
+    """The dark modules of ``rows`` (a module 1 is dark) as PDF rectangles (``x y w h re``), merged into
     horizontal runs, in module units from the bottom-left corner."""
     count = len(rows)
     numbers = _numbers(count)
     rects: list[str] = []
     for row_index, row in enumerate(rows):
         y = f" {count - row_index - 1} "
-        spans = [run.span() for run in _DARK.finditer(bytes(row))]
+        spans = [run.span() for run in _DARK.finditer(row)]
         rects += [f"{numbers[start]}{y}{numbers[end - start]} 1 re" for start, end in spans]
     return "\n".join(rects)
 
