@@ -11,6 +11,7 @@ from reportlab.pdfbase.ttfonts import TTFont, TTFontFace
 from fel_rules import Validator
 from fel_rules.outputs.render import build_view
 from fel_rules.outputs.render.fonts import BOLD, REGULAR, register_fonts
+from fel_rules.outputs.render import pdf
 from fel_rules.outputs.render.pdf import render_view
 from fel_rules.outputs.render.subsets import SUBSETS_KEPT, _keeping_subsets
 
@@ -73,8 +74,8 @@ def _is_unicode_map(data: bytes | str) -> bool:
 
 
 def test_the_subsets_objects_are_the_kept_ones(monkeypatch):
-    """The subsets' font files and Unicode maps never go through reportlab's own filter (the document's other
-    streams do), and their widths are written once: if reportlab ever registers these objects where they are not
+    """The subsets' font files and Unicode maps never go through a Flate filter (the page's contents go through the
+    renderer's own), and their widths are written once: if reportlab ever registers these objects where they are not
     looked for, this says so."""
     validator = Validator()
     outcome = validator.inspect_bytes((EXAMPLES / "factura-certificada.xml").read_bytes(), path="x.xml")
@@ -82,12 +83,15 @@ def test_the_subsets_objects_are_the_kept_ones(monkeypatch):
     compressed: list[bytes | str] = []
     encode = pdfdoc.PDFZCompress.encode
     monkeypatch.setattr(pdfdoc.PDFZCompress, "encode", lambda data: compressed.append(data) or encode(data))
+    quick = pdf._QUICK_FLATE.encode
+    monkeypatch.setattr(pdf._QUICK_FLATE, "encode", lambda data: compressed.append(data) or quick(data))
     written: list[object] = []
     array = pdfdoc.PDFTrueTypeFont.format
     monkeypatch.setattr(pdfdoc.PDFTrueTypeFont, "format", lambda font, doc: written.append(font.Widths) or array(
         font, doc))
     render_view(view)
-    assert compressed and not any(_is_font_file(data) or _is_unicode_map(data) for data in compressed)
+    assert len(compressed) == 1 and " Tj " in compressed[0]  # the page's operators, and nothing else
+    assert not any(_is_font_file(data) or _is_unicode_map(data) for data in compressed)
     assert len(written) == 2 and all(type(widths) is bytes for widths in written)
     _unkept(monkeypatch)
     render_view(view)

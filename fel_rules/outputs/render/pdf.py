@@ -5,17 +5,19 @@ and the footer with "Página N de M".
 The PDF's streams are binary (compressed; the logo's JPEG as it is), not also ASCII85-encoded as reportlab writes them
 by default: a tenth smaller, and some 2 ms less to write a one-page invoice (:func:`_binary_streams`). reportlab's
 setting for that (``rl_config.useA85``) is the whole process's, and other reportlab code may rely on it: it is left
-as it is.
+as it is. A page's contents are compressed at zlib's fastest level (:data:`_QUICK_FLATE`): a one-page invoice's
+20–25 KB of operators take some 0.15 ms instead of 0.5 ms, for about 0.9 KB more in a PDF of 50 KB.
 """
 
 from __future__ import annotations
 
 import io
 import math
+import zlib
 from dataclasses import dataclass
 
 from reportlab.lib.units import mm
-from reportlab.pdfbase.pdfdoc import PDFImageXObject, PDFPage, PDFStream, PDFZCompress
+from reportlab.pdfbase.pdfdoc import PDFImageXObject, PDFPage, PDFStream
 from reportlab.pdfbase.pdfutils import asciiBase85Decode
 from reportlab.pdfgen.canvas import Canvas
 
@@ -32,6 +34,17 @@ from .view import InvoiceView
 
 __all__ = ["RenderedPdf", "render_view"]
 
+class _QuickFlate:
+    """A Flate filter (for reportlab's streams) at zlib's fastest level; reportlab's own uses the default level."""
+
+    pdfname = "FlateDecode"
+
+    @staticmethod
+    def encode(content: str | bytes) -> bytes:
+        return zlib.compress(content.encode("utf8") if isinstance(content, str) else content, 1)
+
+
+_QUICK_FLATE = _QuickFlate()
 _RUNNING_HEAD = 8 * mm  # room taken by the running head on the pages after the first
 _SMALL = 7.0  # points: running head and footer
 
@@ -73,11 +86,11 @@ def render_view(view: InvoiceView, *, theme_name: str = "clasico", logo: bytes |
 
 def _binary_streams(document) -> None:
     """Make the page contents and the JPEG images of ``document`` (reportlab's, all pages drawn, not yet saved)
-    binary streams, as reportlab writes them with ``rl_config.useA85`` off: the contents compressed, a JPEG as it
-    is. An object of another shape is left as reportlab made it."""
+    binary streams, as reportlab writes them with ``rl_config.useA85`` off: the contents compressed (at the fastest
+    level), a JPEG as it is. An object of another shape is left as reportlab made it."""
     for page in document.Pages.pages:  # (a page's contents are made when saved, unless already there)
         if isinstance(page, PDFPage) and page.compression and not page.Contents and page.stream:
-            page.Contents = PDFStream(content=page.stream, filters=[PDFZCompress])
+            page.Contents = PDFStream(content=page.stream, filters=[_QUICK_FLATE])
     for found in document.idToObject.values():
         if isinstance(found, PDFImageXObject) and tuple(found._filters) == ("ASCII85Decode", "DCTDecode"):
             found.streamContent = asciiBase85Decode(found.streamContent)
