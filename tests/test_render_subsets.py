@@ -9,9 +9,8 @@ from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont, TTFontFace
 
 from fel_rules import Validator
-from fel_rules.outputs.render import build_view
+from fel_rules.outputs.render import build_view, pdf
 from fel_rules.outputs.render.fonts import BOLD, REGULAR, register_fonts
-from fel_rules.outputs.render import pdf
 from fel_rules.outputs.render.pdf import render_view
 from fel_rules.outputs.render.subsets import SUBSETS_KEPT, _keeping_subsets
 
