@@ -4,8 +4,8 @@ Run from the repository root: ``python -m benchmarks.render [--repeat N]``. The 
 costs once its document is validated (what a batch worker does: build the view, lay out with reportlab, QR,
 the logo), in PDFs per second on one core, beside a reference measured in the same process: reportlab
 writing an empty letter page with the same logo. The second covers what ``render_bytes`` does (validate, then
-the same), beside validation alone. Machine noise affects both columns of a row alike. Nothing asserts
-timings.
+the same), beside validation alone. Both tables are medians of CPU time, measured interleaved: machine noise
+affects both columns of a row alike. Nothing asserts timings.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from reportlab.lib.pagesizes import LETTER
 from reportlab.pdfgen.canvas import Canvas
 
-from benchmarks.timing import interleaved_cpu_ms, interleaved_ms
+from benchmarks.timing import interleaved_cpu_ms
 from fel_rules import Validator
 from fel_rules.outputs.render import RenderSettings, build_view, render_bytes
 from fel_rules.outputs.render.api import load_logo
@@ -56,7 +56,8 @@ def main() -> None:
     print(f"{'invoice':>22} {'pages':>5} {'render':>9} {'PDFs/s':>7} {'validate ref':>13} {'ratio':>6}")
     for label, data in cases:
         print(_row(label, data, validator, settings, args.repeat))
-    print("\nrender = validate + view + reportlab layout + QR, one core; ratio = render / validation alone.")
+    print("\nrender = validate + view + reportlab layout + QR, one core; ratio = render / validation alone;"
+          "\nmedians of CPU time, as above.")
 
 
 def _empty_page(logo: Path | None) -> bytes:
@@ -93,8 +94,8 @@ def _row(label: str, data: bytes, validator: Validator, settings: RenderSettings
     """One line of the table: rendering ``data`` against validating it alone, side by side."""
     result = render_bytes(data, settings=settings, validator=validator)  # warm-up (logo, schema)
     pages = result.pdf.count(b"/Type /Page\n")
-    times = interleaved_ms({"render": lambda: render_bytes(data, settings=settings, validator=validator),
-                            "validate": lambda: validator.validate_bytes(data)}, repeat, block=5)
+    times = interleaved_cpu_ms({"render": lambda: render_bytes(data, settings=settings, validator=validator),
+                                "validate": lambda: validator.validate_bytes(data)}, repeat, block=5)
     render, reference = times["render"], times["validate"]
     return (f"{label:>22} {pages:>5} {render:>7.2f}ms {1000 / render:>7.0f} {reference:>11.2f}ms "
             f"{render / reference:>6.1f}")
