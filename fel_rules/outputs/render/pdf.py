@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import io
 import math
-import zlib
 from dataclasses import dataclass
 
 from reportlab.lib.units import mm
@@ -28,6 +27,7 @@ from .head import header_band, parties_band
 from .kit import Kit
 from .logo import logo_reader
 from .pages import MAX_PAGE_HEIGHT, PAGES, PageSize
+from .subsets import deflated
 from .textfit import shorten, width_of
 from .themes import THEMES, Theme
 from .view import InvoiceView
@@ -42,7 +42,7 @@ class _QuickFlate:
 
     @staticmethod
     def encode(content: str | bytes) -> bytes:
-        return zlib.compress(content.encode("utf8") if isinstance(content, str) else content, 1)
+        return deflated(content, 1)
 
 
 _QUICK_FLATE = _QuickFlate()

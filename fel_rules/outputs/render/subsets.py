@@ -16,7 +16,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["SUBSETS_KEPT", "keep_subsets"]
+__all__ = ["SUBSETS_KEPT", "deflated", "keep_subsets"]
 
 #: How many subsets of each face are kept, with their compressed streams.
 SUBSETS_KEPT = 64
@@ -52,11 +52,12 @@ class _KeptFlate:
     pdfname = "FlateDecode"
 
     def __init__(self) -> None:
-        self.encode = lru_cache(maxsize=SUBSETS_KEPT)(_compressed)
+        self.encode = lru_cache(maxsize=SUBSETS_KEPT)(deflated)
 
 
-def _compressed(data: bytes | str) -> bytes:
-    return zlib.compress(data.encode("utf8") if isinstance(data, str) else data)
+def deflated(data: bytes | str, level: int = zlib.Z_DEFAULT_COMPRESSION) -> bytes:
+    """What a PDF Flate filter writes for ``data`` (a text as its UTF-8 bytes, as reportlab's does) at ``level``."""
+    return zlib.compress(data.encode("utf8") if isinstance(data, str) else data, level)
 
 
 def _keeping_streams(face: Any, add: Callable[..., Any]) -> Callable[..., Any]:
