@@ -10,15 +10,26 @@ reference refuses:
 * patterns with ``\\w``, ``\\d`` (or ``\\i``, ``\\c``, ``\\p{…}``) — libxml2's Unicode tables are older: it takes
   unassigned and private-use characters as letters, and its digits differ from today's;
 * any value holding a character Python counts as a space and XML does not (no-break space, em space, NEL…):
-  xmlschema strips and merges those (a name made of one no-break space is empty to it).
+  xmlschema strips and merges those (a name made of one no-break space is empty to it);
+* ``xs:date``, ``xs:dateTime``, ``xs:gYear`` and ``xs:gYearMonth`` — libxml2 takes a year of any length, xmlschema
+  cannot represent one of ten digits or more (nor, in places, a negative one) and says so as an error;
+* whatever lax content (``ds:Object``, ``ds:KeyInfo``, an ``xs:anyType`` element) holds from the namespaces the
+  reference knows from its own meta-schema and libxml2's set does not (XML Schema's, ``xml:``, ``xsi:``):
+  libxml2 skips ``<xs:element name="1"/>``, ``xml:lang="!!"`` or ``xsi:nil="maybe"`` there, the reference
+  validates them; and ``xsi:type`` can give any element one of the kinds above.
 
 :class:`DecisionGuard` finds, from the schema documents themselves, the elements and attributes whose type is
 one of those kinds, and tells for a document whether any of its values falls outside the forms on which both
-engines were shown to agree (``tests/test_schema_engines.py``); a document using ``xsi:type`` (which can give
-any element one of those types) is doubted too. Such a document is validated by the reference engine,
-whatever libxml2 said. The agreed forms are plain on purpose: ``150.00`` as a float, base64 text without stray
-characters, a pattern-checked value in Basic Latin or the Latin letters up to U+0377 (but ``§`` and ``¶``,
-punctuation today and symbols to libxml2).
+engines were shown to agree (``tests/test_schema_engines.py``); a document with an element or attribute of those
+meta-schema namespaces is doubted too (but ``xsi:schemaLocation`` and ``xsi:noNamespaceSchemaLocation`` on the
+root element, where both engines read them alike). Such a document is validated by the reference engine, whatever
+libxml2 said. The agreed forms are plain on purpose: ``150.00`` as a float, base64 text without stray characters,
+a pattern-checked value in Basic Latin or the Latin letters up to U+0377 (but ``§`` and ``¶``, punctuation today
+and symbols to libxml2), a date whose year has four digits.
+
+The byte searches that spare most documents a walk of their tree read the bytes as they are: a name or a
+character can also be written as a character reference (``&#xA0;``, ``&#x00000A0;``, a namespace URI with
+``&#45;`` in it), so a document with character references is searched in its tree, or for the references too.
 """
 
 from __future__ import annotations
@@ -34,8 +45,8 @@ __all__ = ["DecisionGuard", "searchable_bytes"]
 
 _XS = "http://www.w3.org/2001/XMLSchema"
 _XSI = "http://www.w3.org/2001/XMLSchema-instance"
-_XSI_BYTES = _XSI.encode()
-_FLOAT, _BASE64, _LATIN, _ASCII = "float", "base64", "latin", "ascii"
+_XML = "http://www.w3.org/XML/1998/namespace"
+_FLOAT, _BASE64, _LATIN, _ASCII, _YEAR = "float", "base64", "latin", "ascii", "year"
 
 #: The forms of each kind on which libxml2 and the reference agree (XML white space around them allowed).
 _AGREED: dict[str, Callable[[str], object]] = {
@@ -43,8 +54,10 @@ _AGREED: dict[str, Callable[[str], object]] = {
     _BASE64: re.compile(r"[A-Za-z0-9+/= \t\n\r]*").fullmatch,
     _LATIN: re.compile("[\t\n\r\x20-\u00a6\u00a8-\u00b5\u00b7-\u0377]*").fullmatch,
     _ASCII: re.compile("[\t\n\r\x20-\x7e]*").fullmatch,
+    _YEAR: re.compile(r"[ \t\n\r]*[0-9]{4}(?![0-9])").match,  # (what follows the year: as both engines read it)
 }
-_BUILTIN_KINDS = {"float": _FLOAT, "double": _FLOAT, "base64Binary": _BASE64}
+_BUILTIN_KINDS = {"float": _FLOAT, "double": _FLOAT, "base64Binary": _BASE64,
+                  **dict.fromkeys(("date", "dateTime", "gYear", "gYearMonth"), _YEAR)}
 #: Escapes whose meaning depends on a Unicode table: \w \d (Latin letters agree) and \i \c \p (ASCII only).
 _ESCAPES = {**dict.fromkeys("wWdD", _LATIN), **dict.fromkeys("iIcCpP", _ASCII)}
 
@@ -54,7 +67,15 @@ _FOREIGN_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205
 _FOREIGN_SPACE_UTF8 = {0xC2: re.compile(rb"\xc2[\x85\xa0]"), 0xE1: re.compile(rb"\xe1\x9a\x80"),
                        0xE2: re.compile(rb"\xe2(?:\x80[\x80-\x8a\xa8\xa9\xaf]|\x81\x9f)"),
                        0xE3: re.compile(rb"\xe3\x80\x80")}
-_CHARACTER_REFERENCE = re.compile(rb"&#(?:x([0-9A-Fa-f]{1,6})|([0-9]{1,7}));")
+#: A character reference, its leading zeros aside (XML allows any number of them): at most 6 hexadecimal or 7
+#: decimal digits more (a longer one is no character, and the parser refused it).
+_CHARACTER_REFERENCE = re.compile(rb"&#(?:x0*([0-9A-Fa-f]{1,6})|0*([0-9]{1,7}));")
+#: What the bytes of a document hold when it may have an element or attribute of a meta-schema namespace: the URIs
+#: (that of XML Schema begins that of ``xsi:``), the ``xml:`` prefix, or a character reference (a URI so written).
+_META_SCHEMA_BYTES = (_XS.encode(), _XML.encode(), b"xml:", b"&#")
+_META_SCHEMA_NAMES = etree.XPath(
+    "boolean(//*[namespace-uri() = $xs] | //@*[namespace-uri() = $xml or namespace-uri() = $xsi and not("
+    "(local-name() = 'schemaLocation' or local-name() = 'noNamespaceSchemaLocation') and not(../parent::*))])")
 _UTF8 = {"UTF-8", "UTF8", "US-ASCII", "ASCII"}
 
 
@@ -75,12 +96,13 @@ class DecisionGuard:
         return _Reader(list(documents)).guard()
 
     def doubts(self, root: etree._Element, source: bytes | None = None, *, searchable: bool = False) -> bool:
-        """True when a value of ``root`` is outside the forms both engines agree on, or ``root`` uses
-        ``xsi:type``; ``source`` (the bytes ``root`` was parsed from) lets both be found by a byte search;
+        """True when a value of ``root`` is outside the forms both engines agree on, or ``root`` has an element or
+        attribute of a meta-schema namespace; ``source`` (the bytes ``root`` was parsed from) lets both be found by a
+        byte search;
         ``searchable``: ``source`` is what :func:`searchable_bytes` gave."""
         if not searchable:
             source = searchable_bytes(root, source)
-        if _uses_xsi_type(root, source) or _has_foreign_space(root, source):
+        if _has_meta_schema_names(root, source) or _has_foreign_space(root, source):
             return True
         if self.texts:
             for element in root.iter(*self._text_tags):
@@ -129,10 +151,12 @@ def _agreed(value: str, kinds: frozenset[str]) -> bool:
     return all(_AGREED[kind](value) for kind in kinds)
 
 
-def _uses_xsi_type(root: etree._Element, source: bytes | None) -> bool:
-    if source is not None and _XSI_BYTES not in source:
-        return False  # xsi:type needs the namespace declared, and a declaration is written in the bytes
-    return bool(root.xpath("boolean(//@*[local-name()='type' and namespace-uri()=$xsi])", xsi=_XSI))
+def _has_meta_schema_names(root: etree._Element, source: bytes | None) -> bool:
+    """True when ``root`` has an element or attribute of a namespace of the reference's meta-schema (see the module
+    docstring)."""
+    if source is not None and not any(written in source for written in _META_SCHEMA_BYTES):
+        return False  # (such a name needs its namespace declared, or the xml: prefix, and both are in the bytes)
+    return bool(_META_SCHEMA_NAMES(root, xs=_XS, xml=_XML, xsi=_XSI))
 
 
 def _has_foreign_space(root: etree._Element, source: bytes | None) -> bool:
