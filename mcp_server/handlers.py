@@ -43,11 +43,14 @@ _VALIDATORS_LOCK = threading.Lock()
 
 
 def _validator(lang: str, profile: str | None) -> Validator:
+    """The server's validator for ``lang`` and ``profile``, current with the rule and profile files (an edited file
+    is read again by the next call: :meth:`~fel_rules.Validator.current`)."""
     with _VALIDATORS_LOCK:
         key = (lang, profile)
-        if key not in _VALIDATORS:
-            _VALIDATORS[key] = Validator(Config(lang=lang, profile=profile))
-        return _VALIDATORS[key]
+        known = _VALIDATORS.get(key)
+        validator = _VALIDATORS[key] = Validator(Config(lang=lang, profile=profile)) if known is None \
+            else known.current()
+        return validator
 
 
 def warm_up() -> None:

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 from datetime import date
 from pathlib import Path
 
 import pytest
 from lxml import etree
 
-from fel_rules import Config, Report
+from fel_rules import Config, Report, Validator
 from fel_rules.batch import BatchOptions, run_batch
-from fel_rules.checks.business_days import nth_business_day
+from fel_rules.core.resources import BUILTIN_RULES_DIR
+from fel_rules.expressions.holidays import HOLIDAYS_FILE, HolidayCalendar, load_holidays, nth_business_day
+from fel_rules.ruleset.files import catalog_files
 from fel_rules.testing.builder import (
     Anulacion,
     Exportacion,
@@ -196,10 +199,68 @@ def test_reports_become_invalid(tmp_path):
 
 
 def test_business_days_skip_weekends_and_holy_week():
-    assert nth_business_day(date(2026, 3, 2), 20) == date(2026, 3, 30)
-    assert nth_business_day(date(2026, 3, 20), 20) == date(2026, 4, 22)  # Holy Week: 1–3 April 2026
-    assert nth_business_day(date(2026, 6, 26), 1) == date(2026, 7, 1)  # 30 June (Tuesday) and the Monday before
-    assert nth_business_day(date(2025, 12, 23), 4) == date(2026, 1, 2)  # not 24, 25, 31 December nor 1 January
+    holidays = load_holidays(BUILTIN_RULES_DIR / HOLIDAYS_FILE)
+    assert nth_business_day(date(2026, 3, 2), 20, holidays) == date(2026, 3, 30)
+    assert nth_business_day(date(2026, 3, 20), 20, holidays) == date(2026, 4, 22)  # Holy Week: 1–3 April 2026
+    assert nth_business_day(date(2026, 6, 26), 1, holidays) == date(2026, 7, 1)  # 30 June (Tuesday), the Monday before
+    assert nth_business_day(date(2025, 12, 23), 4, holidays) == date(2026, 1, 2)  # not 24, 25, 31 December, 1 January
+
+
+def _late_by_a_day(tmp_path: Path, rules_dir: Path) -> list[str]:
+    """The FEL-LOT-21 issues of a final invoice issued the business day after its deadline (22 April 2026, with
+    the shipped holidays), in a batch with the rules of ``rules_dir``."""
+    folder = tmp_path / "entrada"
+    folder.mkdir(exist_ok=True)
+    facp = certified(9, "2026-03-20T09:00:00-06:00", tipo="FACP", frases=[(9, 11)])
+    (folder / "provisional.xml").write_bytes(facp.to_xml())
+    (folder / "definitiva.xml").write_bytes(export(10, "2026-04-23T09:00:00-06:00", facp).to_xml())
+    out = tmp_path / "out"
+    shutil.rmtree(out, ignore_errors=True)
+    result = run_batch(BatchOptions(input_dir=folder, out_dir=out, render=False, workers=1, progress=False,
+                                    config=Config(rules_dir=rules_dir)))
+    entry = next(e for e in result.manifest.entries if e.path == "definitiva.xml")
+    report = json.loads((out / entry.report).read_text(encoding="utf-8"))
+    return [issue["message"] for issue in report["issues"] if issue["rule_id"] == "FEL-LOT-21"]
+
+
+def test_the_holidays_are_those_of_the_rules_in_force(tmp_path):
+    """A rules folder's own holiday file sets the deadlines, and an edit of it is read again in the same process."""
+    rules = tmp_path / "reglas"
+    shutil.copytree(BUILTIN_RULES_DIR, rules, ignore=shutil.ignore_patterns("tests"))
+    assert _late_by_a_day(tmp_path, rules)  # one day late
+    calendar = rules / HOLIDAYS_FILE
+    calendar.write_text(calendar.read_text(encoding="utf-8").replace("fechas: []", 'fechas: ["2026-04-22"]'),
+                        encoding="utf-8")
+    assert _late_by_a_day(tmp_path, rules) == []  # 22 April is a holiday there: the deadline is the 23rd
+    assert _late_by_a_day(tmp_path, BUILTIN_RULES_DIR)  # and not in the shipped rules
+
+
+def test_a_folder_without_holidays_uses_the_shipped_ones(tmp_path):
+    rules = tmp_path / "reglas"
+    shutil.copytree(BUILTIN_RULES_DIR, rules, ignore=shutil.ignore_patterns("tests"))
+    (rules / HOLIDAYS_FILE).unlink()
+    holidays = Validator(Config(rules_dir=rules)).catalog.catalogues.holidays
+    assert holidays == load_holidays(BUILTIN_RULES_DIR / HOLIDAYS_FILE) != HolidayCalendar()
+    assert date(2026, 4, 2) in holidays.of_year(2026)  # Holy Thursday
+    assert BUILTIN_RULES_DIR / HOLIDAYS_FILE in catalog_files(rules)  # (watched by the caches)
+
+
+@pytest.mark.parametrize("text, line, said", [
+    ("fijos: [\"13-01\"]\n", 1, "no es un día"),
+    ("semana_santa: [\"jueves\"]\n", 1, "desde el domingo de Pascua"),
+    ("fechas:\n  - \"2026-02-30\"\n", 2, "no es una fecha"),
+    ("fijos: \"01-01\"\n", 1, "debe ser una lista"),
+    ("feriados: []\n", 1, "clave desconocida"),
+])
+def test_a_bad_holiday_file_is_said_with_its_line(tmp_path, text, line, said):
+    from fel_rules.core.errors import RuleFileError
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / HOLIDAYS_FILE).write_text(text, encoding="utf-8")
+    with pytest.raises(RuleFileError) as raised:
+        load_holidays(tmp_path / HOLIDAYS_FILE)
+    error = raised.value
+    assert error.line == line and said in str(error) and str(tmp_path / HOLIDAYS_FILE) in str(error)
 
 
 def batch_rule_codes(catalog) -> dict[str, list[str]]:

@@ -38,7 +38,7 @@ def cross_issues(documents: Iterable[Doc], catalog: RuleCatalog, *, lang: str = 
     found: dict[str, list[Issue]] = {}
     in_force: dict[tuple, list] = {}  # by (kind, tipo, day): documents of a batch share few
     for rel, facts in batch.documents if rules else ():
-        doc = BatchInput(rel=rel, facts=facts, batch=batch, limit=limit)
+        doc = BatchInput(rel=rel, facts=facts, batch=batch, limit=limit, holidays=catalog.catalogues.holidays)
         issues, notices = [], []
         day = as_of or iso_day(facts.dia) or date.today()
         key = (facts.anulacion, facts.tipo, day)

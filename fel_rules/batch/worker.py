@@ -165,16 +165,18 @@ _LAST: tuple[dict, Validator] | None = None  # the configuration asked for last 
 
 
 def validator_for(config: dict) -> Validator:
-    """One validator per configuration and process (rules loaded, schema compiled once)."""
+    """One validator per configuration and process (rules loaded, schema compiled once), current with the rule
+    files (:meth:`~fel_rules.engine.Validator.current`) each time the configuration comes as another object (a new
+    run, a new group of tasks): a process that runs batch after batch reads an edited rule or holiday file again."""
     global _LAST
     last = _LAST
     if last is not None and last[0] is config:
         return last[1]
     key = json.dumps(config, sort_keys=True, default=str)
-    if key not in _VALIDATORS:
-        _VALIDATORS[key] = Validator(Config(**config))
-    _LAST = (config, _VALIDATORS[key])
-    return _VALIDATORS[key]
+    known = _VALIDATORS.get(key)
+    validator = _VALIDATORS[key] = Validator(Config(**config)) if known is None else known.current()
+    _LAST = (config, validator)
+    return validator
 
 
 def output_paths(rel: str) -> tuple[str, str]:

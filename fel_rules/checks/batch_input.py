@@ -17,6 +17,7 @@ from ..core.money import decimal_str
 from ..core.record import Record
 from ..core.text import Text
 from ..document.facts import Anulacion, Documento
+from ..expressions.holidays import HolidayCalendar
 
 __all__ = ["BatchDocuments", "BatchInput", "CrossFacts", "Doc", "Reference", "cross_facts", "iso_day"]
 
@@ -79,13 +80,14 @@ class BatchDocuments:
 
 
 class BatchInput(Record, kw_only=False):
-    """One document of the batch as a batch check sees it: its path, its cross facts, the batch, and how
-    many other documents one issue may name."""
+    """One document of the batch as a batch check sees it: its path, its cross facts, the batch, how many other
+    documents one issue may name, and the holidays of the rules in force."""
 
     rel: str
     facts: CrossFacts
     batch: BatchDocuments
     limit: int = 20
+    holidays: HolidayCalendar = HolidayCalendar()
 
     def reference(self, which: Reference) -> str | None:
         """The authorization number this document refers to as ``which``."""

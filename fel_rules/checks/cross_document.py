@@ -13,9 +13,9 @@ from itertools import islice
 from typing import TYPE_CHECKING, ClassVar
 
 from ..core.money import Amount, parse_decimal
+from ..expressions.holidays import nth_business_day
 from .base import Finding, RuleEnv
 from .batch_input import BatchInput, iso_day
-from .business_days import nth_business_day
 from .plain import ParamsOf, plain
 from .registry import check_kind
 
@@ -205,7 +205,7 @@ class FinalInvoiceDeadlineCheck(_BatchKind):
         other, provisional = referenced
         issued, start = iso_day(doc.facts.dia), iso_day(provisional.dia)
         if issued and start:
-            deadline = nth_business_day(start, self.params.business_days)
+            deadline = nth_business_day(start, self.params.business_days, doc.holidays)
             if issued > deadline:
                 yield self.finding(other=other, valor=doc.facts.dia, origen=provisional.dia, vence=deadline.isoformat())
 

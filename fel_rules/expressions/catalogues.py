@@ -1,4 +1,5 @@
-"""SAT catalogues the rules consult at run time: tax units, frases and personerías, from ``rules/data``.
+"""SAT catalogues the rules consult at run time: tax units, frases and personerías, from ``rules/data``, and the
+holidays business days skip (:mod:`.holidays`).
 
 Both files are the project's own format (see their headers); a rate or frase change is an edit
 there, never in a rule. Errors name the file, line and column, like rule files.
@@ -13,6 +14,7 @@ from pathlib import Path
 from ..core.errors import RuleFileError
 from ..core.record import Record
 from ..core.yamlfile import load_yaml, position
+from .holidays import HOLIDAYS_FILE, HolidayCalendar, load_holidays
 
 __all__ = [
     "Catalogues", "FraseEntry", "TaxUnit", "load_catalogues", "load_frases", "load_personerias", "load_tax_units",
@@ -42,12 +44,13 @@ class FraseEntry(Record):
 
 
 class Catalogues(Record):
-    """Tax units keyed by (NombreCorto, code), frases keyed by (TipoFrase, CodigoEscenario), and the
-    TipoPersoneria codes allowed to issue RDON."""
+    """Tax units keyed by (NombreCorto, code), frases keyed by (TipoFrase, CodigoEscenario), the
+    TipoPersoneria codes allowed to issue RDON, and the holidays."""
 
     tax_units: dict[tuple[str, str], TaxUnit] = field(default_factory=dict)
     frases: dict[tuple[str, str], FraseEntry] = field(default_factory=dict)
     rdon_personerias: frozenset[str] = frozenset()
+    holidays: HolidayCalendar = HolidayCalendar()
 
     @property
     def rates(self) -> dict[tuple[str, str], Decimal]:
@@ -55,11 +58,16 @@ class Catalogues(Record):
         return {key: unit.factor for key, unit in self.tax_units.items()}
 
 
-def load_catalogues(data_dir: Path) -> Catalogues:
-    """Both catalogues from ``data_dir`` (an absent file gives an empty catalogue)."""
+def load_catalogues(data_dir: Path, shared: Path | None = None) -> Catalogues:
+    """The catalogues of ``data_dir``, a rules folder's ``data`` (an absent file gives an empty catalogue); its
+    holidays, when it has none, are those of the data folder ``shared`` (the shipped rules')."""
+    holidays = data_dir / HOLIDAYS_FILE.name
+    if shared is not None and not holidays.is_file():
+        holidays = shared / HOLIDAYS_FILE.name
     return Catalogues(tax_units=load_tax_units(data_dir / "impuestos.yaml"),
                       frases=load_frases(data_dir / "frases.yaml"),
-                      rdon_personerias=load_personerias(data_dir / "personerias.yaml"))
+                      rdon_personerias=load_personerias(data_dir / "personerias.yaml"),
+                      holidays=load_holidays(holidays))
 
 
 def _error(path: Path, data: object, keys: tuple, message: str, message_en: str) -> RuleFileError:

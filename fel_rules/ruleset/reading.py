@@ -39,7 +39,7 @@ def read_catalog(directory: Path, profile: str | None) -> RuleCatalog:
     places = load_places(directory)
     rulesets = [load_rule_file(path, places) for path in files]
     _check_unique(rulesets)
-    catalog = RuleCatalog(tuple(rulesets), catalogues=load_catalogues(directory / "data"))
+    catalog = RuleCatalog(tuple(rulesets), catalogues=load_catalogues(directory / "data", BUILTIN_RULES_DIR / "data"))
     if profile:
         catalog = apply_profile(catalog, profile_path(directory, profile))
     return catalog
@@ -69,7 +69,7 @@ def check_catalog(directory: Path) -> tuple[RuleCatalog | None, list[RuleFileErr
             problems.append(exc)
     rulesets = _unique(rulesets, problems)
     try:
-        catalogues = load_catalogues(directory / "data")
+        catalogues = load_catalogues(directory / "data", BUILTIN_RULES_DIR / "data")
     except RuleFileError as exc:
         problems.append(exc)
         catalogues = load_catalogues(BUILTIN_RULES_DIR / "data")
