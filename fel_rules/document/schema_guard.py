@@ -70,9 +70,10 @@ _FOREIGN_SPACE_UTF8 = {0xC2: re.compile(rb"\xc2[\x85\xa0]"), 0xE1: re.compile(rb
 #: A character reference, its leading zeros aside (XML allows any number of them): at most 6 hexadecimal or 7
 #: decimal digits more (a longer one is no character, and the parser refused it).
 _CHARACTER_REFERENCE = re.compile(rb"&#(?:x0*([0-9A-Fa-f]{1,6})|0*([0-9]{1,7}));")
-#: What the bytes of a document hold when it may have an element or attribute of a meta-schema namespace: the URIs
-#: (that of XML Schema begins that of ``xsi:``), the ``xml:`` prefix, or a character reference (a URI so written).
-_META_SCHEMA_BYTES = (_XS.encode(), _XML.encode(), b"xml:", b"&#")
+#: What the bytes of a document hold when it may have an element or attribute of a meta-schema namespace: the URI of
+#: XML Schema (which begins that of ``xsi:``), the ``xml:`` prefix (the parser refuses that namespace under any other
+#: prefix), or a character reference (a URI so written).
+_XS_BYTES = _XS.encode()
 _META_SCHEMA_NAMES = etree.XPath(
     "boolean(//*[namespace-uri() = $xs] | //@*[namespace-uri() = $xml or namespace-uri() = $xsi and not("
     "(local-name() = 'schemaLocation' or local-name() = 'noNamespaceSchemaLocation') and not(../parent::*))])")
@@ -154,7 +155,8 @@ def _agreed(value: str, kinds: frozenset[str]) -> bool:
 def _has_meta_schema_names(root: etree._Element, source: bytes | None) -> bool:
     """True when ``root`` has an element or attribute of a namespace of the reference's meta-schema (see the module
     docstring)."""
-    if source is not None and not any(written in source for written in _META_SCHEMA_BYTES):
+    if source is not None and _XS_BYTES not in source and b"xml:" not in source and (
+            source.find(0x26) < 0 or b"&#" not in source):  # (a memchr first: most documents have no "&")
         return False  # (such a name needs its namespace declared, or the xml: prefix, and both are in the bytes)
     return bool(_META_SCHEMA_NAMES(root, xs=_XS, xml=_XML, xsi=_XSI))
 
