@@ -96,3 +96,20 @@ def test_a_rule_file_removed_is_seen(tmp_path):
     fresh = validator.current()
     assert fresh is not validator
     assert {r.id for r in validator.catalog.rules} - {r.id for r in fresh.catalog.rules} >= {"FEL-FRA-06"}
+
+
+def test_a_batch_reads_the_rule_files_once_a_run(tmp_path):
+    """A process running batch after batch reads edited files at the next run, never during one (a run's
+    results are all made under the files its fingerprint names)."""
+    from fel_rules.batch.worker import validator_for, validator_for_run
+
+    profile = tmp_path / "perfil.yaml"
+    profile.write_text(PROFILE.format(severity="warning"), encoding="utf-8")
+    config = Config(profile=str(profile)).to_dict(exclude_none=True)
+    first = validator_for_run(config)
+    assert validator_for_run(config, "run-1") is first
+    profile.write_text(PROFILE.format(severity="error"), encoding="utf-8")
+    assert validator_for_run(dict(config), "run-1") is first and validator_for(dict(config)) is first  # same run
+    second = validator_for_run(dict(config), "run-2")
+    assert second is not first and validator_for(config) is second
+    assert not second.validate_path(EXENTA).valid

@@ -35,6 +35,7 @@ from lxml import etree
 
 from fel_rules import Config, Validator
 from fel_rules.authoring.rule_cases import apply_patches
+from fel_rules.document import schema_guard
 from fel_rules.document.parse import parse_xml
 from fel_rules.document.schema import _MISSING_SIGNATURE as MISSING_SIGNATURE
 from fel_rules.document.schema import _is_presignature as is_presignature
@@ -456,6 +457,15 @@ DATE_TIMES = [
 @pytest.mark.parametrize("value, expected", DATES, ids=[ascii(case[0]) for case in DATES])
 def test_dates(which, value, expected):
     assert_verdict(which, _placed(CAMBIARIA, VENCIMIENTO, value), expected)
+
+
+@pytest.mark.parametrize("value, agreed", [
+    ("2026-04-10", True), (" 2026-04-10T10:00:00-06:00\n", True), ("2026-04-10 2027-01-31", True), ("", True),
+    ("12026-04-10", False), ("-2026-04-10", False), ("2026-04-10 99999999999-01-01", False), ("abc", False),
+])
+def test_the_agreed_years(value, agreed):
+    """A date, or each date of a list (a schema folder may declare one), whose year has four digits."""
+    assert schema_guard._agreed(value, frozenset({schema_guard._YEAR})) is agreed
 
 
 @pytest.mark.parametrize("value, expected", DATE_TIMES, ids=[ascii(case[0]) for case in DATE_TIMES])

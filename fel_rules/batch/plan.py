@@ -19,7 +19,7 @@ from ..outputs.render.settings import RenderSettings
 from .fingerprint import fingerprint, logo_dir_digest
 from .journal import Journal
 from .options import MAX_FILE_TIME_LIMIT, BatchOptions
-from .worker import FileTask, validator_for
+from .worker import FileTask, validator_for_run
 
 __all__ = ["BatchRun", "plan"]
 
@@ -95,9 +95,10 @@ def plan(options: BatchOptions) -> BatchRun:
     logo = _logo(settings, options.roots) if options.render else None  # a bad logo stops the run before any work
     logos = logo_dir_digest(settings) if options.render else None
     config = _absolute_paths(options.config).to_dict(exclude_none=True)
-    validator = validator_for(config)
+    validator = validator_for_run(config)  # (the rule files as they are now, see validator_for_run)
     schema = validator.schema_set.info
     key = fingerprint(config, validator.config, schema.sha256, options.render, settings, logo, logos)
+    validator = validator_for_run(config, key)
     return BatchRun(options, tuple(files), config, settings.model_dump(mode="json"),
                     tuple({"id": r.id, "version": r.version} for r in validator.catalog.rulesets), schema,
                     Journal(options.out_dir, key, options.roots), started, clock)

@@ -37,7 +37,7 @@ __all__ = [
     "Brief", "FileResult", "FileTask", "WrittenPdf", "crashed_result", "entry_name", "journal_file", "output_paths",
     "plan_function_pays", "process_and_record", "process_file", "process_many", "record", "record_pdf",
     "remove_stale_outputs", "render_and_record", "render_pdf", "render_task",
-    "validator_for", "warm_up_renderer", "warm_up_validator", "write_output",
+    "validator_for", "validator_for_run", "warm_up_renderer", "warm_up_validator", "write_output",
 ]
 
 
@@ -162,21 +162,41 @@ class PdfNote(StrEnum):
 
 _VALIDATORS: dict[str, Validator] = {}
 _LAST: tuple[dict, Validator] | None = None  # the configuration asked for last (the same object, task after task)
+_RUNS: dict[str, str] = {}  # configuration → the run (its fingerprint) its validator was made current for
 
 
 def validator_for(config: dict) -> Validator:
-    """One validator per configuration and process (rules loaded, schema compiled once), current with the rule
-    files (:meth:`~fel_rules.engine.Validator.current`) each time the configuration comes as another object (a new
-    run, a new group of tasks): a process that runs batch after batch reads an edited rule or holiday file again."""
+    """One validator per configuration and process (rules loaded, schema compiled once): the one of the run in
+    progress (see :func:`validator_for_run`)."""
     global _LAST
     last = _LAST
     if last is not None and last[0] is config:
         return last[1]
     key = json.dumps(config, sort_keys=True, default=str)
-    known = _VALIDATORS.get(key)
-    validator = _VALIDATORS[key] = Validator(Config(**config)) if known is None else known.current()
-    _LAST = (config, validator)
-    return validator
+    if key not in _VALIDATORS:
+        _VALIDATORS[key] = Validator(Config(**config))
+    _LAST = (config, _VALIDATORS[key])
+    return _VALIDATORS[key]
+
+
+def validator_for_run(config: dict, run: str | None = None) -> Validator:
+    """:func:`validator_for`, made current with the rule, data and profile files
+    (:meth:`~fel_rules.engine.Validator.current`) once per run, so that a process that runs batch after batch never
+    judges with files edited since an earlier run, and one run never judges with two versions of them: the planner
+    asks at the start of a run (``run`` ``None``: always) and again with the run's fingerprint once it has it (the
+    mark its forked workers inherit); a worker asks at its tasks with their run's fingerprint, so a worker of a
+    cluster reads the files at its first task of a run and never during it."""
+    global _LAST
+    key = json.dumps(config, sort_keys=True, default=str)
+    validator = validator_for(config)
+    if run is not None and _RUNS.get(key) == run:
+        return validator
+    current = validator.current()
+    if current is not validator:
+        _VALIDATORS[key], _LAST = current, None
+    if run is not None:
+        _RUNS[key] = run
+    return current
 
 
 def output_paths(rel: str) -> tuple[str, str]:
@@ -358,7 +378,7 @@ def _warm_up(task: FileTask) -> None:
     limit (a spawned worker's first file would otherwise pay for them). A failure here is reported by
     :func:`process_file`, which meets it again."""
     with suppress(Exception):
-        validator_for(task.config).schema_set  # noqa: B018 - compiled on first access
+        validator_for_run(task.config, task.fingerprint).schema_set  # noqa: B018 - compiled on first access
         if task.render:
             from ..outputs.render import pdf  # noqa: F401 - reportlab's import alone takes a good part of a second
 

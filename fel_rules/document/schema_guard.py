@@ -54,7 +54,8 @@ _AGREED: dict[str, Callable[[str], object]] = {
     _BASE64: re.compile(r"[A-Za-z0-9+/= \t\n\r]*").fullmatch,
     _LATIN: re.compile("[\t\n\r\x20-\u00a6\u00a8-\u00b5\u00b7-\u0377]*").fullmatch,
     _ASCII: re.compile("[\t\n\r\x20-\x7e]*").fullmatch,
-    _YEAR: re.compile(r"[ \t\n\r]*[0-9]{4}(?![0-9])").match,  # (what follows the year: as both engines read it)
+    # each value of a list, too, begins with a year of four digits (what follows it: as both engines read it)
+    _YEAR: re.compile(r"(?:[ \t\n\r]*[0-9]{4}(?![0-9])[^ \t\n\r]*)*[ \t\n\r]*").fullmatch,
 }
 _BUILTIN_KINDS = {"float": _FLOAT, "double": _FLOAT, "base64Binary": _BASE64,
                   **dict.fromkeys(("date", "dateTime", "gYear", "gYearMonth"), _YEAR)}
