@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import shutil
 
+import pytest
+
 from fel_rules import Config, Validator
 from fel_rules.core.resources import BUILTIN_RULES_DIR
 
@@ -22,6 +24,14 @@ overrides:
     severity: {severity}
     reason: prueba
 """
+
+
+@pytest.fixture
+def rules(tmp_path):
+    """A copy of the shipped rules folder (its rule cases left out)."""
+    copy = tmp_path / "reglas"
+    shutil.copytree(BUILTIN_RULES_DIR, copy, ignore=shutil.ignore_patterns("tests"))
+    return copy
 
 
 def _severities(report) -> dict[str, str]:
@@ -42,19 +52,15 @@ def test_an_edited_profile_gives_a_new_validator(tmp_path):
     assert fresh.current() is fresh
 
 
-def test_a_file_written_again_as_it_was_keeps_the_validator(tmp_path):
-    rules = tmp_path / "reglas"
-    shutil.copytree(BUILTIN_RULES_DIR, rules, ignore=shutil.ignore_patterns("tests"))
+def test_a_file_written_again_as_it_was_keeps_the_validator(rules):
     validator = Validator(Config(rules_dir=rules))
     rates = rules / "data" / "impuestos.yaml"
     rates.write_bytes(rates.read_bytes())
     assert validator.current() is validator
 
 
-def test_an_edit_that_keeps_size_and_time_is_seen(tmp_path):
+def test_an_edit_that_keeps_size_and_time_is_seen(rules):
     """``touch`` can set a file's modification time back; its change time moves all the same."""
-    rules = tmp_path / "reglas"
-    shutil.copytree(BUILTIN_RULES_DIR, rules, ignore=shutil.ignore_patterns("tests"))
     validator = Validator(Config(rules_dir=rules))
     rates = rules / "data" / "impuestos.yaml"
     before = rates.stat()
@@ -88,9 +94,7 @@ def test_the_mcp_server_reads_an_edited_profile(tmp_path):
         session.close()
 
 
-def test_a_rule_file_removed_is_seen(tmp_path):
-    rules = tmp_path / "reglas"
-    shutil.copytree(BUILTIN_RULES_DIR, rules, ignore=shutil.ignore_patterns("tests"))
+def test_a_rule_file_removed_is_seen(rules):
     validator = Validator(Config(rules_dir=rules))
     (rules / "frases.yaml").unlink()
     fresh = validator.current()
