@@ -18,7 +18,7 @@ from .text import Text
 if TYPE_CHECKING:  # PyYAML loads with the first file parsed: a run whose rules come from the cache never needs it
     import yaml
 
-__all__ = ["MAX_YAML_BYTES", "MarkedDict", "MarkedList", "load_yaml", "position", "value_position"]
+__all__ = ["MAX_YAML_BYTES", "MarkedDict", "MarkedList", "error_at", "load_yaml", "position", "value_position"]
 
 #: Largest rule, data or profile file read (the biggest shipped one is under 50 kB).
 MAX_YAML_BYTES = 10 * 1024 * 1024
@@ -218,6 +218,13 @@ def position(data: Any, loc: tuple[Any, ...]) -> tuple[int | None, int | None]:
         else:
             break
     return line, column
+
+
+def error_at(path: Path, data: Any, loc: tuple[Any, ...], message: str, message_en: str) -> RuleFileError:
+    """The error ``message`` (``message_en`` in English) about the file ``path``, at the line and column of ``loc``
+    in its loaded data (see :func:`position`)."""
+    line, column = position(data, loc)
+    return RuleFileError(message, message_en=message_en, path=str(path), line=line, column=column)
 
 
 def value_position(data: Any, loc: tuple[Any, ...]) -> tuple[int | None, int | None]:

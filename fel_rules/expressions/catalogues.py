@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..core.errors import RuleFileError
 from ..core.record import Record
-from ..core.yamlfile import load_yaml, position
+from ..core.yamlfile import error_at, load_yaml
 from .holidays import HOLIDAYS_FILE, HolidayCalendar, load_holidays
 
 __all__ = [
@@ -70,11 +70,6 @@ def load_catalogues(data_dir: Path, shared: Path | None = None) -> Catalogues:
                       holidays=load_holidays(holidays))
 
 
-def _error(path: Path, data: object, keys: tuple, message: str, message_en: str) -> RuleFileError:
-    line, column = position(data, keys)
-    return RuleFileError(message, message_en=message_en, path=str(path), line=line, column=column)
-
-
 def load_tax_units(path: Path) -> dict[tuple[str, str], TaxUnit]:
     """Every tax unit of ``impuestos.yaml``; codes are kept as their integer text (``"1"``)."""
     if not path.is_file():
@@ -87,9 +82,9 @@ def load_tax_units(path: Path) -> dict[tuple[str, str], TaxUnit]:
     for tax, entry in taxes.items():
         codes = entry.get("unidades") if isinstance(entry, dict) else None
         if not isinstance(codes, dict):
-            raise _error(path, data, ("impuestos", tax),
-                         f"{tax}: se esperaba 'unidades' como un mapeo código → {{factor, base, nombre}}",
-                         f"{tax}: expected 'unidades' as a mapping code → {{factor, base, nombre}}")
+            raise error_at(path, data, ("impuestos", tax),
+                           f"{tax}: se esperaba 'unidades' como un mapeo código → {{factor, base, nombre}}",
+                           f"{tax}: expected 'unidades' as a mapping code → {{factor, base, nombre}}")
         for code, unit in codes.items():
             where = ("impuestos", tax, "unidades", code)
             try:
@@ -97,16 +92,17 @@ def load_tax_units(path: Path) -> dict[tuple[str, str], TaxUnit]:
                 if not factor.is_finite() or factor < 0:
                     raise InvalidOperation
             except (KeyError, TypeError, InvalidOperation):
-                raise _error(path, data, where, f"factor inválido para {tax} código {code}",
-                             f"invalid factor for {tax} code {code}") from None
+                raise error_at(path, data, where, f"factor inválido para {tax} código {code}",
+                               f"invalid factor for {tax} code {code}") from None
             base = unit.get("base")
             if base not in _BASES:
-                raise _error(path, data, where, f"{tax} código {code}: 'base' debe ser {' o '.join(_BASES)}",
-                             f"{tax} code {code}: 'base' must be {' or '.join(_BASES)}")
+                raise error_at(path, data, where, f"{tax} código {code}: 'base' debe ser {' o '.join(_BASES)}",
+                               f"{tax} code {code}: 'base' must be {' or '.join(_BASES)}")
             currency = unit.get("moneda")
             if currency is not None and not (isinstance(currency, str) and len(currency) == 3 and currency.isupper()):
-                raise _error(path, data, where, f"{tax} código {code}: 'moneda' debe ser un código ISO 4217 (GTQ, USD)",
-                             f"{tax} code {code}: 'moneda' must be an ISO 4217 code (GTQ, USD)")
+                raise error_at(path, data, where,
+                               f"{tax} código {code}: 'moneda' debe ser un código ISO 4217 (GTQ, USD)",
+                               f"{tax} code {code}: 'moneda' must be an ISO 4217 code (GTQ, USD)")
             units[(str(tax).upper(), str(code))] = TaxUnit(factor=factor, base=base, currency=currency,
                                                              name=str(unit.get("nombre", "")))
     return units
@@ -124,13 +120,13 @@ def load_frases(path: Path) -> dict[tuple[str, str], FraseEntry]:
     for tipo, entry in tipos.items():
         escenarios = entry.get("escenarios") if isinstance(entry, dict) else None
         if not isinstance(escenarios, dict):
-            raise _error(path, data, ("tipos", tipo), f"tipo {tipo}: se esperaba 'escenarios'",
-                         f"type {tipo}: expected 'escenarios'")
+            raise error_at(path, data, ("tipos", tipo), f"tipo {tipo}: se esperaba 'escenarios'",
+                           f"type {tipo}: expected 'escenarios'")
         for escenario, frase in escenarios.items():
             if not isinstance(frase, dict) or not isinstance(frase.get("texto"), str):
-                raise _error(path, data, ("tipos", tipo, "escenarios", escenario),
-                             f"tipo {tipo} escenario {escenario}: se esperaba {{texto: …}}",
-                             f"type {tipo} scenario {escenario}: expected {{texto: …}}")
+                raise error_at(path, data, ("tipos", tipo, "escenarios", escenario),
+                               f"tipo {tipo} escenario {escenario}: se esperaba {{texto: …}}",
+                               f"type {tipo} scenario {escenario}: expected {{texto: …}}")
             frases[(str(tipo), str(escenario))] = FraseEntry(text=frase["texto"],
                                                      needs_resolution=bool(frase.get("resolucion", False)))
     return frases
@@ -148,9 +144,9 @@ def load_personerias(path: Path) -> frozenset[str]:
     allowed = set()
     for code, entry in entries.items():
         if not isinstance(entry, dict) or not isinstance(entry.get("rdon"), bool):
-            raise _error(path, data, ("personerias", code),
-                         f"personería {code}: se esperaba {{nombre, rdon: true|false}}",
-                         f"personería {code}: expected {{nombre, rdon: true|false}}")
+            raise error_at(path, data, ("personerias", code),
+                           f"personería {code}: se esperaba {{nombre, rdon: true|false}}",
+                           f"personería {code}: expected {{nombre, rdon: true|false}}")
         if entry["rdon"]:
             allowed.add(str(code))
     return frozenset(allowed)

@@ -11,6 +11,7 @@ its files). Errors name the file, line and column, like rule files.
 from __future__ import annotations
 
 import re
+from calendar import isleap
 from datetime import date, timedelta
 from functools import lru_cache
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 
 from ..core.errors import RuleFileError
 from ..core.record import Record
-from ..core.yamlfile import load_yaml, position
+from ..core.yamlfile import error_at, load_yaml
 
 __all__ = ["HOLIDAYS_FILE", "HolidayCalendar", "load_holidays", "nth_business_day"]
 
@@ -66,7 +67,7 @@ def load_holidays(path: Path) -> HolidayCalendar:
                             path=str(path), line=1)
     unknown = [key for key in data if key not in _KEYS]
     if unknown:
-        raise _error(path, data, (unknown[0],), f"clave desconocida '{unknown[0]}'", f"unknown key '{unknown[0]}'")
+        raise error_at(path, data, (unknown[0],), f"clave desconocida '{unknown[0]}'", f"unknown key '{unknown[0]}'")
     return HolidayCalendar(
         fixed=tuple(_month_day(path, data, "fijos", index, value) for index, value in _items(path, data, "fijos")),
         easter=tuple(_offset(path, data, index, value) for index, value in _items(path, data, "semana_santa")),
@@ -81,7 +82,7 @@ def _items(path: Path, data: dict, key: str) -> list[tuple[int, Any]]:
     if values is None:
         return []
     if not isinstance(values, list):
-        raise _error(path, data, (key,), f"'{key}' debe ser una lista", f"'{key}' must be a list")
+        raise error_at(path, data, (key,), f"'{key}' debe ser una lista", f"'{key}' must be a list")
     return list(enumerate(values))
 
 
@@ -95,16 +96,16 @@ def _month_day(path: Path, data: dict, key: str, index: int, value: Any) -> tupl
             pass
         else:
             return month, day
-    raise _error(path, data, (key, index), f"'{key}': {value!r} no es un día \"MM-DD\"",
-                 f"'{key}': {value!r} is not a \"MM-DD\" day")
+    raise error_at(path, data, (key, index), f"'{key}': {value!r} no es un día \"MM-DD\"",
+                   f"'{key}': {value!r} is not a \"MM-DD\" day")
 
 
 def _offset(path: Path, data: dict, index: int, value: Any) -> int:
     if type(value) is int and -60 <= value <= 60:
         return value
-    raise _error(path, data, ("semana_santa", index),
-                 f"'semana_santa': {value!r} no es un número de días desde el domingo de Pascua (-60 a 60)",
-                 f"'semana_santa': {value!r} is not a number of days from Easter Sunday (-60 to 60)")
+    raise error_at(path, data, ("semana_santa", index),
+                   f"'semana_santa': {value!r} no es un número de días desde el domingo de Pascua (-60 a 60)",
+                   f"'semana_santa': {value!r} is not a number of days from Easter Sunday (-60 to 60)")
 
 
 def _date(path: Path, data: dict, index: int, value: Any) -> date:
@@ -115,13 +116,8 @@ def _date(path: Path, data: dict, index: int, value: Any) -> date:
             return date.fromisoformat(value)
         except ValueError:
             pass
-    raise _error(path, data, ("fechas", index), f"'fechas': {value!r} no es una fecha \"AAAA-MM-DD\"",
-                 f"'fechas': {value!r} is not a \"YYYY-MM-DD\" date")
-
-
-def _error(path: Path, data: dict, keys: tuple, message: str, message_en: str) -> RuleFileError:
-    line, column = position(data, keys)
-    return RuleFileError(message, message_en=message_en, path=str(path), line=line, column=column)
+    raise error_at(path, data, ("fechas", index), f"'fechas': {value!r} no es una fecha \"AAAA-MM-DD\"",
+                   f"'fechas': {value!r} is not a \"YYYY-MM-DD\" date")
 
 
 @lru_cache(maxsize=64)
@@ -140,7 +136,7 @@ def _of_year(calendar: HolidayCalendar, year: int) -> frozenset[date]:
 
 
 def _exists(year: int, month: int, day: int) -> bool:
-    return not (month == 2 and day == 29) or year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    return not (month == 2 and day == 29) or isleap(year)
 
 
 def _easter(year: int) -> date:
