@@ -119,7 +119,7 @@ def test_unbound_names_fail_alike(source: str) -> None:
 
 
 @pytest.mark.parametrize("source", [
-    "'ab' * 'cd'", "x * 100000", "(True,) is (True,)", "1 is 1", "[1] == [1]", "abs", "abs == abs", "x + 1",
+    "'ab' * 'cd'", "x * 100000", "(True,) is (True,)", "1 is 1", "[1] == [1]", "x + 1", "'%d' % x",
     "x / 0", "x % 0", "-x", "not x", "lookup(x, 1)", "len([x])", "round_to(x, 1000)", "month_end(x, 100000)",
     "x in 3", "list", "'" + "a" * 100001 + "' if x is None else 1",
 ])
@@ -128,6 +128,12 @@ def test_edge_cases_agree(source: str) -> None:
     for x in (None, Decimal("1.5"), "ab", date(2024, 2, 29), [Decimal(1)]):
         assert_agree(expression, {"x": x})
     assert_agree(expression, {"x": "ab", "list": Decimal(1)})
+
+
+@pytest.mark.parametrize("source", ["abs", "abs == abs"])
+def test_a_function_not_called_never_reaches_an_engine(source: str) -> None:
+    with pytest.raises(ExpressionError):
+        compile_expression(source, ["x"])
 
 
 @pytest.mark.parametrize("name", ["open", "__import__", "__builtins__", "eval", "print"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
@@ -10,6 +11,7 @@ from fel_rules.expressions.language import (
     Evaluator,
     ExpressionError,
     compile_expression,
+    parse_date,
 )
 
 EVALUATOR = Evaluator(tolerance=Decimal("0.01"), rounding=ROUND_HALF_UP, rates={("IVA", "1"): Decimal("0.12")})
@@ -201,3 +203,35 @@ def test_month_end_knows_every_month_of_the_gregorian_calendar():
     for year in (*range(1, 30), *range(1580, 2500), *range(9970, 10000)):
         for month in range(1, 13):
             assert _days_in_month(year, month) == calendar.monthrange(year, month)[1], (year, month)
+
+
+@pytest.mark.parametrize(("text", "day"), [
+    ("2026-03-31", date(2026, 3, 31)),
+    ("2026-03-31T21:05:00-06:00", date(2026, 3, 31)),
+    ("2026-04-01T03:00:00Z", date(2026, 3, 31)),  # 21:00 of 31 March in Guatemala
+    ("2026-04-01T09:00:00Z", date(2026, 4, 1)),
+    ("2026-04-01T00:30:00+01:00", date(2026, 3, 31)),
+    ("2026-03-31T23:30:00-08:00", date(2026, 4, 1)),
+    ("2026-04-01T03:00:00", date(2026, 4, 1)),  # no offset: as written
+    ("2026-04-01T24:00:00Z", date(2026, 4, 1)),  # (not an instant Python reads: as written)
+    ("2026-02-30T10:00:00Z", None),
+])
+def test_a_date_is_the_day_in_guatemala(text, day):
+    assert parse_date(text) == day
+
+
+@pytest.mark.parametrize("source", ["close", "sum", "x > 0 and round2", "max if x else min"])
+def test_a_function_is_only_ever_called(source):
+    """``assert: close`` would hold on every document (a function is true): refused when the rule loads."""
+    with pytest.raises(ExpressionError, match="sin llamarla"):
+        compile_expression(source, {"x"})
+
+
+@pytest.mark.parametrize("engine", ["compiled", "interpreted"])
+@pytest.mark.parametrize("source", ["'%999999999d' % x", "'%.2f' % x", "len('%s' % x)"])
+def test_percent_is_a_remainder_never_text_formatting(engine, source):
+    """``'%999999999d' % x`` would build a gigabyte, ``'%.2f' % x`` round through a float."""
+    evaluator = Evaluator(tolerance=Decimal("0.01"), rounding=ROUND_HALF_UP, engine=engine)
+    with pytest.raises(TypeError, match="no se aplica a textos"):
+        evaluator.evaluate(compile_expression(source, {"x"}), {"x": Decimal("1.005")})
+    assert evaluator.evaluate(compile_expression("x % 1", {"x"}), {"x": Decimal("1.005")}) == Decimal("0.005")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fel_rules.core.identifiers import (
+    CUI_MUNICIPALITIES,
     cui_problem,
     nit_check_digit,
     nit_is_valid,
@@ -37,6 +38,15 @@ def test_cui():
     assert cui_problem("2759184322301") == "department"
     assert cui_problem("2759184320317") == "municipality"  # Sacatepéquez has 16 municipalities
     assert cui_problem("2759184320514") is None  # Escuintla has 14 since Sipacate
+    assert cui_problem("2759184321333") is None  # Huehuetenango has 33 since Petatán
+    assert cui_problem("2759184321334") == "municipality"
+
+
+def test_guatemala_has_340_municipalities() -> None:
+    from fel_rules.testing.identifiers import MUNICIPIOS_POR_DEPARTAMENTO
+
+    assert MUNICIPIOS_POR_DEPARTAMENTO == CUI_MUNICIPALITIES
+    assert sum(CUI_MUNICIPALITIES) == 340 and len(CUI_MUNICIPALITIES) == 22
 
 
 def test_uuid_serie_numero():

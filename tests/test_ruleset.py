@@ -113,6 +113,17 @@ def test_duplicate_yaml_key(tmp_path):
     assert error.line == 10 and "clave duplicada 'title'" in error.message
 
 
+@pytest.mark.parametrize(("extra", "said"), [
+    ("    effective: {from: 2025-02-30}\n", "'2025-02-30' no es válido"),  # a date that does not exist
+    ("    version: !!int abc\n", "'abc' no es válido"),
+    ("    version: !!timestamp abc\n", "'abc' no es válido"),
+    ("    ? [a, b]\n    : c\n", "una clave debe ser un texto o un número"),
+])
+def test_a_value_yaml_cannot_construct_is_an_error_at_its_place(tmp_path, extra, said):
+    error = load_error(tmp_path, GOOD_RULE + extra)
+    assert error.line == 10 and said in error.message and error.message_en
+
+
 def test_yaml_syntax_error(tmp_path):
     error = load_error(tmp_path, "  - id: [sin cerrar\n")
     assert error.line is not None and "YAML inválido" in error.message
@@ -491,3 +502,22 @@ def test_a_whole_number_and_a_boolean_of_a_path_are_never_taken_for_each_other(t
     for _ in range(3):  # (the paths written for values are kept: the same each time)
         said = [issue.message for issue in validator.validate_bytes(data).issues if issue.rule_id == "TST-40"]
         assert said == ["Frase 1: clave 1, antes 0.", "Frase 2: clave 2, antes 0.", "Frase 3: clave true, antes 2."]
+
+
+@pytest.mark.parametrize("prefix", ["dte", "ds"])
+def test_the_document_prefixes_are_not_redefined(tmp_path, prefix):
+    """With ``dte`` bound to another namespace every path of the file would find nothing: its rules never fire."""
+    path = tmp_path / "prueba.yaml"
+    path.write_text(HEADER.replace("rules:\n", f"namespaces: {{{prefix}: 'urn:otro'}}\nrules:\n") + GOOD_RULE,
+                    encoding="utf-8")
+    with pytest.raises(RuleFileError) as info:
+        load_rule_file(path)
+    assert f"el prefijo '{prefix}'" in info.value.message and info.value.line == 3
+
+
+def test_a_document_prefix_may_be_declared_as_it_is(tmp_path):
+    path = tmp_path / "prueba.yaml"
+    declared = "namespaces: {dte: 'http://www.sat.gob.gt/dte/fel/0.2.0', x: 'urn:x'}\n"
+    header = HEADER.replace("rules:\n", declared + "rules:\n")
+    path.write_text(header + GOOD_RULE, encoding="utf-8")
+    assert len(load_rule_file(path).rules) == 1

@@ -66,7 +66,14 @@ def _construct_mapping(loader: Any, node: yaml.MappingNode) -> MarkedDict:
     result.start = _pos(node.start_mark)
     result.keys_at, result.values_at, result.quoted = {}, {}, set()
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
+        key = _construct(loader, key_node)
+        try:
+            hash(key)
+        except TypeError:  # (a list or a mapping written as a key: ``? [a, b]``, ``{a: 1}: c``)
+            line, column = _pos(key_node.start_mark)
+            raise RuleFileError("una clave debe ser un texto o un número, no una lista ni un mapa",
+                                message_en="a key must be a text or a number, not a list or a mapping",
+                                line=line, column=column) from None
         if key in result:
             line, column = _pos(key_node.start_mark)
             first = result.keys_at[key][0]
@@ -76,7 +83,7 @@ def _construct_mapping(loader: Any, node: yaml.MappingNode) -> MarkedDict:
                 line=line,
                 column=column,
             )
-        result[key] = loader.construct_object(value_node, deep=True)
+        result[key] = _construct(loader, value_node)
         result.keys_at[key] = _pos(key_node.start_mark)
         result.values_at[key] = _pos(value_node.start_mark)
         if isinstance(value_node, yaml.ScalarNode) and value_node.style in ('"', "'"):
@@ -84,8 +91,26 @@ def _construct_mapping(loader: Any, node: yaml.MappingNode) -> MarkedDict:
     return result
 
 
+def _construct(loader: Any, node: yaml.Node) -> Any:
+    """The value of ``node``; a value its tag cannot take (``2025-02-30`` read as a date, ``!!int abc``) is an error
+    at its place, as a syntax error is."""
+    try:
+        return loader.construct_object(node, deep=True)
+    except RuleFileError:
+        raise
+    except (ValueError, TypeError, OverflowError, AttributeError) as exc:  # (PyYAML's constructors' failures)
+        line, column = _pos(node.start_mark)
+        value = getattr(node, "value", "")
+        shown = value if isinstance(value, str) and len(value) <= 60 else "…"
+        raise RuleFileError(f"el valor '{shown}' no es válido para el tipo con que YAML lo lee (una fecha que no "
+                            f"existe, un número mal escrito); escríbalo entre comillas si es un texto",
+                            message_en=f"the value '{shown}' is not valid for the type YAML reads it as (a date that "
+                                       f"does not exist, a malformed number); quote it if it is a text",
+                            line=line, column=column, detail=str(exc)) from None
+
+
 def _construct_sequence(loader: Any, node: yaml.SequenceNode) -> MarkedList:
-    result = MarkedList(loader.construct_object(child, deep=True) for child in node.value)
+    result = MarkedList(_construct(loader, child) for child in node.value)
     result.start = _pos(node.start_mark)
     result.items_at = [_pos(child.start_mark) for child in node.value]
     return result
@@ -122,6 +147,10 @@ def load_yaml(path: Path) -> Any:
         ) from None
     except RecursionError:  # the loader recurses per level of nesting
         raise _too_deep(text, path) from None
+    except (ValueError, TypeError, OverflowError, AttributeError) as exc:  # (the document one scalar of a bad tag)
+        raise RuleFileError("el documento no es un valor que YAML pueda leer",
+                            message_en="the document is not a value YAML can read", path=str(path),
+                            detail=str(exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or getattr(exc, "reason", None) or str(exc)

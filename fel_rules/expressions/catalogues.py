@@ -7,11 +7,13 @@ there, never in a rule. Errors name the file, line and column, like rule files.
 
 from __future__ import annotations
 
+import re
 from dataclasses import field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 
 from ..core.errors import RuleFileError
+from ..core.money import parse_decimal
 from ..core.record import Record
 from ..core.yamlfile import error_at, load_yaml
 from .holidays import HOLIDAYS_FILE, HolidayCalendar, load_holidays
@@ -87,13 +89,20 @@ def load_tax_units(path: Path) -> dict[tuple[str, str], TaxUnit]:
                            f"{tax}: expected 'unidades' as a mapping code → {{factor, base, nombre}}")
         for code, unit in codes.items():
             where = ("impuestos", tax, "unidades", code)
-            try:
-                factor = Decimal(str(unit["factor"]))
-                if not factor.is_finite() or factor < 0:
-                    raise InvalidOperation
-            except (KeyError, TypeError, InvalidOperation):
-                raise error_at(path, data, where, f"factor inválido para {tax} código {code}",
-                               f"invalid factor for {tax} code {code}") from None
+            written = unit.get("factor") if isinstance(unit, dict) else None
+            if isinstance(written, float):
+                raise error_at(path, data, where, f"{tax} código {code}: escriba el factor entre comillas "
+                                                  f"(factor: \"{written}\"): sin comillas YAML lo lee con decimales "
+                                                  f"binarios, que pierden cifras",
+                               f"{tax} code {code}: quote the factor (factor: \"{written}\"): unquoted, YAML reads it "
+                               f"as a binary float, which loses digits")
+            if type(written) not in (str, int) or not _PLAIN_FACTOR.fullmatch(str(written).strip()):
+                raise error_at(path, data, where, f"factor inválido para {tax} código {code}: un número decimal "
+                                                  f"sin exponente, p. ej. \"0.12\"",
+                               f"invalid factor for {tax} code {code}: a decimal number without exponent, "
+                               f"e.g. \"0.12\"")
+            factor = Decimal(str(written).strip())
+            key = _unique_code(path, data, where, units, str(tax).upper(), code)
             base = unit.get("base")
             if base not in _BASES:
                 raise error_at(path, data, where, f"{tax} código {code}: 'base' debe ser {' o '.join(_BASES)}",
@@ -103,8 +112,7 @@ def load_tax_units(path: Path) -> dict[tuple[str, str], TaxUnit]:
                 raise error_at(path, data, where,
                                f"{tax} código {code}: 'moneda' debe ser un código ISO 4217 (GTQ, USD)",
                                f"{tax} code {code}: 'moneda' must be an ISO 4217 code (GTQ, USD)")
-            units[(str(tax).upper(), str(code))] = TaxUnit(factor=factor, base=base, currency=currency,
-                                                             name=str(unit.get("nombre", "")))
+            units[key] = TaxUnit(factor=factor, base=base, currency=currency, name=str(unit.get("nombre", "")))
     return units
 
 
@@ -127,9 +135,39 @@ def load_frases(path: Path) -> dict[tuple[str, str], FraseEntry]:
                 raise error_at(path, data, ("tipos", tipo, "escenarios", escenario),
                                f"tipo {tipo} escenario {escenario}: se esperaba {{texto: …}}",
                                f"type {tipo} scenario {escenario}: expected {{texto: …}}")
-            frases[(str(tipo), str(escenario))] = FraseEntry(text=frase["texto"],
-                                                     needs_resolution=bool(frase.get("resolucion", False)))
+            resolucion = frase.get("resolucion", False)
+            if not isinstance(resolucion, bool):
+                raise error_at(path, data, ("tipos", tipo, "escenarios", escenario),
+                               f"tipo {tipo} escenario {escenario}: 'resolucion' es true o false, sin comillas",
+                               f"type {tipo} scenario {escenario}: 'resolucion' is true or false, unquoted")
+            key = _unique_code(path, data, ("tipos", tipo, "escenarios", escenario), frases, _code_key(tipo),
+                               escenario)
+            frases[key] = FraseEntry(text=frase["texto"], needs_resolution=resolucion)
     return frases
+
+
+#: A factor as a data file writes it: digits, maybe a fraction; no sign, no exponent (``1e999999``), no spaces.
+_PLAIN_FACTOR = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,12})?")
+
+
+def _code_key(code: object) -> str:
+    """A code as the rules look it up (``1``, ``"1"``, ``"01"`` and ``1.0`` are all ``"1"``; see
+    :func:`~fel_rules.expressions.language._code`)."""
+    text = str(code).strip()
+    number = parse_decimal(text)
+    if number is not None and number == number.to_integral_value():
+        return str(int(number))
+    return text
+
+
+def _unique_code(path: Path, data: object, where: tuple, known: dict, first: str, code: object) -> tuple[str, str]:
+    """The key of ``code`` under ``first``; an error when another code of the file has it already (``1`` and
+    ``"01"``): the later one would silently replace the other."""
+    key = (first, _code_key(code))
+    if key in known:
+        raise error_at(path, data, where, f"el código {code} repite otro de la misma lista ({key[1]})",
+                       f"code {code} repeats another of the same list ({key[1]})")
+    return key
 
 
 def load_personerias(path: Path) -> frozenset[str]:

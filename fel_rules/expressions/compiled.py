@@ -8,8 +8,9 @@ what the interpreter (simpleeval) gives, value for value and error for error:
 * every literal other than ``True``/``False``/``None`` is a hidden global holding the very object of
   its node (the exact :class:`~decimal.Decimal` taken from the source, the text of a pattern), so no
   constant is folded or shared; a literal longer than simpleeval's limit raises its error when reached;
-* ``+`` and ``*`` go through simpleeval's ``safe_add`` and ``safe_mult`` (its limits and messages); the
-  other operators are Python's own, which simpleeval calls through :mod:`operator`;
+* ``+`` and ``*`` go through simpleeval's ``safe_add`` and ``safe_mult`` (its limits and messages), ``%``
+  through the language's own (numbers only: no text formatting); the other operators are Python's own, which
+  simpleeval calls through :mod:`operator`;
 * a bare name is looked up in the bound names, then among the functions, then fails (the caller turns
   Python's ``NameError`` into simpleeval's ``NameNotDefined``).
 
@@ -29,10 +30,11 @@ from simpleeval import MAX_STRING_LENGTH, IterableTooLong
 
 from ..core.record import Record
 
-__all__ = ["ADD", "MULT", "Program", "function_global", "to_function", "to_program"]
+__all__ = ["ADD", "MOD", "MULT", "Program", "function_global", "to_function", "to_program"]
 
 #: Hidden globals of the operators that keep simpleeval's limits.
-ADD, MULT = "op:add", "op:mult"
+ADD, MULT, MOD = "op:add", "op:mult", "op:mod"
+_HELPERS = {ast.Add: ADD, ast.Mult: MULT, ast.Mod: MOD}
 
 _SINGLETONS = (bool, type(None))
 _LITERALS = itertools.count()
@@ -112,8 +114,8 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
         left, right = self.visit(node.left), self.visit(node.right)
-        if isinstance(node.op, (ast.Add, ast.Mult)):
-            helper = ADD if isinstance(node.op, ast.Add) else MULT
+        helper = _HELPERS.get(type(node.op))
+        if helper is not None:
             return ast.Call(func=ast.Name(id=helper, ctx=ast.Load()), args=[left, right], keywords=[])
         return ast.BinOp(left=left, op=type(node.op)(), right=right)
 

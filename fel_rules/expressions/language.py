@@ -16,7 +16,7 @@ import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
@@ -28,7 +28,7 @@ from ..core.foreign import python_syntax
 from ..core.identifiers import uuid_numero, uuid_serie
 from ..core.money import MONEY_CONTEXT, XML_SPACE, parse_decimal, round_half_up
 from ..core.text import Text
-from .compiled import ADD, MULT, Program, function_global, to_function, to_program
+from .compiled import ADD, MOD, MULT, Program, function_global, to_function, to_program
 from .patterns import MAX_MATCHED_TEXT, PatternError, compile_pattern
 
 if TYPE_CHECKING:  # the catalogues live in ruleset, which imports the check kinds that import this module
@@ -124,11 +124,15 @@ def _count(values: Iterable[object] | None) -> Decimal:
 
 #: An xs:date or xs:dateTime as FEL writes them (ASCII digits; time and zone optional).
 _ISO_DATE = re.compile(
-    r"([0-9]{4}-[0-9]{2}-[0-9]{2})(?:T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2})?")
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2})(T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)?(Z|[+-][0-9]{2}:[0-9]{2})?")
+#: Guatemala's time (UTC−6 all year): the calendar of SAT's deadlines and of its date rules.
+GUATEMALA_TIME = timezone(timedelta(hours=-6), "America/Guatemala")
 
 
 def parse_date(value: object) -> date | None:
-    """The calendar date of ``2024-03-05`` or ``2024-03-05T10:00:00-06:00`` (local date as written).
+    """The calendar date in Guatemala of ``2024-03-05`` or ``2024-03-05T10:00:00-06:00``: a date-time written with
+    another offset (``2024-03-06T03:00:00Z``) is that instant's date in Guatemala (5 March); without an offset, or
+    a date alone, the date as written.
 
     Anything else (``2024-03-05garbage``, inner or non-XML whitespace, an impossible day) is ``None``.
     """
@@ -136,13 +140,20 @@ def parse_date(value: object) -> date | None:
         return value
     if not isinstance(value, str):
         return None
-    match = _ISO_DATE.fullmatch(value.strip(XML_SPACE))
+    text = value.strip(XML_SPACE)
+    match = _ISO_DATE.fullmatch(text)
     if match is None:
         return None
     try:
-        return date.fromisoformat(match[1])
+        written = date.fromisoformat(match[1])
     except ValueError:
         return None
+    if match[2] is None or match[3] is None or match[3] == "-06:00":
+        return written
+    try:
+        return datetime.fromisoformat(text).astimezone(GUATEMALA_TIME).date()
+    except (ValueError, OverflowError):  # (24:00:00, or an instant past year 9999 or before year 1)
+        return written
 
 
 def _days_between(start: object, end: object) -> Decimal | None:
@@ -265,6 +276,11 @@ MAX_EXPRESSION_DEPTH = 100
 FUNCTION_NAMES = frozenset(_builtin_functions()) | _CONFIGURED
 
 
+#: ``round_as`` never rounds to fewer decimals than this (cents): an amount written with fewer (``6`` for 6.12)
+#: would otherwise be compared with a value rounded to its own coarse unit, a slack of half of it (0.5) hidden
+#: inside the expression, where the configured tolerance is the only one allowed.
+MIN_ROUND_AS_PLACES = 2
+
 #: The quantum of each common number of decimals (``0.01`` for 2), the commonest first.
 _QUANTA = {places: Decimal(1).scaleb(-places) for places in (2, 0, 1, 3, 4, 5, 6, 7, 8, 9, 10)}
 
@@ -304,8 +320,16 @@ def compile_expression(source: str, names: Iterable[str]) -> CompiledExpression:
     body = _parse(text)
     known = set(names) | {"tol"}
     used: set[str] = set()
+    called: set[int] = set()
     for node in ast.walk(body):
         _check_node(node, text, known, used)
+        if isinstance(node, ast.Call):
+            called.add(id(node.func))
+    for node in ast.walk(body):  # a function is only ever called: ``assert: close`` would hold on every document
+        if isinstance(node, ast.Name) and node.id in FUNCTION_NAMES and id(node) not in called:
+            raise ExpressionError(f"'{node.id}' es una función y se usa sin llamarla; escriba {node.id}(…)",
+                                  f"'{node.id}' is a function used without calling it; write {node.id}(…)",
+                                  node.col_offset + 1)
     bare = body.value.id if isinstance(body.value, ast.Name) and body.value.id not in FUNCTION_NAMES else None
     return CompiledExpression(text, body, frozenset(used), bare)
 
@@ -517,6 +541,14 @@ class _DecimalEval(EvalWithCompoundTypes):
         return result
 
 
+def _modulo(left: object, right: object) -> object:
+    """``%`` of the language: the remainder of numbers. Python's ``%`` on a text formats it (``'%999999999d' % x``
+    makes a gigabyte, ``'%.2f'`` rounds through a float): refused."""
+    if isinstance(left, (str, bytes)):
+        raise TypeError("% es el resto de una división de números; no se aplica a textos")
+    return left % right  # type: ignore[operator]
+
+
 class Evaluator:
     """Runs compiled expressions with money helpers bound to a tolerance and rounding mode.
 
@@ -538,6 +570,7 @@ class Evaluator:
         functions = _configured_functions(tolerance, rounding, rates, catalogues)
         operators = dict(EvalWithCompoundTypes().operators)
         operators.pop(ast.Pow, None)
+        operators[ast.Mod] = _modulo
         self._operators, self._functions = operators, functions
         self._local = threading.local()  # simpleeval keeps names on the instance: one per thread
         self.tolerance = tolerance
@@ -550,7 +583,7 @@ class Evaluator:
         self._globals: dict[str, object] = {
             "__builtins__": {}, **reachable, "tol": tolerance,
             **{function_global(name): function for name, function in reachable.items()},
-            ADD: operators[ast.Add], MULT: operators[ast.Mult],
+            ADD: operators[ast.Add], MULT: operators[ast.Mult], MOD: operators[ast.Mod],
         }
 
     def evaluate(self, expression: CompiledExpression, names: Mapping[str, object]) -> object:
@@ -618,7 +651,7 @@ def _configured_functions(
     functions.update(
         round2=lambda value: rounded(value, 2),
         round_to=lambda value, places: rounded(value, int(places)),
-        round_as=lambda value, like: rounded(value, _places(like)),
+        round_as=lambda value, like: rounded(value, max(_places(like), MIN_ROUND_AS_PLACES)),
         close=lambda a, b: abs(a - b) <= tolerance,
         rate=lambda tax, code: factors.get((str(tax).strip().upper(), _code(code))),
         tax_base=lambda tax, code: getattr(unit(tax, code), "base", None),

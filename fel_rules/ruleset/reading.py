@@ -100,7 +100,17 @@ def load_rule_file(path: Path, places: Places | None = None, *, problems: list[R
         header = RuleFile.model_validate(data)
     except ValidationError as exc:
         raise _validation_error(exc, data, path, prefix=()) from None
-    namespaces = {**DOCUMENT_NAMESPACES[header.defaults.document], **header.namespaces}
+    reserved = DOCUMENT_NAMESPACES[header.defaults.document]
+    for prefix, uri in header.namespaces.items():
+        if prefix in reserved and uri != reserved[prefix]:  # every path would then find nothing: a silent pass
+            line, column = position(data, ("namespaces", prefix))
+            raise RuleFileError(
+                f"el prefijo '{prefix}' es el del documento ({reserved[prefix]}) y no se redefine; use otro prefijo "
+                f"para otro espacio de nombres",
+                message_en=f"prefix '{prefix}' is the document's ({reserved[prefix]}) and is not redefined; use "
+                           f"another prefix for another namespace",
+                path=str(path), line=line, column=column)
+    namespaces = {**reserved, **header.namespaces}
     seen: dict[str, LoadedRule] = {}
     for index, raw in enumerate(data["rules"]):
         try:

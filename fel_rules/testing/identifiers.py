@@ -14,7 +14,7 @@ import re
 
 # Number of municipalities per department (index 0 = department 01, Guatemala).
 MUNICIPIOS_POR_DEPARTAMENTO: tuple[int, ...] = (
-    17, 8, 16, 16, 14, 14, 19, 8, 24, 21, 9, 30, 32, 21, 8, 17, 14, 5, 11, 11, 7, 17,
+    17, 8, 16, 16, 14, 14, 19, 8, 24, 21, 9, 30, 33, 21, 8, 17, 14, 5, 11, 11, 7, 17,
 )
 
 __all__ = [
