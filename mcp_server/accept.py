@@ -11,10 +11,35 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DEFAULT_XML_TEXT_LIMIT", "XML_TEXT_LIMIT", "Param", "Params", "accept"]
+from .channel import DEFAULT_LINE_LIMIT
+
+__all__ = ["DEFAULT_XML_TEXT_LIMIT", "XML_TEXT_LIMIT", "XML_TEXT_LIMIT_PROBLEM", "Param", "Params", "accept",
+           "line_limit_for", "xml_text_limit"]
 
 DEFAULT_XML_TEXT_LIMIT = 2 * 1024 * 1024  # characters of inline XML, unless FEL_MCP_MAX_XML_TEXT says otherwise
-XML_TEXT_LIMIT = int(os.environ.get("FEL_MCP_MAX_XML_TEXT", DEFAULT_XML_TEXT_LIMIT))
+#: The bytes one character of a JSON string may take on the wire: ``\ud83d\ude00`` (an escaped astral character).
+_WIRE_BYTES_PER_CHARACTER = 12
+
+
+def xml_text_limit(value: str | None) -> tuple[int, str | None]:
+    """The limit of ``xml_text`` a value of ``FEL_MCP_MAX_XML_TEXT`` sets (unset or empty: the default), and what
+    is wrong with the value (``None``: nothing; the server refuses to start and says it, the default stands)."""
+    if value is None or not value.strip():
+        return DEFAULT_XML_TEXT_LIMIT, None
+    text = value.strip()
+    if not text.isascii() or not text.isdigit() or int(text) < 1:
+        return DEFAULT_XML_TEXT_LIMIT, (f"FEL_MCP_MAX_XML_TEXT debe ser un número entero de caracteres mayor que 0 "
+                                        f"(se recibió {value!r})")
+    return int(text), None
+
+
+XML_TEXT_LIMIT, XML_TEXT_LIMIT_PROBLEM = xml_text_limit(os.environ.get("FEL_MCP_MAX_XML_TEXT"))
+
+
+def line_limit_for(xml_text: int) -> int:
+    """The longest JSON-RPC line to read when ``xml_text`` may hold ``xml_text`` characters: any tools/call within
+    that limit fits, however its client escapes the characters (at least ``DEFAULT_LINE_LIMIT``)."""
+    return max(DEFAULT_LINE_LIMIT, xml_text * _WIRE_BYTES_PER_CHARACTER + 64 * 1024)
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # pydantic refuses a lone surrogate in a string with a length limit
 

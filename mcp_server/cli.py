@@ -14,7 +14,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="carpeta permitida para las rutas de las herramientas (repetible; también FEL_MCP_ROOTS; "
                              "por defecto el directorio de trabajo)")
     parser.add_argument("--max-line-bytes", type=int, default=None, metavar="N",
-                        help="longitud máxima de un mensaje JSON-RPC (8 MiB)")
+                        help="longitud máxima de un mensaje JSON-RPC (por defecto, la que admite el mayor xml_text "
+                             "aceptado: 24 MiB para 2 MiB de texto)")
     parser.add_argument("--eof-grace", type=float, default=None, metavar="SEGUNDOS",
                         help="al cerrarse la entrada, cuánto pueden seguir las llamadas en curso antes de cancelarlas "
                              "y detener sus procesos de trabajo (600)")
@@ -26,11 +27,14 @@ def _run(args: argparse.Namespace) -> int:
     import os
     import sys
 
-    from .channel import DEFAULT_LINE_LIMIT
+    from .accept import XML_TEXT_LIMIT, XML_TEXT_LIMIT_PROBLEM, line_limit_for
     from .sandbox import Roots
     from .server import EOF_GRACE_S, MAX_CALLS, serve
 
-    code = serve(roots=Roots.from_env(args.root), line_limit=args.max_line_bytes or DEFAULT_LINE_LIMIT,
+    if XML_TEXT_LIMIT_PROBLEM is not None:  # (before serving: a host shows the server's stderr when it fails to start)
+        print(f"fel-rules serve: {XML_TEXT_LIMIT_PROBLEM}", file=sys.stderr)
+        return 2
+    code = serve(roots=Roots.from_env(args.root), line_limit=args.max_line_bytes or line_limit_for(XML_TEXT_LIMIT),
                  eof_grace=EOF_GRACE_S if args.eof_grace is None else max(0.0, args.eof_grace),
                  max_calls=max(1, args.max_calls or MAX_CALLS))
     # Every response is written and flushed: leave at once instead of tearing down the interpreter's

@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 import warnings
+from collections import deque
 from collections.abc import Callable
 from datetime import UTC, datetime
 from types import ModuleType
@@ -22,15 +23,71 @@ from typing import Any
 
 from .channel import one_line
 
-__all__ = ["capture_diagnostics", "log_call", "log_event", "log_failure"]
+__all__ = ["capture_diagnostics", "drain_log", "log_call", "log_event", "log_failure"]
 
 _TRACE_FRAMES = 12  # innermost frames kept in a failure record
 _LOCK = threading.Lock()  # one whole line at a time, whatever thread writes
+_BACKLOG = 10_000  # call records waiting for a stderr nobody reads; past it, new ones are dropped and counted
+
+
+class _CallLines:
+    """The call records of a server process, written to stderr by a thread of their own. A host that pipes the
+    server's stderr and never reads it fills the pipe: then only this thread waits, never the reader of stdin or a
+    tool call. Past :data:`_BACKLOG` records waiting, new ones are dropped; how many is said once stderr drains."""
+
+    def __init__(self) -> None:
+        self.waiting: deque[dict] = deque()
+        self.dropped = 0
+        self.busy = False
+        self.changed = threading.Condition()
+        threading.Thread(target=self._run, name="fel-log", daemon=True).start()
+
+    def put(self, record: dict) -> None:
+        with self.changed:
+            if len(self.waiting) >= _BACKLOG:
+                self.dropped += 1
+                return
+            self.waiting.append(record)
+            self.changed.notify_all()
+
+    def drain(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` seconds) until every record waiting is written."""
+        with self.changed:
+            self.changed.wait_for(lambda: not self.waiting and not self.busy, timeout)
+
+    def _run(self) -> None:
+        while True:
+            with self.changed:
+                self.changed.wait_for(lambda: bool(self.waiting))
+                records, dropped = list(self.waiting), self.dropped
+                self.waiting.clear()
+                self.dropped, self.busy = 0, True
+            for record in records:
+                _write(record)
+            if dropped:
+                _write({"ts": _now(), "event": "log_dropped",
+                        "message": f"{dropped} registros de llamadas descartados: nadie leía stderr"})
+            with self.changed:
+                self.busy = False
+                self.changed.notify_all()
+
+
+_call_lines: _CallLines | None = None  # (the server process's, once capture_diagnostics ran)
 
 
 def log_call(method: str, tool: str | None, status: str, started: float, error: str | None = None) -> None:
-    """Write the log line for one handled request."""
-    _write(_call_record(method, tool, status, started, error))
+    """Write the log line for one handled request (in the server process, by the thread of :class:`_CallLines`)."""
+    record = _call_record(method, tool, status, started, error)
+    if _call_lines is not None:
+        _call_lines.put(record)
+    else:
+        _write(record)
+
+
+def drain_log(timeout: float = 2.0) -> None:
+    """Before the process ends: let the call records still waiting reach stderr (at most ``timeout`` seconds)."""
+    if _call_lines is not None:
+        _call_lines.drain(timeout)
 
 
 def log_failure(method: str, tool: str | None, started: float | None, exc: BaseException) -> None:
@@ -47,7 +104,11 @@ def log_event(event: str, message: str, **details: object) -> None:
 
 def capture_diagnostics() -> None:
     """Route what Python would print as text blocks on stderr — warnings, exceptions escaping a thread or the
-    main loop, ``logging`` records of libraries — to JSON lines (for the server process only)."""
+    main loop, ``logging`` records of libraries — to JSON lines (for the server process only); and write the call
+    records from a thread of their own (:class:`_CallLines`)."""
+    global _call_lines
+    if _call_lines is None:
+        _call_lines = _CallLines()
     warnings.showwarning = _log_warning
     sys.excepthook = lambda kind, exc, tb: _log_uncaught(exc, threading.current_thread().name)
     threading.excepthook = lambda args: _log_uncaught(args.exc_value, args.thread.name if args.thread else None)

@@ -30,7 +30,10 @@ class Roots:
         return cls([*extra, *from_env])
 
     def check(self, raw: str, *, must_exist: bool = True) -> Path:
-        """The resolved path, or ``SandboxError``; relative paths are taken from the first root."""
+        """The resolved path, or ``SandboxError``; relative paths are taken from the first root. An empty path is
+        refused: it would otherwise be the first root itself (a batch of the whole working folder, say)."""
+        if not raw.strip():
+            raise SandboxError("Ruta vacía: indique un archivo o una carpeta.")
         try:
             candidate = Path(raw).expanduser()
             if not candidate.is_absolute():

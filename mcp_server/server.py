@@ -27,7 +27,7 @@ from fel_rules import __version__
 
 from .calls import Calls, Deliver
 from .channel import DEFAULT_LINE_LIMIT, Channel, LineTooLong, protect_stdout, standard_input
-from .log import capture_diagnostics, log_call, log_event, log_failure
+from .log import capture_diagnostics, drain_log, log_call, log_event, log_failure
 from .protocol import (
     HANDSHAKE_VERSIONS,
     INTERNAL_ERROR,
@@ -113,7 +113,7 @@ class Server:
         if self.channel.closed:  # nobody reads the answers any more
             return
         try:
-            message = json.loads(line)
+            message = json.loads(line, parse_constant=_not_json)
         except ValueError:
             self.channel.send(error_response(None, PARSE_ERROR, "Parse error: the line is not valid JSON"))
             return
@@ -152,6 +152,8 @@ class Server:
         elif "id" not in message:  # a notification, or a response to a request we never send
             self._notification(message.get("method"), message.get("params"))
             deliver(None)
+        elif "method" not in message and ("result" in message or "error" in message):
+            deliver(None)  # a response (this server sends no requests): JSON-RPC never answers one
         elif not well_formed(message):
             deliver(invalid_request(message, "Invalid Request: needs a string method, a string or integer id, "
                                              "object params"))
@@ -277,7 +279,10 @@ class Server:
         name, arguments = request.params.get("name"), request.params.get("arguments", {})
         if not isinstance(name, str) or not isinstance(arguments, dict):
             raise RpcError(INVALID_PARAMS, "Invalid params: tools/call needs a string name and object arguments")
-        work = partial(self.toolbox.answer, request.id, name, arguments, version, request.meta.get("progressToken"))
+        token = request.meta.get("progressToken")
+        if token is not None and (type(token) is not str and type(token) is not int):
+            raise RpcError(INVALID_PARAMS, "Invalid params: _meta.progressToken must be a string or an integer")
+        work = partial(self.toolbox.answer, request.id, name, arguments, version, token)
         if self.calls.start(request.id, name, work, request.deliver):
             return None
         return tool_error(f"Servidor ocupado: ya hay {self.calls.limit} llamadas en curso (--max-calls). "
@@ -308,6 +313,12 @@ class Server:
         return self.calls.stop(grace)
 
 
+def _not_json(constant: str) -> float:
+    """``json.loads``' hook for ``NaN``, ``Infinity`` and ``-Infinity``: Python's reader takes them, JSON has no such
+    values (a request carrying one is a parse error, and nothing of it is ever echoed to stdout)."""
+    raise ValueError(f"{constant} is not JSON")
+
+
 class _Method(NamedTuple):
     """A method of the handshake era; most need ``initialize`` first."""
 
@@ -321,7 +332,7 @@ _HANDSHAKE_METHODS: dict[str, _Method] = {
     "tools/list": _Method(Server._list_tools),
     "tools/call": _Method(Server._call_tool),
 }
-_UNKNOWN = _Method(Server._unknown)
+_UNKNOWN = _Method(Server._unknown, after_initialize=False)  # (-32601 whether or not initialize came first)
 _STATELESS_METHODS: dict[str, Callable[[Server, _Request, Any], dict | None]] = {
     "server/discover": Server._discover,
     "tools/list": Server._list_tools,
@@ -379,6 +390,8 @@ def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None, *, root
                       f"señal {name}: se cancelan las llamadas en curso y se detienen sus procesos de trabajo")
             server.stop()
             status = 128 + stopped.signum
+    if own_process:
+        drain_log()
     return status
 
 

@@ -29,14 +29,13 @@ class _Args(BaseModel):
 # --- fel_validate ---------------------------------------------------------------------------------
 
 
-_ONE_SOURCE = {"oneOf": [{"required": ["xml_path"]}, {"required": ["xml_text"]}]}  # exactly one, in the schema
-
-
 class ValidateArgs(_Args):
-    """Arguments of fel_validate."""
+    """Arguments of fel_validate. "Exactly one of xml_path or xml_text" is said in the description and enforced
+    by the validator, not written as a ``oneOf`` at the schema's root: hosts refuse or drop a tool whose input
+    schema has a combinator there (Anthropic's API answers 400, Claude Code leaves the tool out)."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={
-        "description": "Argumentos de fel_validate: exactamente uno de xml_path o xml_text.", **_ONE_SOURCE})
+        "description": "Argumentos de fel_validate: exactamente uno de xml_path o xml_text."})
 
     xml_path: str | None = Field(default=None, description="Ruta del XML FEL (dentro de las carpetas permitidas; "
                                                          "una ruta relativa parte de la primera).")
@@ -69,7 +68,7 @@ class RenderArgs(_Args):
     """Arguments of fel_render."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={
-        "description": "Argumentos de fel_render: exactamente uno de xml_path o xml_text.", **_ONE_SOURCE})
+        "description": "Argumentos de fel_render: exactamente uno de xml_path o xml_text."})
 
     xml_path: str | None = Field(default=None, description="Ruta del XML FEL a imprimir (dentro de las carpetas "
                                                          "permitidas).")

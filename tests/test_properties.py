@@ -871,7 +871,7 @@ class Fuzzer:
         if not stripped:
             return []
         try:
-            message = json.loads(stripped)
+            message = json.loads(stripped, parse_constant=_not_json)
         except (ValueError, RecursionError):
             return [("one", None, None, None)]
         if isinstance(message, list):
@@ -892,6 +892,8 @@ class Fuzzer:
     def _answered(message) -> bool:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return True
+        if "method" not in message and ("result" in message or "error" in message):
+            return False  # a response: JSON-RPC never answers one
         return "id" in message
 
     def feed(self, line: bytes) -> None:
@@ -1103,6 +1105,10 @@ def _method_params(draw, method: object) -> object:
         return draw(st.one_of(st.just({}), st.fixed_dictionaries({"cursor": json_values}))) \
             if likely(draw, 85) else draw(json_values)
     return draw(st.dictionaries(json_text, json_values, max_size=3)) if likely(draw, 85) else draw(json_values)
+
+
+def _not_json(constant: str) -> float:
+    raise ValueError(f"{constant} is not JSON")  # (NaN, Infinity: Python's reader takes them, the server does not)
 
 
 @st.composite

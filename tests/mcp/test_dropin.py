@@ -226,12 +226,21 @@ def test_rules_drops_what_a_profile_disables(session, data):
     assert "FEL-NIT-02" not in {rule["id"] for rule in rules["rules"]}
 
 
+def test_input_schemas_have_no_root_combinator(session):
+    """Hosts refuse a tool whose input schema has ``oneOf``/``anyOf``/``allOf``/``not`` at its root (Anthropic's API
+    answers 400 and Claude Code drops the tool): each one is a plain object."""
+    for tool in session.call(1, "tools/list")["result"]["tools"]:
+        schema = tool["inputSchema"]
+        assert schema["type"] == "object", tool["name"]
+        assert not {"oneOf", "anyOf", "allOf", "not", "if", "then", "else"} & set(schema), tool["name"]
+
+
 def test_schemas_say_exactly_one_source_in_spanish(session):
     tools = {tool["name"]: tool for tool in session.call(1, "tools/list")["result"]["tools"]}
     for name in ("fel_validate", "fel_render"):
         schema = tools[name]["inputSchema"]
-        assert schema["oneOf"] == [{"required": ["xml_path"]}, {"required": ["xml_text"]}]
         assert schema["description"].startswith("Argumentos de ")
+        assert "exactamente uno de xml_path o xml_text" in schema["description"]
     for tool in tools.values():
         for prop in tool["inputSchema"]["properties"].values():
             description = prop["description"]

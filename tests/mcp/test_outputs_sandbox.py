@@ -144,3 +144,11 @@ def test_mcp_sandbox_holds_through_batch(session, root, outside, monkeypatch):
     raced = call(session, "fel_render", {"xml_path": "lote/propia.xml", "out_path": "pdf/propia.pdf"})
     assert raced["isError"] and "fuera de las carpetas permitidas" in raced["content"][0]["text"]
     assert list((outside / "pdf").iterdir()) == [] and sorted(os.listdir(outside)) == ["cambiada", "pdf", "secreta.xml"]
+
+
+@pytest.mark.parametrize("blank", ["", "   "])
+def test_an_empty_path_is_refused_not_the_working_folder(tmp_path, blank):
+    from mcp_server.sandbox import Roots, SandboxError
+
+    with pytest.raises(SandboxError, match="Ruta vacía"):
+        Roots([tmp_path]).check(blank, must_exist=False)

@@ -131,6 +131,8 @@ def test_discover_without_envelope_is_method_not_found(session):
     (b'{"jsonrpc": "2.0", "id": true, "method": "ping"}', -32600),
     (b'{"jsonrpc": "2.0", "id": 1, "method": 7}', -32600),
     (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": [1]}', -32600),
+    (b'{"jsonrpc": "2.0", "id": NaN, "method": "ping"}', -32700),  # (Python's reader takes NaN; JSON has none)
+    (b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": -Infinity}}', -32700),
 ])
 def test_invalid_messages(session, line, code):
     session.initialize()
@@ -145,6 +147,7 @@ def test_invalid_messages(session, line, code):
 def test_requests_before_initialize(session):
     assert session.call(1, "ping")["result"] == {}
     assert session.call(2, "tools/list", {})["error"]["code"] == -32600
+    assert session.call(3, "foo/bar", {})["error"]["code"] == -32601  # unknown whatever the state
     session.send({"jsonrpc": "2.0", "method": "notifications/initialized"})  # too early: ignored
     assert session.initialize()["result"]["protocolVersion"] == "2025-11-25"
 
@@ -153,6 +156,21 @@ def test_served_before_the_initialized_notification(session):
     session.call(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                    "clientInfo": {"name": "bridge", "version": "1"}})
     assert len(session.call(1, "tools/list", {})["result"]["tools"]) == 4
+
+
+def test_a_response_from_the_client_gets_no_answer(session):
+    session.initialize()
+    session.send({"jsonrpc": "2.0", "id": 7, "result": {}})
+    session.send({"jsonrpc": "2.0", "id": 8, "error": {"code": -32603, "message": "x"}})
+    assert session.call(9, "ping")["result"] == {}
+    assert session.others == []  # nothing was said about 7 or 8
+
+
+@pytest.mark.parametrize("token", [1.5, True, [1], {"a": 1}])
+def test_a_progress_token_is_a_string_or_an_integer(session, token):
+    session.initialize()
+    reply = session.call(1, "tools/call", {"name": "fel_rules", "arguments": {}, "_meta": {"progressToken": token}})
+    assert reply["error"]["code"] == -32602 and "progressToken" in reply["error"]["message"]
 
 
 def test_unknown_method_tool_and_malformed_call(session):

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -119,3 +120,52 @@ def test_official_sdk_client(mode, expected):
     assert outcome["batch"] == len(list((ROOT / "examples").glob("*.xml")))
     if outcome["version"] is not None:
         assert outcome["version"] == expected
+
+
+@pytest.mark.parametrize("value", ["abc", "-5", "0", "1e6"])
+def test_a_bad_xml_text_limit_stops_the_server_before_it_serves(value):
+    """A wrong ``FEL_MCP_MAX_XML_TEXT`` is said at start (exit 2), not met as an internal error by every call."""
+    done = subprocess.run([sys.executable, "-m", "mcp_server"], input=b"", capture_output=True, timeout=60,
+                          env={**os.environ, "FEL_MCP_MAX_XML_TEXT": value})
+    assert done.returncode == 2 and done.stdout == b""
+    assert b"FEL_MCP_MAX_XML_TEXT" in done.stderr and b"Traceback" not in done.stderr
+
+
+def test_the_longest_xml_text_fits_in_a_line_however_it_is_escaped():
+    from mcp_server.accept import XML_TEXT_LIMIT, line_limit_for, xml_text_limit
+
+    assert xml_text_limit(None) == (XML_TEXT_LIMIT, None) and xml_text_limit(" 4096 ") == (4096, None)
+    text = "\U0001F600" * 1_000_000  # each escaped as \ud83d\ude00 by a client writing ASCII JSON: 12 MB
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "fel_validate", "arguments": {"xml_text": text}}}).encode()
+    assert len(line) <= line_limit_for(len(text))
+
+
+def test_a_client_that_never_reads_stderr_still_gets_every_answer():
+    """One log record a request, and a pipe nobody empties: the records wait (or are dropped), the answers do not."""
+    server = subprocess.Popen([sys.executable, "-m", "mcp_server", "--root", str(ROOT)], cwd=ROOT,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        pings = b"".join(json.dumps({"jsonrpc": "2.0", "id": n, "method": "ping"}).encode() + b"\n"
+                         for n in range(1, 3001))
+        answered: set = set()
+
+        def read() -> None:
+            for _ in range(3001):
+                answered.add(json.loads(server.stdout.readline())["id"])
+
+        def write() -> None:
+            try:
+                server.stdin.write(json.dumps(INIT).encode() + b"\n" + pings)
+                server.stdin.flush()
+            except OSError:  # (the server killed while this waited on a full pipe)
+                pass
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        threading.Thread(target=write, daemon=True).start()
+        reader.join(60)
+        assert len(answered) == 3001, f"{len(answered)} answers, then the server stalled"
+    finally:
+        server.kill()
+        server.wait(timeout=30)
