@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -189,3 +190,43 @@ def test_render_errors_exit_2(capsys, tmp_path):
     code, _, err = render(capsys, tmp_path / "nada.xml")
     assert code == 2 and "No existe" in err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("arguments", [
+    ["validate", "{fact}", "--schema-dir", "{loop}"],
+    ["validate", "{fact}", "--profile", "{loop}"],
+    ["batch", "{loop}", "--out", "{out}"],
+    ["batch", "{examples}", "--out", "{loop}", "--no-render"],
+])
+def test_a_loop_of_symbolic_links_is_one_line_and_exit_2(tmp_path, capsys, arguments):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    places = {"fact": EXAMPLES / "factura-fact.xml", "loop": tmp_path / "a", "out": tmp_path / "out",
+              "examples": EXAMPLES}
+    code = main([argument.format(**places) for argument in arguments])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert err.strip().splitlines()[-1].endswith("sus enlaces simbólicos forman un ciclo")
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads any folder")
+def test_a_folder_that_cannot_be_listed_is_one_line_and_exit_2(tmp_path, capsys):
+    folder = tmp_path / "cerrada"
+    folder.mkdir()
+    folder.chmod(0)
+    try:
+        code = main(["validate", str(folder)])
+    finally:
+        folder.chmod(0o755)
+    assert code == 2 and "permiso denegado" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("arguments", [
+    ["validate", ""], ["validate", "{fact}", "-o", ""], ["batch", ""], ["batch", "{examples}", "--out", " "],
+    ["render", "{fact}", "--out", ""], ["validate", "{fact}", "--rules-dir", ""],
+])
+def test_an_empty_path_is_refused_not_the_working_folder(capsys, arguments):
+    places = {"fact": EXAMPLES / "factura-fact.xml", "examples": EXAMPLES}
+    with pytest.raises(SystemExit) as exited:
+        main([argument.format(**places) for argument in arguments])
+    assert exited.value.code == 2 and "una ruta vacía no es una ruta" in capsys.readouterr().err

@@ -200,15 +200,19 @@ def test_not_xml_is_refused(validator, tmp_path):
     assert "FEL-XML-03" in info.value.message
 
 
-@pytest.mark.parametrize("logo", ["missing", "corrupt"])
+@pytest.mark.parametrize("logo", ["missing", "corrupt", "truncated"])
 def test_bad_logo(validator, tmp_path, logo):
     path = tmp_path / "logo.png"
     if logo == "corrupt":
         path.write_bytes(b"\x89PNG\r\n\x1a\nnot really a png")
+    elif logo == "truncated":  # a header that reads well, and half the image: said as such, before any PDF
+        data = LOGO.read_bytes()
+        path.write_bytes(data[:len(data) // 2])
     settings = RenderSettings.from_env({}, logo=path)
     with pytest.raises(RenderError) as info:
         render_file(EXAMPLES / "factura-certificada.xml", tmp_path / "f.pdf", settings=settings, validator=validator)
     assert str(path) in info.value.message
+    assert logo != "truncated" or "dañado o incompleto" in info.value.message
     assert not (tmp_path / "f.pdf").exists()
 
 

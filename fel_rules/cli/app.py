@@ -108,6 +108,18 @@ def _decimal(text: str) -> Decimal:
     return value
 
 
+def _path_text(text: str) -> str:
+    """A path argument as written; an empty one is refused (``""`` would otherwise mean the working folder: a
+    script whose variable is unset would validate, or write into, whatever folder it runs in)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("una ruta vacía no es una ruta")
+    return text
+
+
+def _path(text: str) -> Path:
+    return Path(_path_text(text))
+
+
 def _positive_int(text: str) -> int:
     if not re.fullmatch(r"[0-9]{1,12}", text) or int(text) <= 0:
         raise argparse.ArgumentTypeError(f"debe ser un entero positivo: {text!r}")
@@ -152,10 +164,10 @@ def _add_validate(parser: argparse.ArgumentParser, commands) -> None:
     validate = commands.add_parser(
         "validate", help="validar documentos FEL", description="Valida uno o más XML FEL (un directorio = sus *.xml)."
     )
-    validate.add_argument("paths", nargs="+", metavar="PATH", help="archivo XML o directorio")
+    validate.add_argument("paths", nargs="+", type=_path_text, metavar="PATH", help="archivo XML o directorio")
     validate.add_argument("--format", choices=("text", "json", "sarif", "html"), default="text",
                           help="formato de salida (html: una página autocontenida con resumen y tabla)")
-    validate.add_argument("-o", "--output", type=Path, metavar="FILE",
+    validate.add_argument("-o", "--output", type=_path, metavar="FILE",
                           help="escribir la salida en FILE (de forma atómica) en lugar de la salida estándar")
     shown = validate.add_mutually_exclusive_group()
     shown.add_argument("--min-severity", choices=("info", "warning", "error"), default="warning",
@@ -164,11 +176,12 @@ def _add_validate(parser: argparse.ArgumentParser, commands) -> None:
     shown.add_argument("--solo-errores", dest="min_severity", action="store_const", const="error",
                        help="en el texto, mostrar solo los errores (igual que --min-severity error)")
     validate.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de los mensajes")
-    validate.add_argument("--schema-dir", type=Path, metavar="DIR", help="carpeta oficial de XSD de SAT a usar")
+    validate.add_argument("--schema-dir", type=_path, metavar="DIR", help="carpeta oficial de XSD de SAT a usar")
     validate.add_argument("--schema-engine", choices=("auto", "xmlschema"), default="auto",
                           help="auto: libxml2 decide y xmlschema explica; xmlschema: xmlschema valida cada documento")
-    validate.add_argument("--profile", metavar="NAME", help="perfil de reglas (rules/profiles/NAME.yaml o una ruta)")
-    validate.add_argument("--rules-dir", type=Path, metavar="DIR", help="carpeta de reglas YAML")
+    validate.add_argument("--profile", type=_path_text, metavar="NAME",
+                          help="perfil de reglas (rules/profiles/NAME.yaml o una ruta)")
+    validate.add_argument("--rules-dir", type=_path, metavar="DIR", help="carpeta de reglas YAML")
     validate.add_argument("--fail-on", choices=("error", "warning"), default="error",
                           help="severidad mínima que hace fallar (código 1)")
     validate.add_argument("--tolerance", type=_decimal, metavar="AMOUNT", help="tolerancia aritmética (0.01)")
@@ -186,11 +199,11 @@ def _add_render(parser: argparse.ArgumentParser, commands) -> None:
         "render", help="imprimir un documento a PDF",
         description="Valida un XML FEL y lo imprime a PDF (un documento inválido se rechaza salvo con --force).",
     )
-    render.add_argument("file", metavar="FILE", help="XML del DTE")
-    render.add_argument("--out", metavar="PATH",  # a string: a trailing "/" says "a folder", even a missing one
+    render.add_argument("file", type=_path_text, metavar="FILE", help="XML del DTE")
+    render.add_argument("--out", type=_path_text, metavar="PATH",  # (a str: a trailing "/" says "a folder")
                         help="PDF de salida, o carpeta (existente o terminada en /; "
                              "por defecto FEL_RULES_OUTPUT_DIR u out/)")
-    render.add_argument("--logo", type=Path, metavar="PATH", help="logo PNG/JPEG (por defecto FEL_RULES_LOGO)")
+    render.add_argument("--logo", type=_path, metavar="PATH", help="logo PNG/JPEG (por defecto FEL_RULES_LOGO)")
     render.add_argument("--theme", choices=("clasico", "moderno"),
                         help="tema visual (por defecto FEL_RULES_THEME o clasico)")
     render.add_argument("--page", choices=PAGE_NAMES,
@@ -205,8 +218,8 @@ def _add_batch(parser: argparse.ArgumentParser, commands) -> None:
         "batch", help="procesar una carpeta: reportes, PDFs y manifest.json",
         description="Valida (y por defecto imprime) cada XML de DIR; escribe reportes, PDFs y manifest.json en OUT.",
     )
-    batch.add_argument("dir", type=Path, metavar="DIR", help="carpeta con los XML")
-    batch.add_argument("--out", type=Path, metavar="OUT",
+    batch.add_argument("dir", type=_path, metavar="DIR", help="carpeta con los XML")
+    batch.add_argument("--out", type=_path, metavar="OUT",
                        help="carpeta de salida (por defecto FEL_RULES_OUTPUT_DIR u out/)")
     batch.add_argument("--workers", type=_positive_int, metavar="N",
                        help="procesos (por defecto y como máximo, los núcleos disponibles)")
@@ -219,14 +232,14 @@ def _add_batch(parser: argparse.ArgumentParser, commands) -> None:
     batch.add_argument("--resume", action="store_true", help="saltar archivos ya procesados sin cambios")
     batch.add_argument("--format", choices=("text", "json"), default="text", help="salida en la terminal")
     batch.add_argument("--lang", choices=("es", "en"), default="es", help="idioma de los mensajes")
-    batch.add_argument("--logo", type=Path, metavar="PATH", help="logo de los PDFs (por defecto FEL_RULES_LOGO)")
-    batch.add_argument("--logo-dir", type=Path, metavar="DIR",
+    batch.add_argument("--logo", type=_path, metavar="PATH", help="logo de los PDFs (por defecto FEL_RULES_LOGO)")
+    batch.add_argument("--logo-dir", type=_path, metavar="DIR",
                        help="logos por emisor: DIR/<NIT>.png o .jpg (los demás emisores llevan --logo)")
     batch.add_argument("--theme", choices=("clasico", "moderno"), help="tema de los PDFs")
     batch.add_argument("--page", choices=PAGE_NAMES, help="tamaño de página de los PDFs: carta, media-carta o ticket")
-    batch.add_argument("--profile", metavar="NAME", help="perfil de reglas")
-    batch.add_argument("--rules-dir", type=Path, metavar="DIR", help="carpeta de reglas YAML")
-    batch.add_argument("--schema-dir", type=Path, metavar="DIR", help="carpeta oficial de XSD de SAT a usar")
+    batch.add_argument("--profile", type=_path_text, metavar="NAME", help="perfil de reglas")
+    batch.add_argument("--rules-dir", type=_path, metavar="DIR", help="carpeta de reglas YAML")
+    batch.add_argument("--schema-dir", type=_path, metavar="DIR", help="carpeta oficial de XSD de SAT a usar")
     batch.add_argument("--schema-engine", choices=("auto", "xmlschema"), default="auto",
                        help="auto: libxml2 decide y xmlschema explica; xmlschema: xmlschema valida cada documento")
     batch.add_argument("--executor", choices=("process", "dask"), default="process",
@@ -350,8 +363,29 @@ def _main(argv: Sequence[str] | None) -> int:
     except FelRulesError as exc:
         print(f"fel-rules: error: {escape_controls(exc.localized(lang))}", file=sys.stderr)
         return EXIT_ERROR
+    except OSError as exc:  # a path of the command the system refuses (a folder that cannot be listed, a loop…)
+        if exc.filename is None or isinstance(exc, BrokenPipeError):  # (not a path: stdout gone is said by main)
+            raise
+        return _path_refused(exc.filename, exc, lang)
+    except RuntimeError as exc:
+        if not str(exc).startswith("Symlink loop"):  # (pathlib's resolve() before Python 3.13)
+            raise
+        return _path_refused(str(exc).rpartition(" from ")[2].strip("'") or None, None, lang)
     except (KeyboardInterrupt, Terminated) as exc:
         return _interrupted(exc, args.command, lang)
+
+
+def _path_refused(path: object, exc: OSError | None, lang: str) -> int:
+    """One line for a file or folder the system would not let the command use (``exc``: why; ``None``: a loop of
+    symbolic links), and the exit of an error of the command."""
+    from ..core.atomic import describe_os_error
+    from ..core.catalogue import render_text
+
+    reason = Text("os_error.symlink_loop") if exc is None else describe_os_error(exc)
+    shown = readable_name(os.fsdecode(path)) if isinstance(path, (str, bytes)) else "?"
+    said = render_text(Text.of("file.cannot_use", path=shown, reason=reason), lang)
+    print(f"fel-rules: error: {escape_controls(said)}", file=sys.stderr)
+    return EXIT_ERROR
 
 
 def _command_of(arguments: Sequence[str]) -> str | None:

@@ -209,7 +209,7 @@ def load_logo(path: Path | None, limits: RenderSettings | None = None, *, roots:
     """The logo's bytes, checked to be a readable PNG/JPEG within the limits of ``limits`` (default settings when
     not given): only a regular file of at most ``logo_max_bytes`` is read (never a FIFO or a device), inside
     ``roots`` when they are given (judged on the opened file), and its pixels are counted from the image's header
-    before anything is decoded; ``RenderError`` otherwise."""
+    before it is decoded, whole (a truncated file is refused here); ``RenderError`` otherwise."""
     if path is None:
         return None
     max_bytes, max_pixels = (limits.logo_max_bytes, limits.logo_max_pixels) if limits else _DEFAULT_LIMITS
@@ -235,6 +235,21 @@ def _check_logo(path: str, data: bytes, max_pixels: int) -> None:
         raise RenderError(f"El logo {path} está vacío", message_en=f"The logo {path} is empty")
     if width * height > max_pixels:
         raise _too_many_pixels(path, f"{width} × {height}", max_pixels)
+    _decode_logo(path, data)
+
+
+def _decode_logo(path: str, data: bytes) -> None:
+    """Decode the whole image once (its pixels are within the limit by now): a truncated or damaged file is said
+    here, before any work, not met by each PDF as a failure of its own."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
+            with PILImage.open(io.BytesIO(data), formats=("PNG", "JPEG")) as image:
+                image.load()
+    except Exception as exc:  # noqa: BLE001 - PIL raises many types for a damaged image
+        raise RenderError(f"El logo {path} está dañado o incompleto: su imagen no se puede leer entera",
+                          message_en=f"The logo {path} is damaged or truncated: its image cannot be read whole",
+                          ) from exc
 
 
 def _logo_size(path: str, data: bytes, max_pixels: int) -> tuple[int, int]:
