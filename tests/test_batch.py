@@ -102,6 +102,23 @@ def test_recursive(mixed, tmp_path):
     assert result.manifest.summary.rendered == 0
 
 
+def test_a_recursive_batch_never_leaves_out_a_folder_it_cannot_list(mixed, tmp_path, monkeypatch):
+    """A subfolder the system will not list stops the run, named (exit 2 on the command line), instead of its
+    invoices being silently missing from the manifest."""
+    listing = os.scandir
+
+    def refusing(path=".", *args):
+        if os.fspath(path).endswith("marzo"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return listing(path, *args)
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    with pytest.raises(PermissionError) as refused:
+        batch(mixed, tmp_path / "out", recursive=True, render=False)
+    assert refused.value.filename.endswith("marzo")
+    assert not (tmp_path / "out" / "manifest.json").exists()
+
+
 def test_resume_reuses_unchanged_files(mixed, tmp_path):
     out = tmp_path / "out"
     first = batch(mixed, out)

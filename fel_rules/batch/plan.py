@@ -153,7 +153,7 @@ def _collect(input_dir: Path, out_dir: Path, recursive: bool) -> list[str]:
     if recursive:
         files = sorted(
             p.relative_to(input_dir).as_posix()
-            for p in input_dir.rglob("*")
+            for p in _walked(input_dir)
             if p.suffix.lower() == ".xml" and not p.is_dir() and not _inside(p, out_dir)
         )
     else:
@@ -162,6 +162,18 @@ def _collect(input_dir: Path, out_dir: Path, recursive: bool) -> list[str]:
         raise InputError(f"El directorio no contiene archivos .xml: {input_dir}",
                          message_en=f"The directory contains no .xml files: {input_dir}")
     return files
+
+
+def _walked(input_dir: Path) -> Iterator[Path]:
+    """Every entry under ``input_dir`` but its folders (symbolic links to folders are entries, not descended);
+    ``OSError`` naming the first folder that cannot be listed: a recursive batch never leaves one out unsaid."""
+    def refuse(exc: OSError) -> None:
+        raise exc
+
+    for folder, folders, names in os.walk(input_dir, onerror=refuse):
+        base = Path(folder)
+        for name in (*names, *(name for name in folders if (base / name).is_symlink())):
+            yield base / name
 
 
 def _listed(input_dir: Path, out_dir: Path) -> Iterator[str]:
