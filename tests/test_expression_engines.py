@@ -44,7 +44,7 @@ FUNCTIONS = {
     "abs": 1, "min": 2, "max": 2, "sum": 1, "count": 1, "uuid_serie": 1, "uuid_numero": 1, "text": 1, "len": 1,
     "lookup": 2, "decimal": 1, "listed": 2, "date": 1, "days_between": 2, "month_end": 2, "round2": 1,
     "round_to": 2, "round_as": 2, "close": 2, "rate": 2, "tax_base": 2, "tax_currency": 2, "frase": 2,
-    "frase_resolution": 2, "personeria_rdon": 1,
+    "frase_resolution": 2, "personeria_rdon": 1, "business_day": 1,
 }
 
 

@@ -29,6 +29,7 @@ from ..core.identifiers import uuid_numero, uuid_serie
 from ..core.money import MONEY_CONTEXT, XML_SPACE, parse_decimal, round_half_up
 from ..core.text import Text
 from .compiled import ADD, MOD, MULT, Program, function_global, to_function, to_program
+from .holidays import HolidayCalendar, nth_business_day
 from .patterns import MAX_MATCHED_TEXT, PatternError, compile_pattern
 
 if TYPE_CHECKING:  # the catalogues live in ruleset, which imports the check kinds that import this module
@@ -173,6 +174,18 @@ def _month_end(day: object, months: object = 0) -> date | None:
     return date(year, month + 1, _days_in_month(year, month + 1))
 
 
+def _business_day(day: object, holidays: HolidayCalendar) -> date | None:
+    """``day`` when it is a business day, else the next one (Monday to Friday, the holidays of the rules folder's
+    ``data/feriados-gt.yaml`` aside): where SAT moves a deadline that falls on a weekend or a holiday."""
+    first = parse_date(day)
+    if first is None:
+        return None
+    try:
+        return nth_business_day(first - timedelta(days=1), 1, holidays)
+    except OverflowError:  # (past 31 December 9999: no business day follows)
+        return None
+
+
 _MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
@@ -267,7 +280,7 @@ def _builtin_functions() -> dict[str, Callable[..., object]]:
 
 #: Functions that depend on configuration (tolerance, rounding) or on the catalogues in rules/data.
 _CONFIGURED = {"round2", "round_to", "round_as", "close", "rate", "tax_base", "tax_currency", "frase",
-               "frase_resolution", "personeria_rdon"}
+               "frase_resolution", "personeria_rdon", "business_day"}
 
 #: Deepest nesting of an expression's syntax tree (the rules' deepest is 10; evaluation recurses per level).
 MAX_EXPRESSION_DEPTH = 100
@@ -638,6 +651,7 @@ def _configured_functions(
     units = catalogues.tax_units if catalogues is not None else {}
     frases = catalogues.frases if catalogues is not None else {}
     rdon = catalogues.rdon_personerias if catalogues is not None else frozenset()
+    holidays = catalogues.holidays if catalogues is not None else HolidayCalendar()
     factors = dict(rates) if rates is not None else {key: u.factor for key, u in units.items()}
 
     def unit(tax: object, code: object):
@@ -659,5 +673,6 @@ def _configured_functions(
         frase=lambda tipo, escenario: getattr(frase(tipo, escenario), "text", None),
         frase_resolution=lambda tipo, escenario: bool(getattr(frase(tipo, escenario), "needs_resolution", False)),
         personeria_rdon=lambda code: _code(code) in rdon,
+        business_day=lambda day: _business_day(day, holidays),
     )
     return functions
