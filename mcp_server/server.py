@@ -255,7 +255,9 @@ class Server:
         return {}
 
     def _discover(self, request: _Request, version: str) -> dict:
-        return {"supportedVersions": list(MODERN_VERSIONS + HANDSHAKE_VERSIONS[::-1]),
+        # (the versions a request with the _meta envelope may name: a handshake revision there gets -32022, as the
+        # reference server answers; clients of those revisions send initialize, never server/discover)
+        return {"supportedVersions": list(MODERN_VERSIONS),
                 "capabilities": {"tools": {"listChanged": False}}, "instructions": INSTRUCTIONS, **_TTL}
 
     def _discover_without_envelope(self, request: _Request, version: str | None) -> dict:

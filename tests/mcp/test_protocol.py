@@ -98,7 +98,7 @@ def test_modern_transcript(session, snapshot_json):
          {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}),
     ])
     discover, tools, call, ping, init = replies
-    assert discover["result"]["supportedVersions"][0] == "2026-07-28" and discover["result"]["resultType"] == "complete"
+    assert discover["result"]["supportedVersions"] == ["2026-07-28"] and discover["result"]["resultType"] == "complete"
     assert tools["result"]["ttlMs"] >= 0 and tools["result"]["cacheScope"] == "public"
     assert call["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "fel-rules"
     assert ping["error"]["code"] == -32601
