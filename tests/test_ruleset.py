@@ -521,3 +521,27 @@ def test_a_document_prefix_may_be_declared_as_it_is(tmp_path):
     header = HEADER.replace("rules:\n", declared + "rules:\n")
     path.write_text(header + GOOD_RULE, encoding="utf-8")
     assert len(load_rule_file(path).rules) == 1
+
+
+@pytest.mark.parametrize("condition", ["codigo == 1", "1 != codigo", "codigo == 1 or precio > 0"])
+def test_a_text_compared_with_a_number_is_refused(tmp_path, condition):
+    """A text never equals a number: ``when: codigo == 1`` would never apply, on any document."""
+    rule = f"""\
+  - id: TST-01
+    title: Código de unidad gravable
+    context: "//dte:Impuesto"
+    let: {{codigo: {{path: dte:CodigoUnidadGravable, type: text}}, precio: dte:MontoGravable}}
+    when: {condition}
+    assert: precio >= 0
+    message: "Línea {{item}}"
+"""
+    error = load_error(tmp_path, rule)
+    assert "'codigo' es un texto y 1 un número" in error.message and error.line is not None
+
+
+def test_a_text_compared_with_a_quoted_number_loads(tmp_path):
+    rule = GOOD_RULE.replace("let: {precio: dte:Precio, descuento: dte:Descuento}",
+                             "let: {precio: dte:Precio, descuento: dte:Descuento, b: {path: '@BienOServicio', "
+                             "type: text}}").replace("assert: descuento <= precio",
+                                                     "assert: descuento <= precio or b == '1'")
+    assert len(load_rule_file(write(tmp_path, rule)).rules) == 1

@@ -15,6 +15,7 @@ as its type (``99 999.99`` as a decimal) is never "not applicable": the check yi
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable, Iterator, Sequence
 from datetime import date
@@ -38,6 +39,7 @@ from ..core.xmlpath import children_by_tag
 from ..expressions.language import (
     CompiledExpression,
     Evaluator,
+    ExpressionError,
     Table,
     compile_expression,
     parse_date,
@@ -262,15 +264,40 @@ def _last_step(path: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _compiled(key: tuple, source: str | None, names: list[str]) -> CompiledExpression | None:
+def _compiled(key: tuple, source: str | None, names: list[str],
+              texts: frozenset[str] = frozenset()) -> CompiledExpression | None:
     if source is None:
         return None
     try:
-        return compile_expression(source, names)
+        expression = compile_expression(source, names)
+        _no_text_equals_number(expression, texts)
+        return expression
     except Exception as exc:  # ExpressionError carries the column; keep the key for the loader
         exc.args = (f"{'.'.join(key)}: {exc}",)
         exc.key = key  # type: ignore[attr-defined]
         raise
+
+
+def _no_text_equals_number(expression: CompiledExpression, texts: frozenset[str]) -> None:
+    """Refuse ``codigo == 1`` where ``codigo`` is read as text (``type: text``, or a text constant): a text never
+    equals a number, so the comparison would be false on every document, and the rule silently never apply."""
+    for node in ast.walk(expression.node):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        for op, left, right in zip(node.ops, sides, sides[1:], strict=False):  # (sides: one more than ops)
+            if not isinstance(op, (ast.Eq, ast.NotEq)):
+                continue
+            for name, other in ((left, right), (right, left)):
+                if isinstance(name, ast.Name) and name.id in texts and isinstance(other, ast.Constant) \
+                        and isinstance(other.value, Decimal):
+                    number = ast.get_source_segment(expression.source, other) or str(other.value)
+                    raise ExpressionError(
+                        f"'{name.id}' es un texto y {number} un número: nunca son iguales; escriba '{number}' "
+                        f"entre comillas, o lea el valor como número (type: int o decimal)",
+                        f"'{name.id}' is a text and {number} a number: they are never equal; write '{number}' in "
+                        f"quotes, or read the value as a number (type: int or decimal)",
+                        other.col_offset + 1)
 
 
 def _constant(value: str | dict) -> object:
@@ -301,11 +328,13 @@ class ExpressionCheck:
             self.bindings.append(_Binding(name, raw, env, {b.name: b.spec for b in self.bindings},
                                           list(self.constants), context))
         names = [b.name for b in self.bindings] + list(self.constants)
-        self.when = _compiled(("when",), params.when, names)
-        self.assertion = _compiled(("assert",), params.assert_, names)
-        self.expected = _compiled(("expected",), params.expected, names)
-        self.actual = _compiled(("actual",), params.actual, names)
-        self.tolerance = _compiled(("tolerance",), params.tolerance, names)
+        texts = frozenset({b.name for b in self.bindings if b.kind == "text" and b.value is None}
+                          | {name for name, value in self.constants.items() if isinstance(value, str)})
+        self.when = _compiled(("when",), params.when, names, texts)
+        self.assertion = _compiled(("assert",), params.assert_, names, texts)
+        self.expected = _compiled(("expected",), params.expected, names, texts)
+        self.actual = _compiled(("actual",), params.actual, names, texts)
+        self.tolerance = _compiled(("tolerance",), params.tolerance, names, texts)
         self._process_state()
         self.amounts = frozenset(params.amounts) | {b.name for b in self.bindings if b.money}
         compared = (self.expected.names if self.expected else frozenset()) | (
