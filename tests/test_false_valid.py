@@ -115,6 +115,16 @@ def test_unreadable_line_amount_leaves_the_report_totals_unknown(validator):
     assert {"FEL-XSD-01", "FEL-DAT-01"} <= _ids(report)
 
 
+def test_a_line_with_otros_descuento_is_valid_and_its_totals_add_up(validator):
+    """SAT takes OtrosDescuento out of MontoGravable (FEL_RCP226) but not out of Total (FEL_RCP348): a document
+    computed that way is valid, and its printed subtotal (without IVA) + IVA is its gran total."""
+    item = Item.goods("Cemento", "1", "112.00", otros_descuento="11.20", monto_gravable="90.00",
+                      monto_impuesto="10.80", total="112.00")
+    report = validator.validate_bytes(Invoice(tipo="FACT", receptor_id="CF", frases=[(1, 1)], items=[item]).to_xml())
+    assert report.valid, [issue.rule_id for issue in report.issues]
+    assert (report.totals.subtotal, report.totals.iva, report.totals.total) == ("101.20", "10.80", "112.00")
+
+
 def test_unreadable_gran_total_is_never_printed_as_valid_nor_given_a_qr(validator):
     document = _with_gran_total(CERTIFIED, "99 999.99")
     with pytest.raises(RenderError):

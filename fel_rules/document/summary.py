@@ -28,6 +28,7 @@ _NOMBRE_CORTO = f"{{{DTE}}}NombreCorto"
 _MONTO_GRAVABLE = f"{{{DTE}}}MontoGravable"
 _MONTO_IMPUESTO = f"{{{DTE}}}MontoImpuesto"
 _TOTAL = f"{{{DTE}}}Total"
+_OTROS_DESCUENTO = f"{{{DTE}}}OtrosDescuento"
 _GRAN_TOTAL = f"{{{DTE}}}GranTotal"
 
 
@@ -73,7 +74,8 @@ def document_summary(facts: Documento | Anulacion | None, *, path: str | None, s
 
 
 def document_totals(root: etree._Element | None, memo: dict | None = None) -> Totals:
-    """Subtotal (IVA taxable base, or net amount of lines without IVA), IVA, and GranTotal.
+    """Subtotal (IVA taxable base plus the line's OtrosDescuento, which SAT takes out of that base but not out of
+    the total; or net amount of lines without IVA), IVA, and GranTotal.
 
     Read from the tree, so validation needs no facts of the lines. Subtotal + IVA + other taxes
     equals GranTotal on a consistent document. ``memo``: the document's memo, whose index of each element's
@@ -111,6 +113,8 @@ def _subtotal_and_iva(items: list[etree._Element], memo: dict) -> tuple[Decimal,
         for tax in taxes:
             if (_child_text(tax, _NOMBRE_CORTO) or "").strip() == "IVA":
                 subtotal += _amount(tax, _MONTO_GRAVABLE)
+                if _OTROS_DESCUENTO in fields:  # (out of the taxable amount, not of the total: FEL_RCP226/348)
+                    subtotal += _amount(fields, _OTROS_DESCUENTO)
                 iva += _amount(tax, _MONTO_IMPUESTO)
                 break
         else:
