@@ -35,16 +35,16 @@ from benchmarks.validate import EXAMPLES_DIR, invoice
 ROOT = Path(__file__).resolve().parent.parent
 STAGES = ("pipeline", "parse", "schema", "facts", "rules", "floor")
 
-#: The child: ``python -c CHILD document stage count``. Warms the validator up on the document, runs every stage once,
-#: then ``stage`` ``count`` times. Reaches the engine's stages as :mod:`benchmarks.validate` does; a checkout without
-#: one of them reports it missing (``-``) rather than failing.
+#: The child: ``python -c CHILD document stage count rules_dir``. Warms the validator up on the document (with the
+#: checkout's own rules), runs every stage once, then ``stage`` ``count`` times. Reaches the engine's stages as
+#: :mod:`benchmarks.validate` does; a checkout without one of them reports it missing (``-``) rather than failing.
 CHILD = """
 import sys
 from pathlib import Path
 from lxml import etree
 from fel_rules import Config, Validator
 data, stage, count = Path(sys.argv[1]).read_bytes(), sys.argv[2], int(sys.argv[3])
-validator = Validator(Config(schema_engine="auto"))
+validator = Validator(Config(schema_engine="auto", rules_dir=Path(sys.argv[4])))
 try:
     for _ in range(3):
         validator._inspect(data, "bench.xml", lines=False, plan_function=True)
@@ -92,6 +92,8 @@ class Checkout:
         self.root = root
         venv = root / ".venv" / "bin" / "python"
         self.python = str(venv) if venv.exists() else sys.executable
+        #: Its own rules, named: with another checkout's interpreter, the import system would find that one's.
+        self.rules = root / "rules"
         self.environment = {**os.environ, "FEL_RULES_CACHE_DIR": str(scratch / f"cache-{number}"),
                             "PYTHONHASHSEED": "0", "PYTHONPATH": str(root)}
         subprocess.run([self.python, "-m", "compileall", "-q", "fel_rules", "mcp_server"], cwd=root,
@@ -99,13 +101,13 @@ class Checkout:
 
     def warm(self, document: Path) -> None:
         """One run outside Valgrind: the caches on disk (rules, code) written before anything is counted."""
-        subprocess.run([self.python, "-c", CHILD, str(document), "pipeline", "0"], cwd=self.root,
+        subprocess.run([self.python, "-c", CHILD, str(document), "pipeline", "0", str(self.rules)], cwd=self.root,
                        env=self.environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 
     def instructions(self, document: Path, stage: str, count: int) -> int | None:
         """Instructions of a child run under Valgrind (``None``: the stage is missing in this checkout)."""
         command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-                   self.python, "-c", CHILD, str(document), stage, str(count)]
+                   self.python, "-c", CHILD, str(document), stage, str(count), str(self.rules)]
         run = subprocess.run(command, cwd=self.root, env=self.environment, capture_output=True, check=False)
         found = _REFS.search(run.stderr)
         if run.returncode == 3:
