@@ -19,7 +19,8 @@ from ..core.yamlfile import error_at, load_yaml
 from .holidays import HOLIDAYS_FILE, HolidayCalendar, load_holidays
 
 __all__ = [
-    "Catalogues", "FraseEntry", "TaxUnit", "load_catalogues", "load_frases", "load_personerias", "load_tax_units",
+    "Catalogues", "FraseEntry", "TaxUnit", "code_key", "load_catalogues", "load_frases", "load_personerias",
+    "load_tax_units",
 ]
 
 _BASES = ("MontoGravable", "CantidadUnidadesGravables")
@@ -140,7 +141,7 @@ def load_frases(path: Path) -> dict[tuple[str, str], FraseEntry]:
                 raise error_at(path, data, ("tipos", tipo, "escenarios", escenario),
                                f"tipo {tipo} escenario {escenario}: 'resolucion' es true o false, sin comillas",
                                f"type {tipo} scenario {escenario}: 'resolucion' is true or false, unquoted")
-            key = _unique_code(path, data, ("tipos", tipo, "escenarios", escenario), frases, _code_key(tipo),
+            key = _unique_code(path, data, ("tipos", tipo, "escenarios", escenario), frases, code_key(tipo),
                                escenario)
             frases[key] = FraseEntry(text=frase["texto"], needs_resolution=resolucion)
     return frases
@@ -150,9 +151,9 @@ def load_frases(path: Path) -> dict[tuple[str, str], FraseEntry]:
 _PLAIN_FACTOR = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,12})?")
 
 
-def _code_key(code: object) -> str:
-    """A code as the rules look it up (``1``, ``"1"``, ``"01"`` and ``1.0`` are all ``"1"``; see
-    :func:`~fel_rules.expressions.language._code`)."""
+def code_key(code: object) -> str:
+    """A code as the catalogues key it and the rules look it up: ``1``, ``"1"``, ``"01"`` and ``1.0`` are all
+    ``"1"``; a code that is no whole number is its text, stripped."""
     text = str(code).strip()
     number = parse_decimal(text)
     if number is not None and number == number.to_integral_value():
@@ -163,7 +164,7 @@ def _code_key(code: object) -> str:
 def _unique_code(path: Path, data: object, where: tuple, known: dict, first: str, code: object) -> tuple[str, str]:
     """The key of ``code`` under ``first``; an error when another code of the file has it already (``1`` and
     ``"01"``): the later one would silently replace the other."""
-    key = (first, _code_key(code))
+    key = (first, code_key(code))
     if key in known:
         raise error_at(path, data, where, f"el código {code} repite otro de la misma lista ({key[1]})",
                        f"code {code} repeats another of the same list ({key[1]})")

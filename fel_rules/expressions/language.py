@@ -28,6 +28,7 @@ from ..core.foreign import python_syntax
 from ..core.identifiers import uuid_numero, uuid_serie
 from ..core.money import MONEY_CONTEXT, XML_SPACE, parse_decimal, round_half_up
 from ..core.text import Text
+from .catalogues import code_key
 from .compiled import ADD, MOD, MULT, Program, function_global, to_function, to_program
 from .holidays import HolidayCalendar, nth_business_day
 from .patterns import MAX_MATCHED_TEXT, PatternError, compile_pattern
@@ -516,23 +517,15 @@ _MAX_CODE_LENGTH = 64
 
 def _code(value: object) -> str:
     """Catalogue key of a CodigoUnidadGravable: ``1``, ``"1"``, ``"01"`` and ``1.0`` are all ``"1"``."""
-    text = value if type(value) is str else str(value)  # the key depends on the text alone (see _code_of)
+    text = value if type(value) is str else str(value)  # the key depends on the text alone (see code_key)
     key = _CODES.get(text)
     if key is None:
-        key = _code_of(text)
+        key = code_key(text)
         if len(text) <= _MAX_CODE_LENGTH:
             if len(_CODES) >= _MAX_CODES:
                 _CODES.clear()
             _CODES[text] = key
     return key
-
-
-def _code_of(value: object) -> str:
-    text = str(value).strip()
-    number = parse_decimal(text)
-    if number is not None and number == number.to_integral_value():
-        return str(int(number))
-    return text
 
 
 class _DecimalEval(EvalWithCompoundTypes):
