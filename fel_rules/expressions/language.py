@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from simpleeval import EvalWithCompoundTypes, NameNotDefined
 
@@ -28,13 +28,10 @@ from ..core.foreign import python_syntax
 from ..core.identifiers import uuid_numero, uuid_serie
 from ..core.money import MONEY_CONTEXT, XML_SPACE, parse_decimal, round_half_up
 from ..core.text import Text
-from .catalogues import code_key
+from .catalogues import Catalogues, code_key
 from .compiled import ADD, MOD, MULT, Program, function_global, to_function, to_program
 from .holidays import HolidayCalendar, nth_business_day
 from .patterns import MAX_MATCHED_TEXT, PatternError, compile_pattern
-
-if TYPE_CHECKING:  # the catalogues live in ruleset, which imports the check kinds that import this module
-    from .catalogues import Catalogues
 
 __all__ = [
     "ENGINES", "FUNCTION_NAMES", "MAX_EXPRESSION_DEPTH", "CompiledExpression", "Engine", "ExpressionError",
